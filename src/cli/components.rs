@@ -1,0 +1,10 @@
+//! `pledge components`.
+use super::{not_yet, Ctx, Outcome};
+
+/// Arguments of `pledge components`.
+#[derive(Debug, clap::Args)]
+pub struct Args {}
+
+pub fn run(_a: Args, _ctx: &Ctx) -> Outcome {
+    Err(not_yet("components"))
+}

@@ -1,0 +1,1 @@
+//! Component counting under link rules (issue: count components before building).

@@ -1,0 +1,108 @@
+//! File input and output shared by every reader: gzip detection, UTF-8 BOM removal, SHA-256 of
+//! files, and atomic writes (write to a temporary file in the same directory, fsync, rename).
+
+use crate::error::{Error, Result};
+use sha2::{Digest, Sha256};
+use std::io::{Read, Write};
+use std::path::Path;
+
+/// Reads a whole file; if it starts with the gzip magic bytes `1f 8b` it is decompressed.
+///
+/// Errors: a missing or unreadable file, or a corrupt gzip stream (exit 2, naming the file).
+pub fn read_bytes(path: &Path) -> Result<Vec<u8>> {
+    let raw = std::fs::read(path).map_err(|e| Error::io("reading", path, e))?;
+    if raw.len() >= 2 && raw[0] == 0x1f && raw[1] == 0x8b {
+        let mut out = Vec::with_capacity(raw.len() * 4);
+        flate2::read::MultiGzDecoder::new(&raw[..])
+            .read_to_end(&mut out)
+            .map_err(|e| Error::in_file(path, "not a valid gzip stream").caused_by(e))?;
+        Ok(out)
+    } else {
+        Ok(raw)
+    }
+}
+
+/// Reads a (possibly gzipped) UTF-8 text file, removing a leading UTF-8 BOM.
+///
+/// Line endings are left as they are; use [`lines`] to iterate with CRLF handled.
+/// Errors: as [`read_bytes`], plus invalid UTF-8 (reported with its line number).
+pub fn read_text(path: &Path) -> Result<String> {
+    let bytes = read_bytes(path)?;
+    let bytes = strip_bom(&bytes);
+    match std::str::from_utf8(bytes) {
+        Ok(s) => Ok(s.to_owned()),
+        Err(e) => {
+            let line = bytes[..e.valid_up_to()].iter().filter(|&&b| b == b'\n').count() + 1;
+            Err(Error::at(path, line, "invalid UTF-8 (expected a UTF-8 text file)"))
+        }
+    }
+}
+
+/// Removes a leading UTF-8 byte-order mark (EF BB BF) if present.
+pub fn strip_bom(bytes: &[u8]) -> &[u8] {
+    bytes.strip_prefix(&[0xEF, 0xBB, 0xBF][..]).unwrap_or(bytes)
+}
+
+/// Iterates over `(line_number, line)` with 1-based line numbers and a trailing `\r` removed.
+pub fn lines(text: &str) -> impl Iterator<Item = (usize, &str)> {
+    text.lines().enumerate().map(|(i, l)| (i + 1, l.strip_suffix('\r').unwrap_or(l)))
+}
+
+/// Lower-case hex SHA-256 of a byte slice.
+pub fn sha256_hex(bytes: &[u8]) -> String {
+    hex::encode(Sha256::digest(bytes))
+}
+
+/// Lower-case hex SHA-256 of a file's raw bytes as stored (not decompressed).
+///
+/// Errors: a missing or unreadable file (exit 2).
+pub fn sha256_file(path: &Path) -> Result<String> {
+    let raw = std::fs::read(path).map_err(|e| Error::io("reading", path, e))?;
+    Ok(sha256_hex(&raw))
+}
+
+/// Writes `bytes` to `path` atomically: a temporary file in the same directory is written,
+/// fsynced and renamed over `path`, so a reader sees the old or the new file, never half of one.
+///
+/// Errors: the directory is not writable (exit 2, naming the path).
+pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<()> {
+    let dir = match path.parent() {
+        Some(p) if !p.as_os_str().is_empty() => p,
+        _ => Path::new("."),
+    };
+    let mut tmp = tempfile::NamedTempFile::new_in(dir).map_err(|e| Error::io("creating a file in", dir, e))?;
+    tmp.write_all(bytes).map_err(|e| Error::io("writing", path, e))?;
+    tmp.as_file().sync_all().map_err(|e| Error::io("syncing", path, e))?;
+    tmp.persist(path).map_err(|e| Error::io("writing", path, e.error))?;
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn bom_and_crlf() {
+        assert_eq!(strip_bom(b"\xEF\xBB\xBFa"), b"a");
+        let v: Vec<_> = lines("a\r\nb\nc").collect();
+        assert_eq!(v, vec![(1, "a"), (2, "b"), (3, "c")]);
+    }
+
+    #[test]
+    fn sha256_known_value() {
+        // FIPS 180-2 example: SHA-256("abc").
+        assert_eq!(sha256_hex(b"abc"), "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad");
+    }
+
+    #[test]
+    fn gzip_is_transparent() {
+        let dir = tempfile::tempdir().unwrap();
+        let p = dir.path().join("x.gz");
+        let mut enc = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::default());
+        enc.write_all("\u{feff}héllo\n".as_bytes()).unwrap();
+        std::fs::write(&p, enc.finish().unwrap()).unwrap();
+        assert_eq!(read_text(&p).unwrap(), "héllo\n");
+        let missing = read_text(&dir.path().join("nope")).unwrap_err();
+        assert!(missing.message.contains("no such file"), "{}", missing);
+    }
+}

@@ -1,0 +1,247 @@
+//! Git storage of the ledger through git2.
+
+use super::entry::{Draft, Entry, EntryKind, Tool, GENESIS};
+use crate::error::{Error, Result};
+use chrono::{DateTime, SecondsFormat, Utc};
+use git2::{ErrorCode, Oid, Repository, Signature, Time};
+use std::path::{Path, PathBuf};
+
+/// The ref holding the ledger's tip commit.
+pub const LEDGER_REF: &str = "refs/pledge/ledger";
+
+/// An entry with the git commit that holds it and its stored side files.
+#[derive(Debug, Clone)]
+pub struct StoredEntry {
+    /// The parsed entry.
+    pub entry: Entry,
+    /// Raw bytes of `entry.json`.
+    pub entry_bytes: Vec<u8>,
+    /// The ledger commit id (hex).
+    pub commit: String,
+    /// Parent commit ids (hex) as stored.
+    pub parents: Vec<String>,
+    /// `result.json` bytes, if stored.
+    pub result: Option<Vec<u8>>,
+    /// `protocol.toml` text, if stored.
+    pub protocol_text: Option<String>,
+}
+
+/// A handle on the ledger of one git repository.
+pub struct Ledger {
+    repo: Repository,
+}
+
+impl Ledger {
+    /// Opens the ledger of the git repository enclosing `dir`.
+    ///
+    /// Errors (exit 2): `dir` is not inside a git repository (hint: `pledge init`).
+    pub fn open(dir: &Path) -> Result<Ledger> {
+        let repo = Repository::discover(dir).map_err(|e| {
+            Error::input(format!("{} is not inside a git repository", dir.display()))
+                .caused_by(e.message())
+                .with_hint("run `pledge init` to create one, or change to your project's directory")
+        })?;
+        Ok(Ledger { repo })
+    }
+
+    /// Uses the git repository enclosing `dir`, or creates one at `dir`. Returns the ledger and
+    /// whether a repository was created.
+    pub fn init(dir: &Path) -> Result<(Ledger, bool)> {
+        match Repository::discover(dir) {
+            Ok(repo) => Ok((Ledger { repo }, false)),
+            Err(_) => {
+                let repo = Repository::init(dir).map_err(|e| Error::git(format!("creating a git repository in {}", dir.display()), e))?;
+                Ok((Ledger { repo }, true))
+            }
+        }
+    }
+
+    /// The repository's work tree root (or git dir for a bare repository).
+    pub fn root(&self) -> PathBuf {
+        self.repo.workdir().unwrap_or_else(|| self.repo.path()).to_path_buf()
+    }
+
+    /// The underlying repository (for publish and verification code).
+    pub fn repo(&self) -> &Repository {
+        &self.repo
+    }
+
+    /// The ledger tip commit, if the ledger has any entry.
+    pub fn tip(&self) -> Result<Option<Oid>> {
+        match self.repo.refname_to_id(LEDGER_REF) {
+            Ok(oid) => Ok(Some(oid)),
+            Err(e) if e.code() == ErrorCode::NotFound => Ok(None),
+            Err(e) => Err(Error::git("reading the ledger ref", e)),
+        }
+    }
+
+    /// All entries from the first to the tip, following first parents from the ref named
+    /// `refname` (normally [`LEDGER_REF`]). Malformed entries are an error; verification code
+    /// that wants to report them as findings walks commits itself.
+    pub fn entries_at(&self, refname: &str) -> Result<Vec<StoredEntry>> {
+        let tip = match self.repo.refname_to_id(refname) {
+            Ok(oid) => oid,
+            Err(e) if e.code() == ErrorCode::NotFound => return Ok(vec![]),
+            Err(e) => return Err(Error::git("reading the ledger ref", e)),
+        };
+        let mut out = Vec::new();
+        let mut next = Some(tip);
+        while let Some(oid) = next {
+            let stored = self.read_commit(oid)?;
+            next = self.repo.find_commit(oid).ok().and_then(|c| c.parent_id(0).ok());
+            out.push(stored);
+        }
+        out.reverse();
+        Ok(out)
+    }
+
+    /// All entries of [`LEDGER_REF`], first to last.
+    pub fn entries(&self) -> Result<Vec<StoredEntry>> {
+        self.entries_at(LEDGER_REF)
+    }
+
+    /// Reads the entry stored in ledger commit `oid`.
+    pub fn read_commit(&self, oid: Oid) -> Result<StoredEntry> {
+        let commit = self.repo.find_commit(oid).map_err(|e| Error::git(format!("reading ledger commit {}", oid), e))?;
+        let tree = commit.tree().map_err(|e| Error::git("reading a ledger tree", e))?;
+        let blob = |name: &str| -> Option<Vec<u8>> {
+            let ent = tree.get_name(name)?;
+            let obj = ent.to_object(&self.repo).ok()?;
+            obj.as_blob().map(|b| b.content().to_vec())
+        };
+        let entry_bytes = blob("entry.json").ok_or_else(|| Error::input(format!("ledger commit {} has no entry.json", oid)))?;
+        let entry = Entry::parse(&entry_bytes, &format!("ledger commit {}", oid))?;
+        Ok(StoredEntry {
+            entry,
+            entry_bytes,
+            commit: oid.to_string(),
+            parents: commit.parent_ids().map(|p| p.to_string()).collect(),
+            result: blob("result.json"),
+            protocol_text: blob("protocol.toml").and_then(|b| String::from_utf8(b).ok()),
+        })
+    }
+
+    /// The user's HEAD commit id, if any.
+    pub fn head_commit(&self) -> Option<String> {
+        self.repo.head().ok().and_then(|h| h.target()).map(|o| o.to_string())
+    }
+
+    /// Appends an entry built from `draft` at time `now`, atomically, retrying if another
+    /// process appended first. Returns the entry as stored.
+    ///
+    /// Errors: a draft without kind (internal), git failures (exit 70).
+    pub fn append(&self, draft: &Draft, now: DateTime<Utc>) -> Result<Entry> {
+        let kind = draft.kind.ok_or_else(|| Error::internal("ledger draft without a kind"))?;
+        let result_bytes = match &draft.result {
+            Some(v) => Some(serde_json::to_vec_pretty(v).map_err(|e| Error::internal("serializing a result").caused_by(e))?),
+            None => None,
+        };
+        for attempt in 0..200u32 {
+            let tip = self.tip()?;
+            let prev = match tip {
+                Some(oid) => Some(self.read_commit(oid)?.entry),
+                None => None,
+            };
+            let entry = build_entry(kind, draft, prev.as_ref(), now, result_bytes.as_deref(), self.head_commit());
+            let oid = self.write_commit(&entry, tip, result_bytes.as_deref(), draft.protocol_text.as_deref())?;
+            let msg = format!("pledge: {} #{} {}", entry.kind.as_str(), entry.seq, entry.study_id);
+            let res = match tip {
+                Some(old) => self.repo.reference_matching(LEDGER_REF, oid, true, old, &msg).map(|_| ()),
+                None => self.repo.reference(LEDGER_REF, oid, false, &msg).map(|_| ()),
+            };
+            match res {
+                Ok(()) => return Ok(entry),
+                Err(e) if matches!(e.code(), ErrorCode::Modified | ErrorCode::Exists | ErrorCode::Locked) || e.class() == git2::ErrorClass::Reference => {
+                    // Lost the race: back off a little (deterministic jitter) and rebuild.
+                    std::thread::sleep(std::time::Duration::from_millis(2 + (attempt as u64 * 7 + std::process::id() as u64) % 23));
+                }
+                Err(e) => return Err(Error::git("moving the ledger ref", e)),
+            }
+        }
+        Err(Error::internal("could not append to the ledger: too many concurrent writers"))
+    }
+
+    fn write_commit(&self, entry: &Entry, parent: Option<Oid>, result: Option<&[u8]>, protocol: Option<&str>) -> Result<Oid> {
+        let g = |e| Error::git("writing a ledger commit", e);
+        let mut tb = self.repo.treebuilder(None).map_err(g)?;
+        let eb = self.repo.blob(&entry.stored_bytes()).map_err(g)?;
+        tb.insert("entry.json", eb, 0o100644).map_err(g)?;
+        if let Some(r) = result {
+            let rb = self.repo.blob(r).map_err(g)?;
+            tb.insert("result.json", rb, 0o100644).map_err(g)?;
+        }
+        if let Some(p) = protocol {
+            let pb = self.repo.blob(p.as_bytes()).map_err(g)?;
+            tb.insert("protocol.toml", pb, 0o100644).map_err(g)?;
+        }
+        let tree_id = tb.write().map_err(g)?;
+        let tree = self.repo.find_tree(tree_id).map_err(g)?;
+        let secs = DateTime::parse_from_rfc3339(&entry.time).map(|t| t.timestamp()).unwrap_or(0);
+        let sig = Signature::new("pledge", "pledge@localhost", &Time::new(secs, 0)).map_err(g)?;
+        let parents: Vec<git2::Commit> = match parent {
+            Some(p) => vec![self.repo.find_commit(p).map_err(g)?],
+            None => vec![],
+        };
+        let prefs: Vec<&git2::Commit> = parents.iter().collect();
+        let msg = format!("pledge: {} #{} {}\n\nentry_sha256 {}\n", entry.kind.as_str(), entry.seq, entry.study_id, entry.entry_sha256);
+        self.repo.commit(None, &sig, &sig, &msg, &tree, &prefs).map_err(g)
+    }
+}
+
+/// Builds the next entry after `prev` (None for the first), computing its hash.
+pub(crate) fn build_entry(kind: EntryKind, d: &Draft, prev: Option<&Entry>, now: DateTime<Utc>, result: Option<&[u8]>, git_head: Option<String>) -> Entry {
+    let mut e = Entry {
+        seq: prev.map(|p| p.seq + 1).unwrap_or(1),
+        kind,
+        time: now.to_rfc3339_opts(SecondsFormat::Secs, true),
+        prev_sha256: prev.map(|p| p.entry_sha256.clone()).unwrap_or_else(|| GENESIS.to_string()),
+        study_id: d.study_id.clone(),
+        protocol_sha256: d.protocol_sha256.clone(),
+        protocol_path: d.protocol_path.clone(),
+        amends: d.amends.clone(),
+        inputs: d.inputs.clone(),
+        result_sha256: result.map(crate::io::sha256_hex),
+        tool: Tool::current(),
+        rng: d.rng.clone(),
+        reason: d.reason.clone(),
+        data_access: d.data_access.or(prev.map(|p| p.data_access)).unwrap_or_default(),
+        git_head,
+        summary: d.summary.clone(),
+        entry_sha256: String::new(),
+    };
+    e.entry_sha256 = e.compute_sha256();
+    e
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use chrono::TimeZone;
+
+    #[test]
+    fn append_and_read_back_chain() {
+        let dir = tempfile::tempdir().unwrap();
+        let (l, created) = Ledger::init(dir.path()).unwrap();
+        assert!(created);
+        let now = Utc.with_ymd_and_hms(2026, 11, 30, 12, 0, 0).unwrap();
+        let mut d = Draft { kind: Some(EntryKind::Register), study_id: "s".into(), ..Default::default() };
+        d.result = Some(serde_json::json!({"x": 1}));
+        let a = l.append(&d, now).unwrap();
+        d.kind = Some(EntryKind::Note);
+        d.result = None;
+        let b = l.append(&d, now).unwrap();
+        assert_eq!(a.seq, 1);
+        assert_eq!(a.prev_sha256, GENESIS);
+        assert_eq!(b.seq, 2);
+        assert_eq!(b.prev_sha256, a.entry_sha256);
+        assert_eq!(a.time, "2026-11-30T12:00:00Z");
+        let all = l.entries().unwrap();
+        assert_eq!(all.len(), 2);
+        assert_eq!(all[0].entry, a);
+        assert_eq!(all[0].entry.compute_sha256(), a.entry_sha256);
+        assert!(all[0].result.is_some());
+        assert!(all[1].result.is_none());
+        // The user's branch is untouched: HEAD is still unborn.
+        assert!(l.head_commit().is_none());
+    }
+}

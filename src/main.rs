@@ -1,0 +1,38 @@
+//! The `pledge` binary: reads the environment (clock, working directory, terminal) and hands
+//! them to the library's CLI layer. Only this file reads the environment.
+
+use std::io::Write;
+use std::process::ExitCode;
+
+fn main() -> ExitCode {
+    let now = match std::env::var("PLEDGE_NOW") {
+        Ok(s) if !s.is_empty() => match chrono::DateTime::parse_from_rfc3339(&s) {
+            Ok(t) => t.with_timezone(&chrono::Utc),
+            Err(e) => {
+                eprintln!("error: PLEDGE_NOW={} is not an RFC 3339 time\nCaused by: {}", s, e);
+                return ExitCode::from(pledge::error::exit::INPUT);
+            }
+        },
+        _ => chrono::Utc::now(),
+    };
+    let cwd = match std::env::current_dir() {
+        Ok(d) => d,
+        Err(e) => {
+            eprintln!("error: cannot read the current directory\nCaused by: {}", e);
+            return ExitCode::from(pledge::error::exit::INTERNAL);
+        }
+    };
+    use std::io::IsTerminal;
+    let ctx = pledge::cli::Ctx { now, cwd, stderr_is_tty: std::io::stderr().is_terminal() };
+    let args: Vec<std::ffi::OsString> = std::env::args_os().collect();
+    let (code, out) = pledge::cli::run(args, &ctx);
+    let mut stdout = std::io::stdout().lock();
+    // Quiet on a broken pipe (`pledge log | head`), as ripgrep.
+    if let Err(e) = stdout.write_all(out.as_bytes()).and_then(|_| stdout.flush()) {
+        if e.kind() != std::io::ErrorKind::BrokenPipe {
+            eprintln!("error: writing to standard output\nCaused by: {}", e);
+            return ExitCode::from(pledge::error::exit::INTERNAL);
+        }
+    }
+    ExitCode::from(code)
+}

@@ -1,0 +1,1 @@
+//! Power and sample size: components needed for a minimum detectable difference.

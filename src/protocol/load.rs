@@ -1,0 +1,124 @@
+//! Reading a protocol file: TOML parse errors and unknown keys are reported with file, line,
+//! column and the closest known key; range checks name the offending key's line.
+
+use super::validate::{validate, PathSeg};
+use super::Protocol;
+use crate::error::{Error, Result};
+use std::path::Path;
+
+/// Reads, parses and validates the protocol at `path`.
+///
+/// Returns the protocol and its source text (BOM removed, line endings as in the file).
+/// Errors (exit 2): missing file, invalid UTF-8 or TOML, unknown key, missing key, wrong type,
+/// value out of range; each message is `FILE:LINE:COL: what was expected`.
+pub fn load(path: &Path) -> Result<(Protocol, String)> {
+    let bytes = std::fs::read(path).map_err(|e| Error::io("reading protocol", path, e))?;
+    let text = std::str::from_utf8(crate::io::strip_bom(&bytes))
+        .map_err(|_| Error::in_file(path, "protocol is not valid UTF-8"))?
+        .to_owned();
+    let protocol = parse(&text, path)?;
+    Ok((protocol, text))
+}
+
+/// Parses and validates protocol source `text`; `path` is used in error messages only.
+pub fn parse(text: &str, path: &Path) -> Result<Protocol> {
+    let protocol: Protocol = toml::from_str(text).map_err(|e| toml_error(text, path, &e))?;
+    if let Some((seg, msg)) = validate(&protocol).into_iter().next() {
+        let (line, col) = locate(text, &seg).unwrap_or((1, 1));
+        return Err(Error::at_col(path, line, col, msg));
+    }
+    Ok(protocol)
+}
+
+fn toml_error(text: &str, path: &Path, e: &toml::de::Error) -> Error {
+    let (line, col) = e.span().map(|s| line_col(text, s.start)).unwrap_or((1, 1));
+    let msg = e.message().trim().to_string();
+    let mut err = Error::at_col(path, line, col, &msg);
+    if let Some((unknown, expected)) = parse_unknown_field(&msg) {
+        if let Some(best) = closest(&unknown, &expected) {
+            err = err.with_hint(format!("did you mean `{}`?", best));
+        }
+    }
+    err
+}
+
+/// 1-based line and column (in characters) of byte offset `pos`.
+pub(crate) fn line_col(text: &str, pos: usize) -> (usize, usize) {
+    let pos = pos.min(text.len());
+    let before = &text[..text.floor_char_boundary_compat(pos)];
+    let line = before.matches('\n').count() + 1;
+    let col = before.rsplit('\n').next().map(|l| l.chars().count()).unwrap_or(0) + 1;
+    (line, col)
+}
+
+trait FloorBoundary {
+    fn floor_char_boundary_compat(&self, i: usize) -> usize;
+}
+impl FloorBoundary for str {
+    fn floor_char_boundary_compat(&self, mut i: usize) -> usize {
+        while i > 0 && !self.is_char_boundary(i) {
+            i -= 1;
+        }
+        i
+    }
+}
+
+/// From serde's "unknown field `x`, expected one of `a`, `b`" extracts ("x", ["a", "b"]).
+fn parse_unknown_field(msg: &str) -> Option<(String, Vec<String>)> {
+    let rest = msg.strip_prefix("unknown field `")?;
+    let end = rest.find('`')?;
+    let unknown = rest[..end].to_string();
+    let expected: Vec<String> = rest[end + 1..].split('`').skip(1).step_by(2).map(str::to_string).collect();
+    Some((unknown, expected))
+}
+
+/// The expected key closest to `unknown` by Jaro–Winkler similarity, if reasonably close.
+fn closest(unknown: &str, expected: &[String]) -> Option<String> {
+    expected
+        .iter()
+        .map(|k| (strsim::jaro_winkler(unknown, k), k))
+        .filter(|(s, _)| *s >= 0.8)
+        .max_by(|a, b| a.0.total_cmp(&b.0))
+        .map(|(_, k)| k.clone())
+}
+
+/// Line and column of the value at `path` in the TOML source.
+fn locate(text: &str, path: &[PathSeg]) -> Option<(usize, usize)> {
+    let doc = toml_edit::ImDocument::parse(text.to_owned()).ok()?;
+    let mut item: &toml_edit::Item = doc.as_item();
+    let mut last_span = None;
+    for seg in path {
+        let next = match seg {
+            PathSeg::Key(k) => item.get(k.as_str()),
+            PathSeg::Index(i) => item.get(*i),
+        };
+        match next {
+            Some(n) => {
+                item = n;
+                if let Some(s) = item.span() {
+                    last_span = Some(s);
+                }
+            }
+            None => break,
+        }
+    }
+    last_span.map(|s| line_col(text, s.start))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn unknown_field_hint() {
+        let (u, e) = parse_unknown_field("unknown field `alpah`, expected one of `alpha`, `power`").unwrap();
+        assert_eq!(u, "alpah");
+        assert_eq!(e, vec!["alpha", "power"]);
+        assert_eq!(closest(&u, &e).as_deref(), Some("alpha"));
+    }
+
+    #[test]
+    fn line_col_counts_chars() {
+        assert_eq!(line_col("ab\ncé d", 7), (2, 4));
+    }
+}

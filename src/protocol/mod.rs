@@ -1,0 +1,483 @@
+//! Protocol format v1: the TOML file a team registers before collecting data.
+//!
+//! Keys are kebab-case, `schema-version = 1` is required, and unknown keys are rejected with the
+//! key's name, its line and column, and the closest known key (a silently ignored misspelled key
+//! would defeat pre-registration). Every key, its unit and its default are listed in the README's
+//! protocol reference; the example protocols live in `protocols/`.
+
+mod hash;
+mod load;
+mod validate;
+
+pub use hash::{protocol_hash, ProtocolHash};
+pub use load::{load, parse};
+
+use serde::{Deserialize, Serialize};
+
+/// A parsed and validated protocol.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case", deny_unknown_fields)]
+pub struct Protocol {
+    /// Format version; must be 1.
+    pub schema_version: u32,
+    /// Who registers what.
+    pub study: Study,
+    /// The power target.
+    pub target: Target,
+    /// What a component is and how many questions of one are counted.
+    #[serde(default)]
+    pub components: Components,
+    /// Link rules, applied in this order; each merges components.
+    #[serde(default)]
+    pub link_rules: Vec<LinkRule>,
+    /// Splits (e.g. final, tuning) and their required number of components.
+    #[serde(default)]
+    pub splits: Vec<Split>,
+    /// What count makes the build stop.
+    #[serde(default)]
+    pub stop_rule: StopRule,
+    /// How the analysis is run.
+    #[serde(default)]
+    pub analysis: Analysis,
+    /// The judgment pool, for the pool-bias statement.
+    #[serde(default)]
+    pub pool: Pool,
+}
+
+/// `[study]`: identity of the study.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case", deny_unknown_fields)]
+pub struct Study {
+    /// Stable identifier; a second, different protocol under the same id must be an `amend`.
+    pub id: String,
+    /// Human title.
+    pub title: String,
+    /// Free-text hypothesis or description.
+    #[serde(default)]
+    pub description: String,
+    /// Who registers it (name, e-mail, team).
+    pub registered_by: String,
+}
+
+/// Unit of the metric and of every difference: fraction (0–1) or points (0–100).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, Default)]
+#[serde(rename_all = "kebab-case")]
+pub enum Scale {
+    /// Values in [0, 1]; a 3-point difference is 0.03.
+    #[default]
+    Fraction,
+    /// Values in [0, 100]; a 3-point difference is 3.
+    Points,
+}
+
+impl Scale {
+    /// The largest value a metric (and a difference) can take on this scale.
+    pub fn max(self) -> f64 {
+        match self {
+            Scale::Fraction => 1.0,
+            Scale::Points => 100.0,
+        }
+    }
+    /// Unit label used in output: `""` for fractions, `" points"` for points.
+    pub fn unit(self) -> &'static str {
+        match self {
+            Scale::Fraction => "",
+            Scale::Points => " points",
+        }
+    }
+}
+
+/// `[target]`: the power target.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case", deny_unknown_fields)]
+pub struct Target {
+    /// Metric name, e.g. `accuracy`, `map`, `ndcg_cut.10`, `P.10` (trec_eval names for TREC runs).
+    pub metric: String,
+    /// Scale of the metric.
+    #[serde(default)]
+    pub scale: Scale,
+    /// Minimum detectable difference δ > 0, in the metric's scale.
+    pub mde: f64,
+    /// Significance level α in (0, 1). Default 0.05.
+    #[serde(default = "d_alpha")]
+    pub alpha: f64,
+    /// Target power 1 − β in (0, 1). Default 0.8.
+    #[serde(default = "d_power")]
+    pub power: f64,
+    /// 1 or 2 sided test. Default 2.
+    #[serde(default = "d_sides")]
+    pub sides: u8,
+    /// Assumed SD σ > 0 of the per-component paired difference, in the metric's scale.
+    #[serde(default)]
+    pub sd: Option<f64>,
+    /// Where the assumed SD comes from (a pilot, a prior study, a formula).
+    #[serde(default)]
+    pub sd_source: Option<String>,
+    /// A pilot score file to estimate σ (and ρ) from, relative to the protocol file.
+    #[serde(default)]
+    pub pilot: Option<String>,
+    /// Intra-component correlation ρ in [0, 1] used with `components.max-per-component`.
+    #[serde(default)]
+    pub icc: Option<f64>,
+    /// Which power calculation derives required counts: `t` (exact paired t-test) or `normal`.
+    #[serde(default)]
+    pub method: PowerMethod,
+}
+
+/// Power calculation used to derive required components from the target.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, Default)]
+#[serde(rename_all = "kebab-case")]
+pub enum PowerMethod {
+    /// Exact paired t-test (non-central t), as statsmodels `TTestPower`.
+    #[default]
+    T,
+    /// Normal approximation n = ((z_{1−α/s} + z_{1−β})·σ/δ)².
+    Normal,
+}
+
+/// `[components]`: what a component node is and how questions within one are counted.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case", deny_unknown_fields)]
+pub struct Components {
+    /// `question` (each question is a node) or the name of a question/passage field such as
+    /// `doc` (all questions of one document are one node). Default `question`.
+    #[serde(default = "d_unit")]
+    pub unit: String,
+    /// Maximum questions counted per component (m ≥ 1). Default 4.
+    #[serde(default = "d_max_per")]
+    pub max_per_component: u32,
+    /// Which questions are kept when a component has more than m.
+    #[serde(default)]
+    pub keep: Keep,
+    /// Estimator of a system's mean over components.
+    #[serde(default)]
+    pub estimator: Estimator,
+}
+
+impl Default for Components {
+    fn default() -> Self {
+        Components { unit: d_unit(), max_per_component: d_max_per(), keep: Keep::default(), estimator: Estimator::default() }
+    }
+}
+
+/// Which questions of an over-full component are kept.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, Default)]
+#[serde(rename_all = "kebab-case")]
+pub enum Keep {
+    /// The first m by question id (byte order).
+    #[default]
+    FirstById,
+    /// A sample of m drawn with the analysis seed.
+    SeededSample,
+}
+
+/// Estimator of a system's mean when questions are grouped in components.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, Default)]
+#[serde(rename_all = "kebab-case")]
+pub enum Estimator {
+    /// Mean over components of each component's mean.
+    #[default]
+    ComponentMean,
+    /// Mean over (kept) questions.
+    QuestionWeighted,
+}
+
+/// Unicode normalization applied to passage text before comparison.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, Default)]
+#[serde(rename_all = "kebab-case")]
+pub enum Normalization {
+    /// Compare bytes as given.
+    None,
+    /// Unicode NFC (canonical composition): NFC and NFD forms compare equal.
+    #[default]
+    Nfc,
+    /// Unicode NFKC (compatibility composition): also folds full-width forms, ligatures.
+    Nfkc,
+}
+
+/// One link rule; `kind` decides which other keys apply.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case", deny_unknown_fields)]
+pub struct LinkRule {
+    /// Name shown in the ablation table (e.g. "identical passages").
+    pub name: String,
+    /// What the rule links.
+    pub kind: LinkKind,
+    /// Unicode normalization of passage text (identical and near-duplicate rules). Default nfc.
+    #[serde(default)]
+    pub normalization: Normalization,
+    /// Character n-gram size n ≥ 1 for near-duplicate shingles. Default 5.
+    #[serde(default)]
+    pub shingle_size: Option<u32>,
+    /// Jaccard threshold in (0, 1] for near-duplicates. Default 0.8.
+    #[serde(default)]
+    pub jaccard: Option<f64>,
+    /// Field name, for `shared-field`.
+    #[serde(default)]
+    pub field: Option<String>,
+}
+
+impl LinkRule {
+    /// Shingle size n (default 5, as in the seed article).
+    pub fn shingle_size(&self) -> usize {
+        self.shingle_size.unwrap_or(5) as usize
+    }
+    /// Jaccard threshold (default 0.8, as in the seed article).
+    pub fn jaccard(&self) -> f64 {
+        self.jaccard.unwrap_or(0.8)
+    }
+}
+
+/// Kinds of link rule.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum LinkKind {
+    /// Same passage id, or identical normalized text.
+    IdenticalPassage,
+    /// Character n-gram shingles with Jaccard ≥ threshold (exact join).
+    NearDuplicatePassage,
+    /// A question is linked to the passage (and document) it uses as a decoy or distractor.
+    Decoy,
+    /// Questions with the same value of `field`.
+    SharedField,
+}
+
+/// `[[splits]]`: one split and its required number of components.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case", deny_unknown_fields)]
+pub struct Split {
+    /// Name, e.g. `final`, `tuning`.
+    pub name: String,
+    /// A number of components, or `"from-target"` to derive it from `[target]` by the power
+    /// calculation.
+    pub required_components: Required,
+    /// Share of components `components --assign` puts into this split; default: in proportion
+    /// to the required counts.
+    #[serde(default)]
+    pub share: Option<f64>,
+}
+
+/// A required count given directly, or derived from the power target.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(untagged)]
+pub enum Required {
+    /// Given directly.
+    Count(u64),
+    /// `"from-target"`.
+    Derived(Derived),
+}
+
+/// The keyword `from-target`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Derived {
+    /// Derive from `[target]`.
+    FromTarget,
+}
+
+/// `[stop-rule]`: when the build stops.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case", deny_unknown_fields)]
+pub struct StopRule {
+    /// Which components are counted: those holding at least one candidate (default) or all.
+    #[serde(default)]
+    pub count: StopCount,
+    /// Stop when the count is below the sum of the splits' requirements (default) or when any
+    /// split alone could not be filled (`each-split`: count < max of requirements).
+    #[serde(default)]
+    pub required: StopRequired,
+}
+
+impl Default for StopRule {
+    fn default() -> Self {
+        StopRule { count: StopCount::default(), required: StopRequired::default() }
+    }
+}
+
+/// Which components the stop rule counts.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, Default)]
+#[serde(rename_all = "kebab-case")]
+pub enum StopCount {
+    /// Components holding at least one candidate question.
+    #[default]
+    WithCandidates,
+    /// All components, including passage-only ones.
+    All,
+}
+
+/// What the counted components are compared with.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, Default)]
+#[serde(rename_all = "kebab-case")]
+pub enum StopRequired {
+    /// Sum of all splits' required components (splits cannot share a component).
+    #[default]
+    SumOfSplits,
+    /// The largest single split's requirement.
+    EachSplit,
+}
+
+/// `[analysis]`: how the analysis runs.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case", deny_unknown_fields)]
+pub struct Analysis {
+    /// Seed of the pinned generator (ChaCha8 from rand_chacha). Default 0.
+    #[serde(default)]
+    pub seed: u64,
+    /// Bootstrap trials B ≥ 1. Default 10000.
+    #[serde(default = "d_trials")]
+    pub trials: u32,
+    /// Interval level in (0, 1). Default 0.95.
+    #[serde(default = "d_level")]
+    pub interval_level: f64,
+    /// Resampling unit: `topic` or `component`. Default topic.
+    #[serde(default)]
+    pub resampling_unit: ResamplingUnit,
+    /// Field holding the stratum of each topic (resample within strata), if stratified.
+    #[serde(default)]
+    pub strata_field: Option<String>,
+    /// Percentile definition for intervals. Default linear (Hyndman–Fan type 7, numpy default).
+    #[serde(default)]
+    pub percentile: Percentile,
+    /// Topics missing in one system: error (default), zero (as `trec_eval -c`), intersection.
+    #[serde(default)]
+    pub missing_topics: MissingTopics,
+    /// Baseline system; every other system is compared with it. Empty: all pairs.
+    #[serde(default)]
+    pub baseline: Option<String>,
+    /// Multiple-comparison adjustment. Default holm.
+    #[serde(default)]
+    pub adjust: Adjust,
+    /// Trials of the Monte-Carlo randomization test (exact enumeration when 2^n is smaller).
+    #[serde(default = "d_trials")]
+    pub randomization_trials: u32,
+    /// Absolute tolerance when comparing statistics for ties. Default 1e-12.
+    #[serde(default = "d_tol")]
+    pub tie_tolerance: f64,
+}
+
+impl Default for Analysis {
+    fn default() -> Self {
+        Analysis {
+            seed: 0,
+            trials: d_trials(),
+            interval_level: d_level(),
+            resampling_unit: ResamplingUnit::default(),
+            strata_field: None,
+            percentile: Percentile::default(),
+            missing_topics: MissingTopics::default(),
+            baseline: None,
+            adjust: Adjust::default(),
+            randomization_trials: d_trials(),
+            tie_tolerance: d_tol(),
+        }
+    }
+}
+
+/// The resampling unit.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, Default)]
+#[serde(rename_all = "kebab-case")]
+pub enum ResamplingUnit {
+    /// Topics (questions) are resampled.
+    #[default]
+    Topic,
+    /// Whole components are resampled.
+    Component,
+}
+
+/// Percentile definitions (Hyndman & Fan 1996 types, numpy method names).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, Default)]
+#[serde(rename_all = "kebab-case")]
+pub enum Percentile {
+    /// Type 7, numpy `linear` (default).
+    #[default]
+    Linear,
+    /// Type 1, numpy `inverted_cdf`.
+    InvertedCdf,
+    /// numpy `lower`.
+    Lower,
+    /// numpy `higher`.
+    Higher,
+    /// numpy `nearest`.
+    Nearest,
+}
+
+/// Policy for topics present for one system and not another.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, Default)]
+#[serde(rename_all = "kebab-case")]
+pub enum MissingTopics {
+    /// An error listing the topics.
+    #[default]
+    Error,
+    /// Score 0 for the missing system, as `trec_eval -c`.
+    Zero,
+    /// Only topics present for all systems.
+    Intersection,
+}
+
+/// Multiple-comparison adjustment of p-values.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, Default)]
+#[serde(rename_all = "kebab-case")]
+pub enum Adjust {
+    /// Holm step-down (family-wise error).
+    #[default]
+    Holm,
+    /// Benjamini–Hochberg (false discovery rate).
+    Bh,
+    /// Bonferroni.
+    Bonferroni,
+    /// No adjustment.
+    None,
+}
+
+/// `[pool]`: the judgment pool.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case", deny_unknown_fields)]
+pub struct Pool {
+    /// Run tags that contributed to the judgment pool.
+    #[serde(default)]
+    pub contributors: Vec<String>,
+    /// Pool depth (documents per run per topic that were judged), if known.
+    #[serde(default)]
+    pub depth: Option<u32>,
+    /// k for judged@k. Default 10.
+    #[serde(default = "d_judged_k")]
+    pub judged_k: u32,
+    /// Whether the evaluated systems contributed to the judgment, stated in words for non-TREC
+    /// benchmarks (e.g. "answers judged by exact match against gold; no pool").
+    #[serde(default)]
+    pub statement: Option<String>,
+}
+
+impl Default for Pool {
+    fn default() -> Self {
+        Pool { contributors: vec![], depth: None, judged_k: d_judged_k(), statement: None }
+    }
+}
+
+fn d_alpha() -> f64 {
+    0.05
+}
+fn d_power() -> f64 {
+    0.8
+}
+fn d_sides() -> u8 {
+    2
+}
+fn d_unit() -> String {
+    "question".into()
+}
+fn d_max_per() -> u32 {
+    4
+}
+fn d_trials() -> u32 {
+    10_000
+}
+fn d_level() -> f64 {
+    0.95
+}
+fn d_tol() -> f64 {
+    1e-12
+}
+fn d_judged_k() -> u32 {
+    10
+}

@@ -1,0 +1,1 @@
+//! The reviewer-facing Markdown report.

@@ -1,0 +1,1 @@
+//! Resampling statistics: paired, stratified and component bootstrap; paired t, randomization.

@@ -1,0 +1,1 @@
+//! TREC runs and qrels: per-topic measures as trec_eval computes them, and pool bias.

@@ -1,0 +1,12 @@
+//! One integration-test binary running the real `pledge` CLI in hermetic temporary git
+//! repositories: fixed clock (`PLEDGE_NOW`), `GIT_CONFIG_GLOBAL=/dev/null`, no system config.
+
+mod common;
+
+mod analyze;
+mod components;
+mod ledger;
+mod power;
+mod protocol;
+mod report;
+mod trec;
