@@ -52,7 +52,12 @@ pub type Result<T, E = Error> = std::result::Result<T, E>;
 impl Error {
     /// A bad-input error with no location.
     pub fn input(message: impl Into<String>) -> Self {
-        Error { kind: ErrorKind::Input, message: message.into(), causes: vec![], hint: None }
+        Error {
+            kind: ErrorKind::Input,
+            message: message.into(),
+            causes: vec![],
+            hint: None,
+        }
     }
 
     /// A bad-input error at `path:line` (1-based line), e.g. `scores.csv:12: score is not a number`.
@@ -72,12 +77,22 @@ impl Error {
 
     /// The registration refuses the action (exit 1).
     pub fn refused(message: impl Into<String>) -> Self {
-        Error { kind: ErrorKind::Refused, message: message.into(), causes: vec![], hint: None }
+        Error {
+            kind: ErrorKind::Refused,
+            message: message.into(),
+            causes: vec![],
+            hint: None,
+        }
     }
 
     /// An internal error (exit 70).
     pub fn internal(message: impl Into<String>) -> Self {
-        Error { kind: ErrorKind::Internal, message: message.into(), causes: vec![], hint: None }
+        Error {
+            kind: ErrorKind::Internal,
+            message: message.into(),
+            causes: vec![],
+            hint: None,
+        }
     }
 
     /// An I/O error on `path` while doing `what` (e.g. "reading"): a missing input file is bad

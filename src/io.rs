@@ -45,7 +45,9 @@ pub fn strip_bom(bytes: &[u8]) -> &[u8] {
 
 /// Iterates over `(line_number, line)` with 1-based line numbers and a trailing `\r` removed.
 pub fn lines(text: &str) -> impl Iterator<Item = (usize, &str)> {
-    text.lines().enumerate().map(|(i, l)| (i + 1, l.strip_suffix('\r').unwrap_or(l)))
+    text.lines()
+        .enumerate()
+        .map(|(i, l)| (i + 1, l.strip_suffix('\r').unwrap_or(l)))
 }
 
 /// Lower-case hex SHA-256 of a byte slice.
@@ -91,7 +93,10 @@ mod tests {
     #[test]
     fn sha256_known_value() {
         // FIPS 180-2 example: SHA-256("abc").
-        assert_eq!(sha256_hex(b"abc"), "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad");
+        assert_eq!(
+            sha256_hex(b"abc"),
+            "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad"
+        );
     }
 
     #[test]

@@ -23,7 +23,11 @@ fn main() -> ExitCode {
         }
     };
     use std::io::IsTerminal;
-    let ctx = pledge::cli::Ctx { now, cwd, stderr_is_tty: std::io::stderr().is_terminal() };
+    let ctx = pledge::cli::Ctx {
+        now,
+        cwd,
+        stderr_is_tty: std::io::stderr().is_terminal(),
+    };
     let args: Vec<std::ffi::OsString> = std::env::args_os().collect();
     let (code, out) = pledge::cli::run(args, &ctx);
     let mut stdout = std::io::stdout().lock();

@@ -26,7 +26,12 @@ pub struct LoadedProtocol {
 pub fn load_protocol(path: &Path) -> Result<LoadedProtocol> {
     let raw = std::fs::read(path).map_err(|e| Error::io("reading protocol", path, e))?;
     let (protocol, text) = protocol::load(path)?;
-    Ok(LoadedProtocol { path: path.to_path_buf(), protocol, text, hash: protocol::protocol_hash(&raw) })
+    Ok(LoadedProtocol {
+        path: path.to_path_buf(),
+        protocol,
+        text,
+        hash: protocol::protocol_hash(&raw),
+    })
 }
 
 /// The path of `p` relative to the repository root, with `/` separators, when it lies inside.
@@ -55,8 +60,12 @@ pub fn latest_registration<'a>(entries: &'a [StoredEntry], study_id: &str) -> Op
 pub fn check_registered<'a>(entries: &'a [StoredEntry], lp: &LoadedProtocol) -> Result<&'a StoredEntry> {
     let id = &lp.protocol.study.id;
     let reg = latest_registration(entries, id).ok_or_else(|| {
-        Error::refused(format!("protocol {} (study `{}`) is not registered", lp.path.display(), id))
-            .with_hint(format!("register it first: pledge register {}", lp.path.display()))
+        Error::refused(format!(
+            "protocol {} (study `{}`) is not registered",
+            lp.path.display(),
+            id
+        ))
+        .with_hint(format!("register it first: pledge register {}", lp.path.display()))
     })?;
     if reg.entry.protocol_sha256.as_deref() != Some(lp.hash.sha256.as_str()) {
         return Err(Error::refused(format!(
@@ -79,29 +88,50 @@ pub fn check_registered<'a>(entries: &'a [StoredEntry], lp: &LoadedProtocol) -> 
 /// Refused (exit 1): registering a different protocol under an already registered study id
 /// (use amend); amending a study that is not registered; an amend identical to the registered
 /// version. Bad input (exit 2): an amend without a reason.
-pub fn register(ledger: &Ledger, lp: &LoadedProtocol, amend_reason: Option<&str>, access: Option<DataAccess>, now: DateTime<Utc>) -> Result<Entry> {
+pub fn register(
+    ledger: &Ledger,
+    lp: &LoadedProtocol,
+    amend_reason: Option<&str>,
+    access: Option<DataAccess>,
+    now: DateTime<Utc>,
+) -> Result<Entry> {
     let entries = ledger.entries()?;
     let id = &lp.protocol.study.id;
     let prev = latest_registration(&entries, id);
     let kind = match (amend_reason, prev) {
         (None, None) => EntryKind::Register,
         (None, Some(p)) if p.entry.protocol_sha256.as_deref() == Some(lp.hash.sha256.as_str()) => {
-            return Err(Error::refused(format!("study `{}` is already registered with this protocol (entry #{})", id, p.entry.seq)));
+            return Err(Error::refused(format!(
+                "study `{}` is already registered with this protocol (entry #{})",
+                id, p.entry.seq
+            )));
         }
         (None, Some(p)) => {
-            return Err(Error::refused(format!("study `{}` is already registered (entry #{}) with a different protocol", id, p.entry.seq))
-                .with_hint(format!("to register a new version, use: pledge amend {} --reason TEXT", lp.path.display())))
+            return Err(Error::refused(format!(
+                "study `{}` is already registered (entry #{}) with a different protocol",
+                id, p.entry.seq
+            ))
+            .with_hint(format!(
+                "to register a new version, use: pledge amend {} --reason TEXT",
+                lp.path.display()
+            )))
         }
         (Some(_), None) => {
-            return Err(Error::refused(format!("study `{}` is not registered, so there is nothing to amend", id))
-                .with_hint(format!("register it first: pledge register {}", lp.path.display())))
+            return Err(Error::refused(format!(
+                "study `{}` is not registered, so there is nothing to amend",
+                id
+            ))
+            .with_hint(format!("register it first: pledge register {}", lp.path.display())))
         }
         (Some(r), Some(p)) => {
             if r.trim().is_empty() {
                 return Err(Error::input("amend needs a non-empty --reason"));
             }
             if p.entry.protocol_sha256.as_deref() == Some(lp.hash.sha256.as_str()) {
-                return Err(Error::refused(format!("the protocol is identical to the registered version (entry #{}): nothing to amend", p.entry.seq)));
+                return Err(Error::refused(format!(
+                    "the protocol is identical to the registered version (entry #{}): nothing to amend",
+                    p.entry.seq
+                )));
             }
             EntryKind::Amend
         }
@@ -114,7 +144,11 @@ pub fn register(ledger: &Ledger, lp: &LoadedProtocol, amend_reason: Option<&str>
         study_id: id.clone(),
         protocol_sha256: Some(lp.hash.sha256.clone()),
         protocol_path: Some(rel),
-        amends: if kind == EntryKind::Amend { prev.and_then(|p| p.entry.protocol_sha256.clone()) } else { None },
+        amends: if kind == EntryKind::Amend {
+            prev.and_then(|p| p.entry.protocol_sha256.clone())
+        } else {
+            None
+        },
         inputs,
         reason: amend_reason.map(str::to_string),
         data_access: access,

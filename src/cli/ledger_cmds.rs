@@ -76,9 +76,17 @@ pub struct PublishArgs {
 pub fn init(_a: InitArgs, ctx: &Ctx) -> Outcome {
     let (ledger, created) = Ledger::init(&ctx.cwd)?;
     let msg = if created {
-        format!("Created a git repository at {} for the ledger ({})\n", ledger.root().display(), crate::ledger::LEDGER_REF)
+        format!(
+            "Created a git repository at {} for the ledger ({})\n",
+            ledger.root().display(),
+            crate::ledger::LEDGER_REF
+        )
     } else {
-        format!("Using the git repository at {} for the ledger ({})\n", ledger.root().display(), crate::ledger::LEDGER_REF)
+        format!(
+            "Using the git repository at {} for the ledger ({})\n",
+            ledger.root().display(),
+            crate::ledger::LEDGER_REF
+        )
     };
     Ok((exit::OK, msg))
 }
@@ -89,7 +97,10 @@ pub fn register(a: RegisterArgs, ctx: &Ctx) -> Outcome {
     let e = study::register(&ledger, &lp, None, a.access, ctx.now)?;
     let out = match a.format {
         Format::Json => crate::output::to_json(&e),
-        Format::Human => format!("Registered study `{}` as entry #{}\nprotocol sha256 {}\n", e.study_id, e.seq, lp.hash.sha256),
+        Format::Human => format!(
+            "Registered study `{}` as entry #{}\nprotocol sha256 {}\n",
+            e.study_id, e.seq, lp.hash.sha256
+        ),
     };
     Ok((exit::OK, out))
 }
@@ -100,7 +111,10 @@ pub fn amend(a: AmendArgs, ctx: &Ctx) -> Outcome {
     let e = study::register(&ledger, &lp, Some(&a.reason), a.access, ctx.now)?;
     let out = match a.format {
         Format::Json => crate::output::to_json(&e),
-        Format::Human => format!("Amended study `{}` as entry #{}\nprotocol sha256 {}\n", e.study_id, e.seq, lp.hash.sha256),
+        Format::Human => format!(
+            "Amended study `{}` as entry #{}\nprotocol sha256 {}\n",
+            e.study_id, e.seq, lp.hash.sha256
+        ),
     };
     Ok((exit::OK, out))
 }

@@ -37,7 +37,9 @@ pub struct AssignmentRow {
 pub fn to_csv(rows: &[AssignmentRow]) -> Vec<u8> {
     let mut rows: Vec<&AssignmentRow> = rows.iter().collect();
     rows.sort_by(|a, b| a.question.cmp(&b.question));
-    let mut w = csv::WriterBuilder::new().terminator(csv::Terminator::Any(b'\n')).from_writer(Vec::new());
+    let mut w = csv::WriterBuilder::new()
+        .terminator(csv::Terminator::Any(b'\n'))
+        .from_writer(Vec::new());
     let _ = w.write_record(["question", "component", "unit", "split", "counted"]);
     for r in rows {
         let counted = match r.counted {
@@ -45,7 +47,13 @@ pub fn to_csv(rows: &[AssignmentRow]) -> Vec<u8> {
             Some(false) => "0",
             None => "",
         };
-        let _ = w.write_record([r.question.as_str(), r.component.as_str(), r.unit.as_str(), r.split.as_deref().unwrap_or(""), counted]);
+        let _ = w.write_record([
+            r.question.as_str(),
+            r.component.as_str(),
+            r.unit.as_str(),
+            r.split.as_deref().unwrap_or(""),
+            counted,
+        ]);
     }
     w.into_inner().unwrap_or_default()
 }
@@ -57,7 +65,10 @@ pub fn to_csv(rows: &[AssignmentRow]) -> Vec<u8> {
 pub fn read(path: &Path) -> Result<Vec<AssignmentRow>> {
     let text = crate::io::read_text(path)?;
     let mut rdr = csv::ReaderBuilder::new().has_headers(true).from_reader(text.as_bytes());
-    let headers = rdr.headers().map_err(|e| Error::at(path, 1, "cannot read the header").caused_by(e))?.clone();
+    let headers = rdr
+        .headers()
+        .map_err(|e| Error::at(path, 1, "cannot read the header").caused_by(e))?
+        .clone();
     let want = ["question", "component", "unit", "split", "counted"];
     if headers.iter().collect::<Vec<_>>() != want {
         return Err(Error::at(path, 1, format!("expected the header `{}`", want.join(","))));
@@ -74,7 +85,13 @@ pub fn read(path: &Path) -> Result<Vec<AssignmentRow>> {
             "" => None,
             "1" => Some(true),
             "0" => Some(false),
-            other => return Err(Error::at(path, line, format!("counted must be 0, 1 or empty, got `{}`", other))),
+            other => {
+                return Err(Error::at(
+                    path,
+                    line,
+                    format!("counted must be 0, 1 or empty, got `{}`", other),
+                ))
+            }
         };
         if rec[0].is_empty() || rec[1].is_empty() {
             return Err(Error::at(path, line, "question and component must not be empty"));
@@ -86,7 +103,11 @@ pub fn read(path: &Path) -> Result<Vec<AssignmentRow>> {
             question: rec[0].to_string(),
             component: rec[1].to_string(),
             unit: rec[2].to_string(),
-            split: if rec[3].is_empty() { None } else { Some(rec[3].to_string()) },
+            split: if rec[3].is_empty() {
+                None
+            } else {
+                Some(rec[3].to_string())
+            },
             counted,
         });
     }
@@ -100,11 +121,26 @@ mod tests {
     #[test]
     fn round_trip() {
         let rows = vec![
-            AssignmentRow { question: "q2".into(), component: "C1".into(), unit: "d1".into(), split: Some("final".into()), counted: Some(false) },
-            AssignmentRow { question: "q1".into(), component: "C1".into(), unit: "d1".into(), split: None, counted: None },
+            AssignmentRow {
+                question: "q2".into(),
+                component: "C1".into(),
+                unit: "d1".into(),
+                split: Some("final".into()),
+                counted: Some(false),
+            },
+            AssignmentRow {
+                question: "q1".into(),
+                component: "C1".into(),
+                unit: "d1".into(),
+                split: None,
+                counted: None,
+            },
         ];
         let bytes = to_csv(&rows);
-        assert_eq!(String::from_utf8(bytes.clone()).unwrap(), "question,component,unit,split,counted\nq1,C1,d1,,\nq2,C1,d1,final,0\n");
+        assert_eq!(
+            String::from_utf8(bytes.clone()).unwrap(),
+            "question,component,unit,split,counted\nq1,C1,d1,,\nq2,C1,d1,final,0\n"
+        );
         let dir = tempfile::tempdir().unwrap();
         let p = dir.path().join("a.csv");
         std::fs::write(&p, &bytes).unwrap();

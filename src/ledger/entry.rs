@@ -80,7 +80,10 @@ pub struct Tool {
 impl Tool {
     /// This build of pledge.
     pub fn current() -> Self {
-        Tool { name: "pledge".into(), version: env!("CARGO_PKG_VERSION").into() }
+        Tool {
+            name: "pledge".into(),
+            version: env!("CARGO_PKG_VERSION").into(),
+        }
     }
 }
 
@@ -98,7 +101,11 @@ pub struct RngInfo {
 impl RngInfo {
     /// The generator pledge uses everywhere: `ChaCha8Rng` from `rand_chacha` 0.3.1 (pinned).
     pub fn chacha8(seed: u64) -> Self {
-        RngInfo { name: "ChaCha8Rng".into(), version: "rand_chacha 0.3.1".into(), seed }
+        RngInfo {
+            name: "ChaCha8Rng".into(),
+            version: "rand_chacha 0.3.1".into(),
+            seed,
+        }
     }
 }
 
@@ -196,6 +203,7 @@ impl Entry {
 
     /// Parses `entry.json` bytes; `what` names the source in errors.
     pub fn parse(bytes: &[u8], what: &str) -> Result<Entry> {
-        serde_json::from_slice(bytes).map_err(|e| Error::input(format!("{}: not a pledge ledger entry", what)).caused_by(e))
+        serde_json::from_slice(bytes)
+            .map_err(|e| Error::input(format!("{}: not a pledge ledger entry", what)).caused_by(e))
     }
 }

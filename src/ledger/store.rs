@@ -50,7 +50,8 @@ impl Ledger {
         match Repository::discover(dir) {
             Ok(repo) => Ok((Ledger { repo }, false)),
             Err(_) => {
-                let repo = Repository::init(dir).map_err(|e| Error::git(format!("creating a git repository in {}", dir.display()), e))?;
+                let repo = Repository::init(dir)
+                    .map_err(|e| Error::git(format!("creating a git repository in {}", dir.display()), e))?;
                 Ok((Ledger { repo }, true))
             }
         }
@@ -102,14 +103,18 @@ impl Ledger {
 
     /// Reads the entry stored in ledger commit `oid`.
     pub fn read_commit(&self, oid: Oid) -> Result<StoredEntry> {
-        let commit = self.repo.find_commit(oid).map_err(|e| Error::git(format!("reading ledger commit {}", oid), e))?;
+        let commit = self
+            .repo
+            .find_commit(oid)
+            .map_err(|e| Error::git(format!("reading ledger commit {}", oid), e))?;
         let tree = commit.tree().map_err(|e| Error::git("reading a ledger tree", e))?;
         let blob = |name: &str| -> Option<Vec<u8>> {
             let ent = tree.get_name(name)?;
             let obj = ent.to_object(&self.repo).ok()?;
             obj.as_blob().map(|b| b.content().to_vec())
         };
-        let entry_bytes = blob("entry.json").ok_or_else(|| Error::input(format!("ledger commit {} has no entry.json", oid)))?;
+        let entry_bytes =
+            blob("entry.json").ok_or_else(|| Error::input(format!("ledger commit {} has no entry.json", oid)))?;
         let entry = Entry::parse(&entry_bytes, &format!("ledger commit {}", oid))?;
         Ok(StoredEntry {
             entry,
@@ -131,9 +136,13 @@ impl Ledger {
     ///
     /// Errors: a draft without kind (internal), git failures (exit 70).
     pub fn append(&self, draft: &Draft, now: DateTime<Utc>) -> Result<Entry> {
-        let kind = draft.kind.ok_or_else(|| Error::internal("ledger draft without a kind"))?;
+        let kind = draft
+            .kind
+            .ok_or_else(|| Error::internal("ledger draft without a kind"))?;
         let result_bytes = match &draft.result {
-            Some(v) => Some(serde_json::to_vec_pretty(v).map_err(|e| Error::internal("serializing a result").caused_by(e))?),
+            Some(v) => {
+                Some(serde_json::to_vec_pretty(v).map_err(|e| Error::internal("serializing a result").caused_by(e))?)
+            }
             None => None,
         };
         for attempt in 0..200u32 {
@@ -142,26 +151,49 @@ impl Ledger {
                 Some(oid) => Some(self.read_commit(oid)?.entry),
                 None => None,
             };
-            let entry = build_entry(kind, draft, prev.as_ref(), now, result_bytes.as_deref(), self.head_commit());
+            let entry = build_entry(
+                kind,
+                draft,
+                prev.as_ref(),
+                now,
+                result_bytes.as_deref(),
+                self.head_commit(),
+            );
             let oid = self.write_commit(&entry, tip, result_bytes.as_deref(), draft.protocol_text.as_deref())?;
             let msg = format!("pledge: {} #{} {}", entry.kind.as_str(), entry.seq, entry.study_id);
             let res = match tip {
-                Some(old) => self.repo.reference_matching(LEDGER_REF, oid, true, old, &msg).map(|_| ()),
+                Some(old) => self
+                    .repo
+                    .reference_matching(LEDGER_REF, oid, true, old, &msg)
+                    .map(|_| ()),
                 None => self.repo.reference(LEDGER_REF, oid, false, &msg).map(|_| ()),
             };
             match res {
                 Ok(()) => return Ok(entry),
-                Err(e) if matches!(e.code(), ErrorCode::Modified | ErrorCode::Exists | ErrorCode::Locked) || e.class() == git2::ErrorClass::Reference => {
+                Err(e)
+                    if matches!(e.code(), ErrorCode::Modified | ErrorCode::Exists | ErrorCode::Locked)
+                        || e.class() == git2::ErrorClass::Reference =>
+                {
                     // Lost the race: back off a little (deterministic jitter) and rebuild.
-                    std::thread::sleep(std::time::Duration::from_millis(2 + (attempt as u64 * 7 + std::process::id() as u64) % 23));
+                    std::thread::sleep(std::time::Duration::from_millis(
+                        2 + (attempt as u64 * 7 + std::process::id() as u64) % 23,
+                    ));
                 }
                 Err(e) => return Err(Error::git("moving the ledger ref", e)),
             }
         }
-        Err(Error::internal("could not append to the ledger: too many concurrent writers"))
+        Err(Error::internal(
+            "could not append to the ledger: too many concurrent writers",
+        ))
     }
 
-    fn write_commit(&self, entry: &Entry, parent: Option<Oid>, result: Option<&[u8]>, protocol: Option<&str>) -> Result<Oid> {
+    fn write_commit(
+        &self,
+        entry: &Entry,
+        parent: Option<Oid>,
+        result: Option<&[u8]>,
+        protocol: Option<&str>,
+    ) -> Result<Oid> {
         let g = |e| Error::git("writing a ledger commit", e);
         let mut tb = self.repo.treebuilder(None).map_err(g)?;
         let eb = self.repo.blob(&entry.stored_bytes()).map_err(g)?;
@@ -176,25 +208,42 @@ impl Ledger {
         }
         let tree_id = tb.write().map_err(g)?;
         let tree = self.repo.find_tree(tree_id).map_err(g)?;
-        let secs = DateTime::parse_from_rfc3339(&entry.time).map(|t| t.timestamp()).unwrap_or(0);
+        let secs = DateTime::parse_from_rfc3339(&entry.time)
+            .map(|t| t.timestamp())
+            .unwrap_or(0);
         let sig = Signature::new("pledge", "pledge@localhost", &Time::new(secs, 0)).map_err(g)?;
         let parents: Vec<git2::Commit> = match parent {
             Some(p) => vec![self.repo.find_commit(p).map_err(g)?],
             None => vec![],
         };
         let prefs: Vec<&git2::Commit> = parents.iter().collect();
-        let msg = format!("pledge: {} #{} {}\n\nentry_sha256 {}\n", entry.kind.as_str(), entry.seq, entry.study_id, entry.entry_sha256);
+        let msg = format!(
+            "pledge: {} #{} {}\n\nentry_sha256 {}\n",
+            entry.kind.as_str(),
+            entry.seq,
+            entry.study_id,
+            entry.entry_sha256
+        );
         self.repo.commit(None, &sig, &sig, &msg, &tree, &prefs).map_err(g)
     }
 }
 
 /// Builds the next entry after `prev` (None for the first), computing its hash.
-pub(crate) fn build_entry(kind: EntryKind, d: &Draft, prev: Option<&Entry>, now: DateTime<Utc>, result: Option<&[u8]>, git_head: Option<String>) -> Entry {
+pub(crate) fn build_entry(
+    kind: EntryKind,
+    d: &Draft,
+    prev: Option<&Entry>,
+    now: DateTime<Utc>,
+    result: Option<&[u8]>,
+    git_head: Option<String>,
+) -> Entry {
     let mut e = Entry {
         seq: prev.map(|p| p.seq + 1).unwrap_or(1),
         kind,
         time: now.to_rfc3339_opts(SecondsFormat::Secs, true),
-        prev_sha256: prev.map(|p| p.entry_sha256.clone()).unwrap_or_else(|| GENESIS.to_string()),
+        prev_sha256: prev
+            .map(|p| p.entry_sha256.clone())
+            .unwrap_or_else(|| GENESIS.to_string()),
         study_id: d.study_id.clone(),
         protocol_sha256: d.protocol_sha256.clone(),
         protocol_path: d.protocol_path.clone(),
@@ -224,7 +273,11 @@ mod tests {
         let (l, created) = Ledger::init(dir.path()).unwrap();
         assert!(created);
         let now = Utc.with_ymd_and_hms(2026, 11, 30, 12, 0, 0).unwrap();
-        let mut d = Draft { kind: Some(EntryKind::Register), study_id: "s".into(), ..Default::default() };
+        let mut d = Draft {
+            kind: Some(EntryKind::Register),
+            study_id: "s".into(),
+            ..Default::default()
+        };
         d.result = Some(serde_json::json!({"x": 1}));
         let a = l.append(&d, now).unwrap();
         d.kind = Some(EntryKind::Note);

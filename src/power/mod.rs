@@ -33,10 +33,21 @@ pub struct Requirement {
 /// Errors (exit 2): `target.sd` missing.
 pub fn required_components(target: &Target, _components: &Components) -> Result<Requirement> {
     use statrs::distribution::{ContinuousCDF, Normal};
-    let sd = target.sd.ok_or_else(|| Error::input("target.sd is needed to derive required components"))?;
+    let sd = target
+        .sd
+        .ok_or_else(|| Error::input("target.sd is needed to derive required components"))?;
     let n01 = Normal::new(0.0, 1.0).map_err(|e| Error::internal("normal distribution").caused_by(e))?;
     let za = n01.inverse_cdf(1.0 - target.alpha / target.sides as f64);
     let zb = n01.inverse_cdf(target.power);
     let n = ((za + zb) * sd / target.mde).powi(2);
-    Ok(Requirement { components: n.ceil() as u64, unrounded: n, method: "normal".into(), mde: target.mde, sd, alpha: target.alpha, power: target.power, sides: target.sides })
+    Ok(Requirement {
+        components: n.ceil() as u64,
+        unrounded: n,
+        method: "normal".into(),
+        mde: target.mde,
+        sd,
+        alpha: target.alpha,
+        power: target.power,
+        sides: target.sides,
+    })
 }

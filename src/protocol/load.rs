@@ -68,7 +68,12 @@ fn parse_unknown_field(msg: &str) -> Option<(String, Vec<String>)> {
     let rest = msg.strip_prefix("unknown field `")?;
     let end = rest.find('`')?;
     let unknown = rest[..end].to_string();
-    let expected: Vec<String> = rest[end + 1..].split('`').skip(1).step_by(2).map(str::to_string).collect();
+    let expected: Vec<String> = rest[end + 1..]
+        .split('`')
+        .skip(1)
+        .step_by(2)
+        .map(str::to_string)
+        .collect();
     Some((unknown, expected))
 }
 

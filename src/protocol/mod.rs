@@ -156,7 +156,12 @@ pub struct Components {
 
 impl Default for Components {
     fn default() -> Self {
-        Components { unit: d_unit(), max_per_component: d_max_per(), keep: Keep::default(), estimator: Estimator::default() }
+        Components {
+            unit: d_unit(),
+            max_per_component: d_max_per(),
+            keep: Keep::default(),
+            estimator: Estimator::default(),
+        }
     }
 }
 
@@ -290,7 +295,10 @@ pub struct StopRule {
 
 impl Default for StopRule {
     fn default() -> Self {
-        StopRule { count: StopCount::default(), required: StopRequired::default() }
+        StopRule {
+            count: StopCount::default(),
+            required: StopRequired::default(),
+        }
     }
 }
 
@@ -450,7 +458,12 @@ pub struct Pool {
 
 impl Default for Pool {
     fn default() -> Self {
-        Pool { contributors: vec![], depth: None, judged_k: d_judged_k(), statement: None }
+        Pool {
+            contributors: vec![],
+            depth: None,
+            judged_k: d_judged_k(),
+            statement: None,
+        }
     }
 }
 

@@ -29,7 +29,10 @@ pub fn validate(p: &Protocol) -> Vec<(Vec<PathSeg>, String)> {
     let mut out = Vec::new();
     let mut bad = |path: Vec<PathSeg>, msg: String| out.push((path, msg));
     if p.schema_version != 1 {
-        bad(k(&["schema-version"]), format!("schema-version {} is not supported (expected 1)", p.schema_version));
+        bad(
+            k(&["schema-version"]),
+            format!("schema-version {} is not supported (expected 1)", p.schema_version),
+        );
     }
     if p.study.id.trim().is_empty() {
         bad(k(&["study", "id"]), "study.id must not be empty".into());
@@ -37,16 +40,31 @@ pub fn validate(p: &Protocol) -> Vec<(Vec<PathSeg>, String)> {
     let t = &p.target;
     let max = t.scale.max();
     if !(t.mde > 0.0 && t.mde <= max) {
-        bad(k(&["target", "mde"]), format!("target.mde must be > 0 and ≤ {} on the {:?} scale, got {}", max, t.scale, t.mde));
+        bad(
+            k(&["target", "mde"]),
+            format!(
+                "target.mde must be > 0 and ≤ {} on the {:?} scale, got {}",
+                max, t.scale, t.mde
+            ),
+        );
     }
     if !open01(t.alpha) {
-        bad(k(&["target", "alpha"]), format!("target.alpha must be in (0, 1), got {}", t.alpha));
+        bad(
+            k(&["target", "alpha"]),
+            format!("target.alpha must be in (0, 1), got {}", t.alpha),
+        );
     }
     if !open01(t.power) {
-        bad(k(&["target", "power"]), format!("target.power must be in (0, 1), got {}", t.power));
+        bad(
+            k(&["target", "power"]),
+            format!("target.power must be in (0, 1), got {}", t.power),
+        );
     }
     if t.sides != 1 && t.sides != 2 {
-        bad(k(&["target", "sides"]), format!("target.sides must be 1 or 2, got {}", t.sides));
+        bad(
+            k(&["target", "sides"]),
+            format!("target.sides must be 1 or 2, got {}", t.sides),
+        );
     }
     if let Some(sd) = t.sd {
         if !(sd > 0.0 && sd.is_finite()) {
@@ -55,14 +73,23 @@ pub fn validate(p: &Protocol) -> Vec<(Vec<PathSeg>, String)> {
     }
     if let Some(icc) = t.icc {
         if !(0.0..=1.0).contains(&icc) {
-            bad(k(&["target", "icc"]), format!("target.icc must be in [0, 1], got {}", icc));
+            bad(
+                k(&["target", "icc"]),
+                format!("target.icc must be in [0, 1], got {}", icc),
+            );
         }
     }
     if p.components.max_per_component < 1 {
-        bad(k(&["components", "max-per-component"]), "components.max-per-component must be ≥ 1".into());
+        bad(
+            k(&["components", "max-per-component"]),
+            "components.max-per-component must be ≥ 1".into(),
+        );
     }
     if p.components.unit.trim().is_empty() {
-        bad(k(&["components", "unit"]), "components.unit must be `question` or a field name".into());
+        bad(
+            k(&["components", "unit"]),
+            "components.unit must be `question` or a field name".into(),
+        );
     }
     for (i, r) in p.link_rules.iter().enumerate() {
         if let Some(n) = r.shingle_size {
@@ -72,17 +99,31 @@ pub fn validate(p: &Protocol) -> Vec<(Vec<PathSeg>, String)> {
         }
         if let Some(j) = r.jaccard {
             if !(j > 0.0 && j <= 1.0) {
-                bad(ki("link-rules", i, "jaccard"), format!("jaccard must be in (0, 1], got {}", j));
+                bad(
+                    ki("link-rules", i, "jaccard"),
+                    format!("jaccard must be in (0, 1], got {}", j),
+                );
             }
         }
         let near = r.kind == LinkKind::NearDuplicatePassage;
         if !near && (r.shingle_size.is_some() || r.jaccard.is_some()) {
-            bad(ki("link-rules", i, "kind"), format!("shingle-size and jaccard apply only to kind = \"near-duplicate-passage\", not {:?}", r.kind));
+            bad(
+                ki("link-rules", i, "kind"),
+                format!(
+                    "shingle-size and jaccard apply only to kind = \"near-duplicate-passage\", not {:?}",
+                    r.kind
+                ),
+            );
         }
         match (r.kind, &r.field) {
-            (LinkKind::SharedField, None) => bad(ki("link-rules", i, "kind"), "a shared-field rule needs `field`".into()),
+            (LinkKind::SharedField, None) => {
+                bad(ki("link-rules", i, "kind"), "a shared-field rule needs `field`".into())
+            }
             (LinkKind::SharedField, Some(_)) => {}
-            (_, Some(_)) => bad(ki("link-rules", i, "field"), "`field` applies only to kind = \"shared-field\"".into()),
+            (_, Some(_)) => bad(
+                ki("link-rules", i, "field"),
+                "`field` applies only to kind = \"shared-field\"".into(),
+            ),
             _ => {}
         }
     }
@@ -94,7 +135,10 @@ pub fn validate(p: &Protocol) -> Vec<(Vec<PathSeg>, String)> {
         }
         if let Required::Derived(_) = s.required_components {
             if t.sd.is_none() && t.pilot.is_none() {
-                bad(ki("splits", i, "required-components"), "\"from-target\" needs target.sd (or target.pilot)".into());
+                bad(
+                    ki("splits", i, "required-components"),
+                    "\"from-target\" needs target.sd (or target.pilot)".into(),
+                );
             }
         }
         if let Some(sh) = s.share {
@@ -112,13 +156,22 @@ pub fn validate(p: &Protocol) -> Vec<(Vec<PathSeg>, String)> {
         bad(k(&["analysis", "trials"]), "analysis.trials must be ≥ 1".into());
     }
     if a.randomization_trials < 1 {
-        bad(k(&["analysis", "randomization-trials"]), "analysis.randomization-trials must be ≥ 1".into());
+        bad(
+            k(&["analysis", "randomization-trials"]),
+            "analysis.randomization-trials must be ≥ 1".into(),
+        );
     }
     if !open01(a.interval_level) {
-        bad(k(&["analysis", "interval-level"]), format!("analysis.interval-level must be in (0, 1), got {}", a.interval_level));
+        bad(
+            k(&["analysis", "interval-level"]),
+            format!("analysis.interval-level must be in (0, 1), got {}", a.interval_level),
+        );
     }
     if !(a.tie_tolerance >= 0.0 && a.tie_tolerance.is_finite()) {
-        bad(k(&["analysis", "tie-tolerance"]), "analysis.tie-tolerance must be ≥ 0".into());
+        bad(
+            k(&["analysis", "tie-tolerance"]),
+            "analysis.tie-tolerance must be ≥ 0".into(),
+        );
     }
     if p.pool.judged_k < 1 {
         bad(k(&["pool", "judged-k"]), "pool.judged-k must be ≥ 1".into());

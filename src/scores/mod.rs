@@ -27,5 +27,8 @@ pub struct ScoreTable {
 /// Errors (exit 2): missing or empty file, duplicate (topic, system), NaN or non-numeric score;
 /// each names the file and line.
 pub fn read(path: &Path) -> Result<ScoreTable> {
-    Err(Error::internal(format!("reading scores from {} is not implemented yet", path.display())))
+    Err(Error::internal(format!(
+        "reading scores from {} is not implemented yet",
+        path.display()
+    )))
 }

@@ -22,7 +22,9 @@ pub struct Run {
 impl Env {
     /// An empty scratch directory (not yet a git repository).
     pub fn new() -> Env {
-        Env { dir: tempfile::tempdir().expect("tempdir") }
+        Env {
+            dir: tempfile::tempdir().expect("tempdir"),
+        }
     }
 
     /// A scratch directory with `pledge init` already run.
