@@ -1,6 +1,6 @@
 //! Git storage of the ledger through git2.
 
-use super::entry::{Draft, Entry, EntryKind, Tool, GENESIS};
+use super::entry::{DataAccess, Draft, Entry, EntryKind, Tool, GENESIS};
 use crate::error::{Error, Result};
 use chrono::{DateTime, SecondsFormat, Utc};
 use git2::{ErrorCode, Oid, Repository, Signature, Time};
@@ -80,11 +80,15 @@ impl Ledger {
     /// `refname` (normally [`LEDGER_REF`]). Malformed entries are an error; verification code
     /// that wants to report them as findings walks commits itself.
     pub fn entries_at(&self, refname: &str) -> Result<Vec<StoredEntry>> {
-        let tip = match self.repo.refname_to_id(refname) {
-            Ok(oid) => oid,
-            Err(e) if e.code() == ErrorCode::NotFound => return Ok(vec![]),
-            Err(e) => return Err(Error::git("reading the ledger ref", e)),
-        };
+        match self.repo.refname_to_id(refname) {
+            Ok(oid) => self.entries_from(oid),
+            Err(e) if e.code() == ErrorCode::NotFound => Ok(vec![]),
+            Err(e) => Err(Error::git("reading the ledger ref", e)),
+        }
+    }
+
+    /// All entries from the first to the one in commit `tip`, following first parents.
+    pub fn entries_from(&self, tip: Oid) -> Result<Vec<StoredEntry>> {
         let mut out = Vec::new();
         let mut next = Some(tip);
         while let Some(oid) = next {
@@ -136,29 +140,43 @@ impl Ledger {
     ///
     /// Errors: a draft without kind (internal), git failures (exit 70).
     pub fn append(&self, draft: &Draft, now: DateTime<Utc>) -> Result<Entry> {
-        let kind = draft
-            .kind
-            .ok_or_else(|| Error::internal("ledger draft without a kind"))?;
-        let result_bytes = match &draft.result {
-            Some(v) => {
-                Some(serde_json::to_vec_pretty(v).map_err(|e| Error::internal("serializing a result").caused_by(e))?)
-            }
-            None => None,
-        };
-        for attempt in 0..200u32 {
+        self.append_with(now, |_| Ok(draft.clone()))
+    }
+
+    /// Appends the entry that `build` drafts from the ledger's current entries (first to last),
+    /// atomically: `build` is called again on the new entries whenever another writer moved the
+    /// tip first, so a check made in `build` (e.g. "this study is not registered yet") holds for
+    /// the entry that lands. An error from `build` aborts without writing anything.
+    ///
+    /// Errors: whatever `build` returns; a draft without kind (internal); git failures (exit 70);
+    /// a ref lock left behind by a killed process for longer than the retries last (exit 70,
+    /// with a hint naming the lock file).
+    pub fn append_with<F>(&self, now: DateTime<Utc>, mut build: F) -> Result<Entry>
+    where
+        F: FnMut(&[StoredEntry]) -> Result<Draft>,
+    {
+        for attempt in 0..400u32 {
             let tip = self.tip()?;
-            let prev = match tip {
-                Some(oid) => Some(self.read_commit(oid)?.entry),
+            let entries = match tip {
+                Some(oid) => self.entries_from(oid)?,
+                None => vec![],
+            };
+            let draft = build(&entries)?;
+            let kind = draft
+                .kind
+                .ok_or_else(|| Error::internal("ledger draft without a kind"))?;
+            let result_bytes = match &draft.result {
+                Some(v) => Some(
+                    serde_json::to_vec_pretty(v).map_err(|e| Error::internal("serializing a result").caused_by(e))?,
+                ),
                 None => None,
             };
-            let entry = build_entry(
-                kind,
-                draft,
-                prev.as_ref(),
-                now,
-                result_bytes.as_deref(),
-                self.head_commit(),
-            );
+            let prev = entries.last().map(|s| &s.entry);
+            let mut draft = draft;
+            if draft.data_access.is_none() {
+                draft.data_access = Some(DataAccess::in_force(entries.iter().map(|s| &s.entry), &draft.study_id));
+            }
+            let entry = build_entry(kind, &draft, prev, now, result_bytes.as_deref(), self.head_commit());
             let oid = self.write_commit(&entry, tip, result_bytes.as_deref(), draft.protocol_text.as_deref())?;
             let msg = format!("pledge: {} #{} {}", entry.kind.as_str(), entry.seq, entry.study_id);
             let res = match tip {
@@ -174,7 +192,7 @@ impl Ledger {
                     if matches!(e.code(), ErrorCode::Modified | ErrorCode::Exists | ErrorCode::Locked)
                         || e.class() == git2::ErrorClass::Reference =>
                 {
-                    // Lost the race: back off a little (deterministic jitter) and rebuild.
+                    // Lost the race: back off a little (jitter from the pid) and rebuild.
                     std::thread::sleep(std::time::Duration::from_millis(
                         2 + (attempt as u64 * 7 + std::process::id() as u64) % 23,
                     ));
@@ -182,9 +200,14 @@ impl Ledger {
                 Err(e) => return Err(Error::git("moving the ledger ref", e)),
             }
         }
-        Err(Error::internal(
-            "could not append to the ledger: too many concurrent writers",
-        ))
+        Err(
+            Error::internal("could not append to the ledger: the ledger ref stayed locked or kept moving").with_hint(
+                format!(
+                    "if no other pledge process is running, a killed one may have left {} behind; remove it",
+                    self.repo.path().join(format!("{}.lock", LEDGER_REF)).display()
+                ),
+            ),
+        )
     }
 
     fn write_commit(
