@@ -140,7 +140,17 @@ impl Ledger {
     ///
     /// Errors: a draft without kind (internal), git failures (exit 70).
     pub fn append(&self, draft: &Draft, now: DateTime<Utc>) -> Result<Entry> {
-        self.append_with(now, |_| Ok(draft.clone()))
+        self.cas_loop(now, |tip| {
+            let mut d = draft.clone();
+            let prev = match tip {
+                Some(t) => Some(self.read_commit(t)?.entry),
+                None => None,
+            };
+            if d.data_access.is_none() {
+                d.data_access = Some(self.access_in_force(tip, &d.study_id)?);
+            }
+            Ok((d, prev))
+        })
     }
 
     /// Appends the entry that `build` drafts from the ledger's current entries (first to last),
@@ -155,13 +165,43 @@ impl Ledger {
     where
         F: FnMut(&[StoredEntry]) -> Result<Draft>,
     {
-        for attempt in 0..400u32 {
-            let tip = self.tip()?;
+        self.cas_loop(now, |tip| {
             let entries = match tip {
                 Some(oid) => self.entries_from(oid)?,
                 None => vec![],
             };
-            let draft = build(&entries)?;
+            let mut d = build(&entries)?;
+            if d.data_access.is_none() {
+                d.data_access = Some(DataAccess::in_force(entries.iter().map(|s| &s.entry), &d.study_id));
+            }
+            Ok((d, entries.last().map(|s| s.entry.clone())))
+        })
+    }
+
+    /// The data-access level in force for `study_id` at commit `tip` (see
+    /// [`DataAccess::in_force`]), walking back only as far as needed.
+    fn access_in_force(&self, tip: Option<Oid>, study_id: &str) -> Result<DataAccess> {
+        let mut next = tip;
+        while let Some(oid) = next {
+            let e = self.read_commit(oid)?.entry;
+            if e.study_id == study_id || e.study_id.is_empty() {
+                return Ok(e.data_access);
+            }
+            next = self.repo.find_commit(oid).ok().and_then(|c| c.parent_id(0).ok());
+        }
+        Ok(DataAccess::default())
+    }
+
+    /// The compare-and-swap loop: `make` drafts the entry (with its data access set) and returns
+    /// the previous entry for the tip it was given; the commit is written on that tip and the
+    /// ref moved only if it still names it, else `make` runs again on the new tip.
+    fn cas_loop<F>(&self, now: DateTime<Utc>, mut make: F) -> Result<Entry>
+    where
+        F: FnMut(Option<Oid>) -> Result<(Draft, Option<Entry>)>,
+    {
+        for attempt in 0..400u32 {
+            let tip = self.tip()?;
+            let (draft, prev) = make(tip)?;
             let kind = draft
                 .kind
                 .ok_or_else(|| Error::internal("ledger draft without a kind"))?;
@@ -171,12 +211,14 @@ impl Ledger {
                 ),
                 None => None,
             };
-            let prev = entries.last().map(|s| &s.entry);
-            let mut draft = draft;
-            if draft.data_access.is_none() {
-                draft.data_access = Some(DataAccess::in_force(entries.iter().map(|s| &s.entry), &draft.study_id));
-            }
-            let entry = build_entry(kind, &draft, prev, now, result_bytes.as_deref(), self.head_commit());
+            let entry = build_entry(
+                kind,
+                &draft,
+                prev.as_ref(),
+                now,
+                result_bytes.as_deref(),
+                self.head_commit(),
+            );
             let oid = self.write_commit(&entry, tip, result_bytes.as_deref(), draft.protocol_text.as_deref())?;
             let msg = format!("pledge: {} #{} {}", entry.kind.as_str(), entry.seq, entry.study_id);
             let res = match tip {
@@ -319,5 +361,34 @@ mod tests {
         assert!(all[1].result.is_none());
         // The user's branch is untouched: HEAD is still unborn.
         assert!(l.head_commit().is_none());
+    }
+
+    #[test]
+    fn append_inherits_access_per_study_and_a_failed_build_writes_nothing() {
+        let dir = tempfile::tempdir().unwrap();
+        let (l, _) = Ledger::init(dir.path()).unwrap();
+        let now = Utc.with_ymd_and_hms(2026, 11, 30, 12, 0, 0).unwrap();
+        let d = |study: &str, access: Option<DataAccess>| Draft {
+            kind: Some(EntryKind::Note),
+            study_id: study.into(),
+            data_access: access,
+            ..Default::default()
+        };
+        l.append(&d("a", Some(DataAccess::ResultsSeen)), now).unwrap();
+        assert_eq!(
+            l.append(&d("b", None), now).unwrap().data_access,
+            DataAccess::NothingRun
+        );
+        assert_eq!(
+            l.append(&d("a", None), now).unwrap().data_access,
+            DataAccess::ResultsSeen
+        );
+        l.append(&d("", Some(DataAccess::PilotOnly)), now).unwrap();
+        assert_eq!(l.append(&d("b", None), now).unwrap().data_access, DataAccess::PilotOnly);
+        let tip = l.tip().unwrap();
+        let err = l.append_with(now, |_| Err(Error::refused("no"))).unwrap_err();
+        assert_eq!(err.exit_code(), 1);
+        assert_eq!(l.tip().unwrap(), tip);
+        assert_eq!(l.entries().unwrap().len(), 5);
     }
 }
