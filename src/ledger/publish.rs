@@ -149,7 +149,11 @@ pub fn publish(ledger: &Ledger, remote: &Remote) -> Result<PublishReport> {
     let msg = format!("pledge publish {}", tip);
     let res = match before {
         Some(b) => dst.reference_matching(LEDGER_REF, tip, true, b, &msg).map(|_| ()),
-        None => dst.reference(LEDGER_REF, tip, false, &msg).map(|_| ()),
+        // A zero current id means "must not exist", checked under the ref lock (libgit2's
+        // non-forced create checks existence before taking the lock, which races).
+        None => dst
+            .reference_matching(LEDGER_REF, tip, true, Oid::zero(), &msg)
+            .map(|_| ()),
     };
     match res {
         Ok(()) => {}

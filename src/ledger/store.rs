@@ -226,7 +226,12 @@ impl Ledger {
                     .repo
                     .reference_matching(LEDGER_REF, oid, true, old, &msg)
                     .map(|_| ()),
-                None => self.repo.reference(LEDGER_REF, oid, false, &msg).map(|_| ()),
+                // A zero current id means "must not exist", checked under the ref lock
+                // (libgit2's non-forced create checks existence before locking, which races).
+                None => self
+                    .repo
+                    .reference_matching(LEDGER_REF, oid, true, Oid::zero(), &msg)
+                    .map(|_| ()),
             };
             match res {
                 Ok(()) => return Ok(entry),
@@ -390,5 +395,26 @@ mod tests {
         assert_eq!(err.exit_code(), 1);
         assert_eq!(l.tip().unwrap(), tip);
         assert_eq!(l.entries().unwrap().len(), 5);
+    }
+
+    #[test]
+    fn creating_the_ref_with_a_zero_current_id_fails_when_it_exists() {
+        // The creation path of the CAS relies on this libgit2 behaviour, checked under the lock.
+        let dir = tempfile::tempdir().unwrap();
+        let (l, _) = Ledger::init(dir.path()).unwrap();
+        let now = Utc.with_ymd_and_hms(2026, 11, 30, 12, 0, 0).unwrap();
+        let d = Draft {
+            kind: Some(EntryKind::Note),
+            ..Default::default()
+        };
+        let first = l.append(&d, now).unwrap();
+        let tip = l.tip().unwrap().unwrap();
+        let err = l
+            .repo()
+            .reference_matching(LEDGER_REF, tip, true, Oid::zero(), "x")
+            .map(|_| ())
+            .unwrap_err();
+        assert_eq!(err.code(), ErrorCode::Modified);
+        assert_eq!(l.entries().unwrap()[0].entry, first);
     }
 }
