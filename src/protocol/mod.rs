@@ -281,7 +281,7 @@ pub enum Derived {
 }
 
 /// `[stop-rule]`: when the build stops.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default)]
 #[serde(rename_all = "kebab-case", deny_unknown_fields)]
 pub struct StopRule {
     /// Which components are counted: those holding at least one candidate (default) or all.
@@ -291,15 +291,6 @@ pub struct StopRule {
     /// split alone could not be filled (`each-split`: count < max of requirements).
     #[serde(default)]
     pub required: StopRequired,
-}
-
-impl Default for StopRule {
-    fn default() -> Self {
-        StopRule {
-            count: StopCount::default(),
-            required: StopRequired::default(),
-        }
-    }
 }
 
 /// Which components the stop rule counts.
