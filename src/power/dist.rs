@@ -188,8 +188,8 @@ fn nct_cdf_nonneg(t: f64, df: f64, nc: f64) -> f64 {
         (-lam + k * ln_lam - ln_gamma(k + 1.5)).exp()
     };
     let r = nc / std::f64::consts::SQRT_2; // nc/√2, signed
-    // Incomplete betas at the mode and the recurrence gradient terms
-    // g(a) = Γ(a+b)/(Γ(a+1)Γ(b)) x^a y^b, so that I_x(a+1,b) = I_x(a,b) − g(a).
+                                           // Incomplete betas at the mode and the recurrence gradient terms
+                                           // g(a) = Γ(a+b)/(Γ(a+1)Γ(b)) x^a y^b, so that I_x(a+1,b) = I_x(a,b) − g(a).
     let g = |a: f64| (ln_gamma(a + b) - ln_gamma(a + 1.0) - ln_gamma(b) + a * lnx + b * lny).exp();
     let ik_p = beta_reg(k + 0.5, b, x);
     let ik_q = beta_reg(k + 1.0, b, x);

@@ -43,14 +43,12 @@ impl Design {
 /// Checks a minimum detectable difference δ: finite, > 0, at most the scale's maximum.
 pub fn check_mde(mde: f64, scale: Scale) -> Result<f64> {
     if !mde.is_finite() || mde <= 0.0 {
-        return Err(Error::input(format!(
-            "the minimum detectable difference must be > 0, got {}",
-            mde
-        ))
-        .with_hint(
-            "give the difference as a positive number; for a one-sided test the difference is in the tested \
+        return Err(
+            Error::input(format!("the minimum detectable difference must be > 0, got {}", mde)).with_hint(
+                "give the difference as a positive number; for a one-sided test the difference is in the tested \
              direction (swap the systems to test the other one)",
-        ));
+            ),
+        );
     }
     if mde > scale.max() {
         return Err(scale_error("minimum detectable difference", mde, scale));
@@ -115,7 +113,10 @@ mod tests {
         assert!(Design::new(1.0, 0.8, 2).is_err());
         assert!(Design::new(0.05, 1.0, 2).is_err());
         assert!(Design::new(0.05, f64::NAN, 2).is_err());
-        assert!(Design::new(0.05, 0.05, 2).unwrap_err().message.contains("not above alpha"));
+        assert!(Design::new(0.05, 0.05, 2)
+            .unwrap_err()
+            .message
+            .contains("not above alpha"));
         assert!(Design::new(0.05, 0.8, 3).is_err());
         assert!(check_mde(0.0, Scale::Fraction).is_err());
         assert!(check_mde(-0.03, Scale::Fraction).is_err());

@@ -116,8 +116,10 @@ pub fn estimate(
     let mut groups: BTreeMap<String, Vec<f64>> = BTreeMap::new();
     let mut diffs = Vec::new();
     for (t, topic) in table.topics.iter().enumerate() {
-        let (Some(a), Some(b)) = (table.values[ia].get(t).copied().flatten(), table.values[ib].get(t).copied().flatten())
-        else {
+        let (Some(a), Some(b)) = (
+            table.values[ia].get(t).copied().flatten(),
+            table.values[ib].get(t).copied().flatten(),
+        ) else {
             missing += 1;
             continue;
         };
@@ -149,14 +151,27 @@ pub fn estimate(
         .with_hint("use the assignment file `pledge components` wrote for the same questions"));
     }
     let sd_question = sd(&diffs).ok_or_else(|| {
-        Error::input(format!("the pilot has {} paired question(s); at least 2 are needed", diffs.len()))
+        Error::input(format!(
+            "the pilot has {} paired question(s); at least 2 are needed",
+            diffs.len()
+        ))
     })?;
-    let means: Vec<f64> = groups.values().map(|g| g.iter().sum::<f64>() / g.len() as f64).collect();
+    let means: Vec<f64> = groups
+        .values()
+        .map(|g| g.iter().sum::<f64>() / g.len() as f64)
+        .collect();
     let sd_component = sd(&means).ok_or_else(|| {
-        Error::input(format!("the pilot questions fall in {} component(s); at least 2 are needed", means.len()))
+        Error::input(format!(
+            "the pilot questions fall in {} component(s); at least 2 are needed",
+            means.len()
+        ))
     })?;
     let mut notes = Vec::new();
-    let icc = if assignment.is_some() { anova_icc(&groups, &mut notes) } else { None };
+    let icc = if assignment.is_some() {
+        anova_icc(&groups, &mut notes)
+    } else {
+        None
+    };
     if sd_question == 0.0 {
         notes.push("every paired difference is the same: the SD is 0 and no requirement follows".into());
     }
@@ -208,7 +223,10 @@ fn anova_icc(groups: &BTreeMap<String, Vec<f64>>, notes: &mut Vec<String>) -> Op
         ));
     }
     if estimate > 1.0 {
-        notes.push(format!("the ANOVA estimate of ρ exceeds 1 ({:.4}); a design effect uses 1", estimate));
+        notes.push(format!(
+            "the ANOVA estimate of ρ exceeds 1 ({:.4}); a design effect uses 1",
+            estimate
+        ));
     }
     Some(Icc {
         estimate,

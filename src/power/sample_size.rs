@@ -222,7 +222,10 @@ pub struct Discordant {
 pub fn discordant(p10: f64, p01: f64) -> Result<Discordant> {
     for (name, p) in [("p10", p10), ("p01", p01)] {
         if !(0.0..=1.0).contains(&p) {
-            return Err(Error::input(format!("discordant share {} must be in [0, 1], got {}", name, p)));
+            return Err(Error::input(format!(
+                "discordant share {} must be in [0, 1], got {}",
+                name, p
+            )));
         }
     }
     if p10 + p01 > 1.0 + 1e-12 {

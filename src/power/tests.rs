@@ -48,7 +48,11 @@ fn t_method_without_clustering_matches_statsmodels() {
 
 #[test]
 fn raw_units_normal_match_oracle() {
-    let r = required_components(&target(0.05, Some(0.2), None, PowerMethod::Normal), &Components::default()).unwrap();
+    let r = required_components(
+        &target(0.05, Some(0.2), None, PowerMethod::Normal),
+        &Components::default(),
+    )
+    .unwrap();
     assert!((r.unrounded - 125.582076).abs() < 5e-7);
     assert_eq!(r.components, 126);
 }
@@ -59,15 +63,21 @@ fn missing_or_bad_sd_is_an_input_error() {
     assert_eq!(e.exit_code(), 2);
     let e = required_components(&target(0.03, Some(-1.0), None, PowerMethod::T), &Components::default()).unwrap_err();
     assert_eq!(e.exit_code(), 2);
-    let e = required_components(&target(0.03, Some(0.5), Some(1.2), PowerMethod::T), &Components::default())
-        .unwrap_err();
+    let e = required_components(
+        &target(0.03, Some(0.5), Some(1.2), PowerMethod::T),
+        &Components::default(),
+    )
+    .unwrap_err();
     assert_eq!(e.exit_code(), 2);
 }
 
 #[test]
 fn requirement_serializes_deterministically() {
-    let r = required_components(&target(0.03, Some(0.5), Some(0.1), PowerMethod::Normal), &Components::default())
-        .unwrap();
+    let r = required_components(
+        &target(0.03, Some(0.5), Some(0.1), PowerMethod::Normal),
+        &Components::default(),
+    )
+    .unwrap();
     let a = serde_json::to_string(&r).unwrap();
     assert_eq!(a, serde_json::to_string(&r.clone()).unwrap());
     assert!(a.starts_with("{\"components\":709,\"unrounded\":708.579"));

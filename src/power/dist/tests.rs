@@ -4,7 +4,10 @@
 use super::*;
 
 fn close(got: f64, want: f64, tol: f64) {
-    assert!((got - want).abs() <= tol, "got {got:.17e}, want {want:.17e} (tol {tol:e})");
+    assert!(
+        (got - want).abs() <= tol,
+        "got {got:.17e}, want {want:.17e} (tol {tol:e})"
+    );
 }
 
 #[test]
@@ -44,7 +47,13 @@ fn noncentral_t_cdf_matches_scipy() {
         (1.96, 100.0, 2.5, 0.2946780773103375, 0.7053219226896625),
         (-1.0, 5.0, 0.5, 0.08244409105672337, 0.9175559089432767),
         (0.5, 3.0, -1.0, 0.9242738812886191, 0.07572611871138094),
-        (2.0096, 49.0, 2.1213203435596424, 0.45237918570995966, 0.5476208142900403),
+        (
+            2.0096,
+            49.0,
+            2.1213203435596424,
+            0.45237918570995966,
+            0.5476208142900403,
+        ),
         (1.97, 786.0, 2.8, 0.20338148188717567, 0.7966185181128242),
         (3.0, 20.0, 10.0, 1.6110153495412982e-10, 0.9999999998388984),
         (10.0, 200.0, 12.0, 0.03604210172350727, 0.9639578982764927),
@@ -55,9 +64,15 @@ fn noncentral_t_cdf_matches_scipy() {
     ];
     for (t, df, nc, cdf, sf) in cases {
         let got = nct_cdf(t, df, nc);
-        assert!((got - cdf).abs() <= 1e-11 + 1e-9 * cdf, "cdf({t},{df},{nc}) = {got:e}, want {cdf:e}");
+        assert!(
+            (got - cdf).abs() <= 1e-11 + 1e-9 * cdf,
+            "cdf({t},{df},{nc}) = {got:e}, want {cdf:e}"
+        );
         let got = nct_sf(t, df, nc);
-        assert!((got - sf).abs() <= 1e-11 + 1e-9 * sf, "sf({t},{df},{nc}) = {got:e}, want {sf:e}");
+        assert!(
+            (got - sf).abs() <= 1e-11 + 1e-9 * sf,
+            "sf({t},{df},{nc}) = {got:e}, want {sf:e}"
+        );
     }
     // Tiny lower tail with large non-centrality: relative accuracy (scipy 4.6506863313267843e-07).
     let got = nct_cdf(0.1, 2.0, 5.0);

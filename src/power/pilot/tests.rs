@@ -11,7 +11,10 @@ fn table() -> ScoreTable {
     ScoreTable {
         systems: vec!["A".into(), "B".into()],
         topics: (1..=12).map(|i| format!("q{:02}", i)).collect(),
-        values: vec![A.iter().map(|&x| Some(x)).collect(), B.iter().map(|&x| Some(x)).collect()],
+        values: vec![
+            A.iter().map(|&x| Some(x)).collect(),
+            B.iter().map(|&x| Some(x)).collect(),
+        ],
         notes: vec![],
     }
 }
@@ -102,15 +105,24 @@ fn bad_pilots_are_input_errors() {
     t.systems.push("C".into());
     t.values.push(vec![Some(0.5); 12]);
     assert!(estimate(&t, None, None).unwrap_err().message.contains("3 systems"));
-    assert!(estimate(&t, Some(("A", "Z")), None).unwrap_err().message.contains("`Z`"));
+    assert!(estimate(&t, Some(("A", "Z")), None)
+        .unwrap_err()
+        .message
+        .contains("`Z`"));
     assert!(estimate(&t, Some(("A", "A")), None).is_err());
     let r = &rows()[1..]; // q01 has no component
     let e = estimate(&table(), None, Some(r)).unwrap_err();
     assert!(e.message.contains("q01"));
     assert_eq!(e.exit_code(), 2);
-    let one: Vec<AssignmentRow> = rows().into_iter().map(|mut x| {
-        x.component = "c".into();
-        x
-    }).collect();
-    assert!(estimate(&table(), None, Some(&one)).unwrap_err().message.contains("1 component"));
+    let one: Vec<AssignmentRow> = rows()
+        .into_iter()
+        .map(|mut x| {
+            x.component = "c".into();
+            x
+        })
+        .collect();
+    assert!(estimate(&table(), None, Some(&one))
+        .unwrap_err()
+        .message
+        .contains("1 component"));
 }
