@@ -104,3 +104,16 @@ fn normal_cdf_matches_scipy() {
     assert!((norm_cdf(-3.0) / 0.0013498980316300933 - 1.0).abs() < 1e-14);
     close(z_quantile(0.95), 1.6448536269514722, 1e-14);
 }
+
+#[test]
+fn large_degrees_of_freedom_use_expansions() {
+    // scipy 1.17.1: t.ppf(0.975, df), nct.cdf(1.96, df, 2.5), nct.cdf(-1.96, df, 2.5).
+    close(t_quantile(0.975, 300000.0), 1.9599718921421825, 1e-12);
+    close(t_quantile(0.975, 1e6), 1.959966356814107, 1e-12);
+    close(nct_cdf(1.96, 300000.0, 2.5), 0.2945985491045656, 1e-8);
+    close(nct_cdf(1.96, 1e6, 2.5), 0.29459852608281434, 1e-8);
+    close(nct_cdf(-1.96, 300000.0, 2.5), 4.098286889415992e-06, 1e-10);
+    // Just below the switch the series is used: scipy nct.cdf(1.96, 50000, 2.5).
+    close(nct_cdf(1.96, 50000.0, 2.5), 0.2945987134837419, 1e-10);
+    close(t_quantile(0.975, 5000.0), 1.9604385517065073, 1e-12);
+}
