@@ -97,7 +97,8 @@ pub struct Both {
     pub normal: Requirement,
 }
 
-/// What `pledge power` prints (`mode` tells which).
+/// What `pledge power` prints (`mode` tells which). Built once per run, so variant sizes do not matter.
+#[allow(clippy::large_enum_variant)]
 #[derive(Debug, Serialize)]
 #[serde(tag = "mode", rename_all = "kebab-case")]
 pub enum Report {

@@ -9,6 +9,9 @@
 //! as the CDF itself (scipy's `t.ppf` to about 1e-13). statrs has no non-central t: [`nct_cdf`]
 //! implements it here (see its documentation for the algorithm and its sources).
 
+// `!(x > 0.0)` is deliberate: it also rejects NaN.
+#![allow(clippy::neg_cmp_op_on_partial_ord, clippy::nonminimal_bool)]
+
 use statrs::distribution::{Continuous, ContinuousCDF, Normal, StudentsT};
 use statrs::function::beta::checked_beta_reg;
 use statrs::function::gamma::ln_gamma;

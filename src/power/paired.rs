@@ -8,6 +8,9 @@
 //! P(T > t_crit) + P(T < −t_crit). n and d are real-valued and found by bisection to machine
 //! precision (statsmodels uses Brent's method; the roots agree to the digits it reports).
 
+// `!(x > 0.0)` is deliberate: it also rejects NaN.
+#![allow(clippy::neg_cmp_op_on_partial_ord, clippy::nonminimal_bool)]
+
 use super::dist::{nct_cdf, nct_sf, norm_cdf, t_quantile, z_quantile};
 
 /// Largest n the solvers search (a requirement beyond it is reported as unreachable).

@@ -16,6 +16,9 @@
 //!   ρ̂ can be negative (less variation between components than chance); the value used for a
 //!   design effect is ρ̂ limited to [0, 1], and both are reported (with a note).
 
+// `!(x > 0.0)` is deliberate: it also rejects NaN.
+#![allow(clippy::neg_cmp_op_on_partial_ord, clippy::nonminimal_bool)]
+
 use crate::components::assignment::AssignmentRow;
 use crate::error::{Error, Result};
 use crate::scores::ScoreTable;

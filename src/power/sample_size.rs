@@ -6,6 +6,9 @@
 //! d = δ/σ, the design effect and ρ are unitless. Formulas: ../shared/oracles/statistics.md
 //! ("Power and sample size"); the t-based answers reproduce statsmodels `TTestPower`.
 
+// `!(x > 0.0)` is deliberate: it also rejects NaN.
+#![allow(clippy::neg_cmp_op_on_partial_ord, clippy::nonminimal_bool)]
+
 use super::inputs::{design_effect, Design};
 use super::paired;
 use super::Requirement;
