@@ -107,7 +107,9 @@ pub struct Target {
     /// 1 or 2 sided test. Default 2.
     #[serde(default = "d_sides")]
     pub sides: u8,
-    /// Assumed SD σ > 0 of the per-component paired difference, in the metric's scale.
+    /// Assumed SD σ > 0 of the paired difference, in the metric's scale: of component-level
+    /// differences, or of per-question differences when `icc` is given (then the design effect
+    /// 1 + (m − 1)ρ turns it into components needed).
     #[serde(default)]
     pub sd: Option<f64>,
     /// Where the assumed SD comes from (a pilot, a prior study, a formula).
