@@ -41,7 +41,8 @@ pub fn crv1(d: &[f64], cluster: &[usize], level: f64) -> ClusterRobust {
         cluster.iter().for_each(|&c| seen[c] = true);
         seen.iter().filter(|&&s| s).count()
     };
-    let meat: f64 = sums.iter().map(|s| s * s).sum();
+    let equal = super::units::all_equal(d);
+    let meat: f64 = if equal { 0.0 } else { sums.iter().map(|s| s * s).sum() };
     let nf = n.max(1) as f64;
     let se_uncorrected = meat.sqrt() / nf;
     let se = if groups > 1 && n > 1 {
@@ -50,7 +51,7 @@ pub fn crv1(d: &[f64], cluster: &[usize], level: f64) -> ClusterRobust {
     } else {
         0.0
     };
-    let var = if n > 1 && !d.iter().all(|&x| x == d[0]) { d.iter().map(|x| (x - mean).powi(2)).sum::<f64>() / (n - 1) as f64 } else { 0.0 };
+    let var = if n > 1 && !equal { d.iter().map(|x| (x - mean).powi(2)).sum::<f64>() / (n - 1) as f64 } else { 0.0 };
     let naive_se = (var / nf).sqrt();
     ClusterRobust {
         clusters: groups,

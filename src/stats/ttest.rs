@@ -35,7 +35,7 @@ pub fn paired_t(d: &[f64], level: f64) -> TTest {
     let n = d.len();
     let mean = if n > 0 { d.iter().sum::<f64>() / n as f64 } else { 0.0 };
     // Equal values give exactly zero variance (rounding in the mean must not fake a tiny one).
-    let equal = d.iter().all(|&x| x == d[0]);
+    let equal = super::units::all_equal(d);
     let variance = if n > 1 && !equal { d.iter().map(|x| (x - mean).powi(2)).sum::<f64>() / (n - 1) as f64 } else { 0.0 };
     let se = if n > 0 { (variance / n as f64).sqrt() } else { 0.0 };
     t_from(n, mean, variance, se, n.saturating_sub(1), level)

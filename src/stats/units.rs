@@ -60,3 +60,11 @@ impl Units {
         Units { values: self.values.iter().map(|v| -v).collect(), ..self.clone() }
     }
 }
+
+/// Whether all values are equal up to rounding (|x − first| ≤ 1e-12·max(1, |first|)): such data
+/// has zero variance, and rounding in a mean must not fake a tiny one.
+pub fn all_equal(d: &[f64]) -> bool {
+    let Some(&f) = d.first() else { return true };
+    let tol = 1e-12 * f.abs().max(1.0);
+    d.iter().all(|&x| (x - f).abs() <= tol)
+}
