@@ -41,9 +41,19 @@ def paired_bootstrap_diff(metric_a, metric_b, trials=10000, seed=0):
 fn main() {
     let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(1);
     let a: Vec<f64> = (0..TOPICS).map(|_| rng.gen_range(0.0..1.0)).collect();
-    let b: Vec<f64> = a.iter().map(|x| (x - 0.02 + rng.gen_range(-0.2..0.2f64)).clamp(0.0, 1.0)).collect();
+    let b: Vec<f64> = a
+        .iter()
+        .map(|x| (x - 0.02 + rng.gen_range(-0.2..0.2f64)).clamp(0.0, 1.0))
+        .collect();
     let units = Units::topics(a.iter().zip(&b).map(|(x, y)| x - y).collect());
-    let spec = BootstrapSpec { seed: 0, stream_base: 0, trials: TRIALS, level: 0.95, percentile: Percentile::Linear, tie_tolerance: 1e-12 };
+    let spec = BootstrapSpec {
+        seed: 0,
+        stream_base: 0,
+        trials: TRIALS,
+        level: 0.95,
+        percentile: Percentile::Linear,
+        tie_tolerance: 1e-12,
+    };
     let _ = bootstrap(&units, &spec, "topic"); // warm-up (thread pool)
     let mut best = f64::INFINITY;
     let mut last = None;
@@ -54,9 +64,15 @@ fn main() {
         last = Some(r);
     }
     let threads = rayon::current_num_threads();
-    println!("pledge paired bootstrap: {} trials x {} topics: best of 5 = {:.3} s ({} threads)", TRIALS, TOPICS, best, threads);
+    println!(
+        "pledge paired bootstrap: {} trials x {} topics: best of 5 = {:.3} s ({} threads)",
+        TRIALS, TOPICS, best, threads
+    );
     if let Some(r) = &last {
-        println!("  observed {:+.5}, 95% interval [{:+.5}, {:+.5}], reversal rate {:?}", r.observed, r.interval[0], r.interval[1], r.reversal_rate);
+        println!(
+            "  observed {:+.5}, 95% interval [{:+.5}, {:+.5}], reversal rate {:?}",
+            r.observed, r.interval[0], r.interval[1], r.reversal_rate
+        );
     }
     println!("  target < 0.5 s: {}", if best < 0.5 { "met" } else { "NOT met" });
     python(&a, &b, best);
@@ -77,19 +93,30 @@ fn python(a: &[f64], b: &[f64], rust_secs: f64) {
         && std::fs::write(dir.join("b.txt"), data(b)).is_ok()
         && std::fs::write(dir.join("seed.py"), script).is_ok();
     let out = if ok {
-        std::process::Command::new("python3").arg(dir.join("seed.py")).arg(dir.join("a.txt")).arg(dir.join("b.txt")).output().ok()
+        std::process::Command::new("python3")
+            .arg(dir.join("seed.py"))
+            .arg(dir.join("a.txt"))
+            .arg(dir.join("b.txt"))
+            .output()
+            .ok()
     } else {
         None
     };
     let _ = std::fs::remove_dir_all(&dir);
-    match out.filter(|o| o.status.success()).and_then(|o| String::from_utf8_lossy(&o.stdout).trim().parse::<f64>().ok()) {
+    match out
+        .filter(|o| o.status.success())
+        .and_then(|o| String::from_utf8_lossy(&o.stdout).trim().parse::<f64>().ok())
+    {
         Some(secs) => {
             let scaled = secs * (TRIALS as f64 / PY_TRIALS as f64);
             println!(
                 "seed Python paired_bootstrap_diff: {} trials x {} topics in {:.2} s -> {:.1} s for {} trials (linear in trials)",
                 PY_TRIALS, TOPICS, secs, scaled, TRIALS
             );
-            println!("  speed ratio pledge / Python: {:.0}x (required >= 100x)", scaled / rust_secs);
+            println!(
+                "  speed ratio pledge / Python: {:.0}x (required >= 100x)",
+                scaled / rust_secs
+            );
         }
         None => println!("python comparison skipped: python3 not available or failed"),
     }

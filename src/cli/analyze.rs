@@ -132,7 +132,11 @@ fn read_options(a: &ScoreArgs) -> crate::Result<ReadOptions> {
             .ok_or_else(|| Error::input(format!("--label `{}`: the value must be a finite number", l)))?;
         labels.push((k.trim().to_string(), x));
     }
-    Ok(ReadOptions { measure: a.measure.clone(), column: a.column.clone(), labels })
+    Ok(ReadOptions {
+        measure: a.measure.clone(),
+        column: a.column.clone(),
+        labels,
+    })
 }
 
 pub fn analyze(a: AnalyzeArgs, ctx: &Ctx) -> Outcome {
@@ -149,9 +153,17 @@ pub fn analyze(a: AnalyzeArgs, ctx: &Ctx) -> Outcome {
     };
     let out = run_analyze(&ledger, &req, ctx.now)?;
     if let Some(d) = &out.deviation {
-        eprintln!("recorded deviation entry #{} (overriding: {})", d.seq, out.overridden.join("; "));
+        eprintln!(
+            "recorded deviation entry #{} (overriding: {})",
+            d.seq,
+            out.overridden.join("; ")
+        );
     }
-    eprintln!("recorded analyze entry #{} (result sha256 {})", out.entry.seq, out.entry.result_sha256.as_deref().unwrap_or("-"));
+    eprintln!(
+        "recorded analyze entry #{} (result sha256 {})",
+        out.entry.seq,
+        out.entry.result_sha256.as_deref().unwrap_or("-")
+    );
     Ok((exit::OK, render(&out.result, a.common.format)))
 }
 

@@ -1,11 +1,22 @@
 //! Delimited (CSV/TSV) scores with a header row: long, one-system-per-file, and wide layouts.
 
-use super::{check_summary, duplicate, parse_value, system_name_from_path, value::is_number, Builder, ReadOptions, ScoreTable};
+use super::{
+    check_summary, duplicate, parse_value, system_name_from_path, value::is_number, Builder, ReadOptions, ScoreTable,
+};
 use crate::error::{Error, Result};
 use std::path::Path;
 
 /// Header names taken as the topic-id column (case-insensitive).
-const ID_NAMES: [&str; 8] = ["topic", "topic_id", "qid", "query_id", "question_id", "id", "_id", "index"];
+const ID_NAMES: [&str; 8] = [
+    "topic",
+    "topic_id",
+    "qid",
+    "query_id",
+    "question_id",
+    "id",
+    "_id",
+    "index",
+];
 
 fn is_id_name(h: &str) -> bool {
     ID_NAMES.iter().any(|n| h.trim().eq_ignore_ascii_case(n))
@@ -35,14 +46,21 @@ fn records(path: &Path, text: &str) -> Result<(Vec<String>, Vec<Row>)> {
     for rec in rdr.records() {
         let rec = rec.map_err(|e| {
             let line = e.position().map(|p| p.line() as usize).unwrap_or(0);
-            Error::at(path, line, format!("malformed row (expected {} fields like the header)", headers.len()))
-                .caused_by(e)
+            Error::at(
+                path,
+                line,
+                format!("malformed row (expected {} fields like the header)", headers.len()),
+            )
+            .caused_by(e)
         })?;
         let line = rec.position().map(|p| p.line() as usize).unwrap_or(0);
         if rec.iter().all(|c| c.trim().is_empty()) {
             continue;
         }
-        rows.push(Row { line, cells: rec.iter().map(|c| c.trim().to_string()).collect() });
+        rows.push(Row {
+            line,
+            cells: rec.iter().map(|c| c.trim().to_string()).collect(),
+        });
     }
     Ok((headers, rows))
 }
@@ -51,14 +69,21 @@ fn records(path: &Path, text: &str) -> Result<(Vec<String>, Vec<Row>)> {
 pub(super) fn read(path: &Path, text: &str, opts: &ReadOptions) -> Result<ScoreTable> {
     let (headers, rows) = records(path, text)?;
     if rows.is_empty() {
-        return Err(Error::in_file(path, "no data rows after the header (expected per-topic scores)"));
+        return Err(Error::in_file(
+            path,
+            "no data rows after the header (expected per-topic scores)",
+        ));
     }
     let col = |name: &str| headers.iter().position(|h| h.eq_ignore_ascii_case(name));
     let table = if let (Some(t), Some(s), Some(v)) = (col("topic"), col("system"), col("score")) {
         long(path, &rows, (t, s, v), opts)?
     } else if let Some(c) = &opts.column {
         let v = col(c).ok_or_else(|| {
-            Error::at(path, 1, format!("no column `{}` in the header ({})", c, headers.join(", ")))
+            Error::at(
+                path,
+                1,
+                format!("no column `{}` in the header ({})", c, headers.join(", ")),
+            )
         })?;
         per_system(path, &headers, &rows, v, opts)?
     } else {
@@ -75,7 +100,8 @@ fn long(path: &Path, rows: &[Row], (t, s, v): (usize, usize, usize), opts: &Read
             return Err(Error::at(path, r.line, "topic and system must not be empty"));
         }
         let x = parse_value(&r.cells[v], opts).map_err(|m| Error::at(path, r.line, m))?;
-        b.set(topic, system, x).map_err(|_| duplicate(path, r.line, topic, system))?;
+        b.set(topic, system, x)
+            .map_err(|_| duplicate(path, r.line, topic, system))?;
     }
     Ok(b.finish())
 }
@@ -98,7 +124,8 @@ fn per_system(path: &Path, headers: &[String], rows: &[Row], v: usize, opts: &Re
         }
         let x = parse_value(&r.cells[v], opts).map_err(|m| Error::at(path, r.line, m))?;
         vals.push(x);
-        b.set(topic, &system, x).map_err(|_| duplicate(path, r.line, topic, &system))?;
+        b.set(topic, &system, x)
+            .map_err(|_| duplicate(path, r.line, topic, &system))?;
     }
     if let Some(s) = summary {
         let what = format!("the summary row (empty topic id) of column `{}`", headers[v]);
@@ -113,7 +140,11 @@ fn wide(path: &Path, headers: &[String], rows: &[Row], opts: &ReadOptions) -> Re
     let by_row = !is_id_name(&headers[0]) && rows[0].cells.iter().all(|c| is_number(c));
     let first_sys = if by_row { 0 } else { 1 };
     if headers.len() <= first_sys {
-        return Err(Error::at(path, 1, "expected a topic column and at least one system column"));
+        return Err(Error::at(
+            path,
+            1,
+            "expected a topic column and at least one system column",
+        ));
     }
     let mut b = Builder::default();
     let mut seen = std::collections::HashSet::new();
@@ -134,7 +165,11 @@ fn wide(path: &Path, headers: &[String], rows: &[Row], opts: &ReadOptions) -> Re
         ));
     }
     for (i, r) in rows.iter().enumerate() {
-        let topic = if by_row { (i + 1).to_string() } else { r.cells[0].clone() };
+        let topic = if by_row {
+            (i + 1).to_string()
+        } else {
+            r.cells[0].clone()
+        };
         if topic.is_empty() {
             return Err(Error::at(path, r.line, "empty topic id"));
         }

@@ -23,7 +23,10 @@ pub fn merge(tables: Vec<(PathBuf, ScoreTable)>) -> Result<ScoreTable> {
                     b.set(topic, s, x).map_err(|_| {
                         Error::in_file(
                             &path,
-                            format!("topic `{}` of system `{}` already has a score from an earlier file", topic, s),
+                            format!(
+                                "topic `{}` of system `{}` already has a score from an earlier file",
+                                topic, s
+                            ),
                         )
                     })?;
                 }
@@ -37,5 +40,10 @@ pub fn merge(tables: Vec<(PathBuf, ScoreTable)>) -> Result<ScoreTable> {
 }
 
 fn empty() -> ScoreTable {
-    ScoreTable { systems: vec![], topics: vec![], values: vec![], notes: vec![] }
+    ScoreTable {
+        systems: vec![],
+        topics: vec![],
+        values: vec![],
+        notes: vec![],
+    }
 }

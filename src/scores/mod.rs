@@ -91,7 +91,10 @@ pub fn read(path: &Path) -> Result<ScoreTable> {
 /// a measure or column that is not in the file.
 pub fn read_with(path: &Path, opts: &ReadOptions) -> Result<ScoreTable> {
     let text = crate::io::read_text(path)?;
-    let first = text.lines().map(|l| l.trim_end_matches('\r')).find(|l| !l.trim().is_empty());
+    let first = text
+        .lines()
+        .map(|l| l.trim_end_matches('\r'))
+        .find(|l| !l.trim().is_empty());
     let Some(first) = first else {
         return Err(Error::in_file(path, "file is empty (expected per-topic scores)"));
     };
@@ -121,7 +124,10 @@ pub fn read_many(paths: &[&Path], opts: &ReadOptions) -> Result<ScoreTable> {
 /// The system name a per-system file stands for: its file name without `.gz` and one more
 /// extension (`results/kimi-k2.5.csv.gz` → `kimi-k2.5`).
 pub fn system_name_from_path(path: &Path) -> String {
-    let name = path.file_name().map(|s| s.to_string_lossy().into_owned()).unwrap_or_default();
+    let name = path
+        .file_name()
+        .map(|s| s.to_string_lossy().into_owned())
+        .unwrap_or_default();
     let name = name.strip_suffix(".gz").unwrap_or(&name).to_string();
     match name.rfind('.') {
         Some(i) if i > 0 => name[..i].to_string(),

@@ -20,7 +20,11 @@ pub(super) fn read(path: &Path, text: &str, opts: &ReadOptions) -> Result<ScoreT
         }
         let f: Vec<&str> = l.split('\t').collect();
         if f.len() != 3 {
-            return Err(Error::at(path, line, "expected `measure<TAB>topic<TAB>value` (trec_eval -q output)"));
+            return Err(Error::at(
+                path,
+                line,
+                "expected `measure<TAB>topic<TAB>value` (trec_eval -q output)",
+            ));
         }
         let (m, t, v) = (f[0].trim(), f[1].trim(), f[2].trim());
         if m == "runid" {
@@ -37,7 +41,11 @@ pub(super) fn read(path: &Path, text: &str, opts: &ReadOptions) -> Result<ScoreT
             if !measures.iter().any(|x| canon(x) == canon(want)) {
                 return Err(Error::in_file(
                     path,
-                    format!("measure `{}` is not in the file (it has: {})", want, measures.join(", ")),
+                    format!(
+                        "measure `{}` is not in the file (it has: {})",
+                        want,
+                        measures.join(", ")
+                    ),
                 ));
             }
             canon(want)
@@ -72,7 +80,10 @@ pub(super) fn read(path: &Path, text: &str, opts: &ReadOptions) -> Result<ScoreT
         b.set(t, &system, x).map_err(|_| duplicate(path, line, t, &system))?;
     }
     if b.is_empty() {
-        return Err(Error::in_file(path, format!("no per-topic values of `{}` (was trec_eval run with -q?)", measure)));
+        return Err(Error::in_file(
+            path,
+            format!("no per-topic values of `{}` (was trec_eval run with -q?)", measure),
+        ));
     }
     if let Some(a) = all {
         if let Some(n) = check_summary(path, &format!("the `{} all` row", measure), &a, &vals) {

@@ -139,13 +139,21 @@ pub struct StrataInfo {
 ///
 /// Errors (exit 2): see [`prepare`]; a baseline not among the systems; component resampling
 /// without an assignment; trials = 0.
-pub fn run(inputs: &Inputs, s: &Settings, mode: &str, registration: &str, study_id: Option<String>) -> Result<AnalysisResult> {
+pub fn run(
+    inputs: &Inputs,
+    s: &Settings,
+    mode: &str,
+    registration: &str,
+    study_id: Option<String>,
+) -> Result<AnalysisResult> {
     if s.trials == 0 {
         return Err(Error::input("analysis.trials must be at least 1"));
     }
     if s.resampling_unit == ResamplingUnit::Component && inputs.assignment.is_none() {
-        return Err(Error::input("the protocol resamples components, but no component assignment was given")
-            .with_hint("pass --components FILE (written by `pledge components`)"));
+        return Err(
+            Error::input("the protocol resamples components, but no component assignment was given")
+                .with_hint("pass --components FILE (written by `pledge components`)"),
+        );
     }
     let spec = inputs.assignment.as_ref().map(|rows| ComponentSpec {
         rows,
@@ -155,6 +163,18 @@ pub fn run(inputs: &Inputs, s: &Settings, mode: &str, registration: &str, study_
         seed: s.seed,
     });
     let p = prepare(&inputs.scores, s.missing_topics, spec.as_ref(), inputs.strata.as_ref())?;
+    let mut notes = inputs.scores.notes.clone();
+    if let (Some(rows), None) = (&inputs.assignment, &inputs.split) {
+        let mut splits: Vec<&str> = rows.iter().filter_map(|r| r.split.as_deref()).collect();
+        splits.sort_unstable();
+        splits.dedup();
+        if !splits.is_empty() {
+            notes.push(format!(
+                "the component assignment has splits ({}) but no split was chosen: questions of all splits are analyzed",
+                splits.join(", ")
+            ));
+        }
+    }
     let pairs = pairs(&p.systems, s.baseline.as_deref())?;
     let systems = p
         .systems
@@ -163,7 +183,10 @@ pub fn run(inputs: &Inputs, s: &Settings, mode: &str, registration: &str, study_
         .map(|(i, name)| SystemSummary {
             name: name.clone(),
             mean: mean(&p.values[i]),
-            component_mean: p.component_of.as_ref().map(|c| component_units(&p.values[i], c, Estimator::ComponentMean).estimate()),
+            component_mean: p
+                .component_of
+                .as_ref()
+                .map(|c| component_units(&p.values[i], c, Estimator::ComponentMean).estimate()),
             topics: p.topics.len(),
             components: p.components_info.as_ref().map(|c| c.components),
         })
@@ -172,7 +195,12 @@ pub fn run(inputs: &Inputs, s: &Settings, mode: &str, registration: &str, study_
     let ps: Vec<f64> = comparisons.iter().map(|c| c.randomization.p).collect();
     let adj = multiple::adjust(&ps, s.adjust);
     for (c, q) in comparisons.iter_mut().zip(adj) {
-        c.p_adjusted = Adjusted { method: multiple::method_name(s.adjust).into(), of: "randomization".into(), family: ps.len(), p: q };
+        c.p_adjusted = Adjusted {
+            method: multiple::method_name(s.adjust).into(),
+            of: "randomization".into(),
+            family: ps.len(),
+            p: q,
+        };
     }
     Ok(AnalysisResult {
         schema: "pledge.analysis/1".into(),
@@ -183,10 +211,17 @@ pub fn run(inputs: &Inputs, s: &Settings, mode: &str, registration: &str, study_
         generator: RngInfo::chacha8(s.seed),
         topics: p.topics_info.clone(),
         components: p.components_info.clone(),
-        strata: inputs.strata_field.clone().filter(|_| p.stratum_of.is_some()).map(|field| StrataInfo { field, sizes: p.strata_sizes.clone() }),
+        strata: inputs
+            .strata_field
+            .clone()
+            .filter(|_| p.stratum_of.is_some())
+            .map(|field| StrataInfo {
+                field,
+                sizes: p.strata_sizes.clone(),
+            }),
         systems,
         comparisons,
-        notes: inputs.scores.notes.clone(),
+        notes,
         options: None,
     })
 }
@@ -196,11 +231,17 @@ fn pairs(systems: &[String], baseline: Option<&str>) -> Result<Vec<(usize, usize
     match baseline {
         Some(b) => {
             let bi = systems.iter().position(|s| s == b).ok_or_else(|| {
-                Error::input(format!("baseline system `{}` is not in the scores (systems: {})", b, systems.join(", ")))
+                Error::input(format!(
+                    "baseline system `{}` is not in the scores (systems: {})",
+                    b,
+                    systems.join(", ")
+                ))
             })?;
             Ok((0..systems.len()).filter(|&i| i != bi).map(|i| (i, bi)).collect())
         }
-        None => Ok((0..systems.len()).flat_map(|i| (i + 1..systems.len()).map(move |j| (i, j))).collect()),
+        None => Ok((0..systems.len())
+            .flat_map(|i| (i + 1..systems.len()).map(move |j| (i, j)))
+            .collect()),
     }
 }
 
@@ -222,10 +263,20 @@ fn component_units(d: &[f64], comp: &[usize], est: Estimator) -> Units {
         counts[c] += 1.0;
     }
     let (values, weights) = match est {
-        Estimator::ComponentMean => (sums.iter().zip(&counts).map(|(s, c)| if *c > 0.0 { s / c } else { 0.0 }).collect(), vec![1.0; g]),
+        Estimator::ComponentMean => (
+            sums.iter()
+                .zip(&counts)
+                .map(|(s, c)| if *c > 0.0 { s / c } else { 0.0 })
+                .collect(),
+            vec![1.0; g],
+        ),
         Estimator::QuestionWeighted => (sums, counts),
     };
-    Units { values, weights, strata: vec![(0..g).collect()] }
+    Units {
+        values,
+        weights,
+        strata: vec![(0..g).collect()],
+    }
 }
 
 fn compare_pair(p: &Prepared, a: usize, b: usize, s: &Settings) -> Comparison {
@@ -244,13 +295,23 @@ fn compare_pair(p: &Prepared, a: usize, b: usize, s: &Settings) -> Comparison {
         let k = of.iter().copied().max().map_or(0, |m| m + 1);
         let mut strata = vec![Vec::new(); k];
         of.iter().enumerate().for_each(|(i, &st)| strata[st].push(i));
-        let u = Units { strata, ..topic_units.clone() };
+        let u = Units {
+            strata,
+            ..topic_units.clone()
+        };
         bootstrap(&u, &spec, "topic (stratified)")
     });
     let comp_units = p.component_of.as_ref().map(|c| component_units(&d, c, s.estimator));
-    let component = comp_units
-        .as_ref()
-        .map(|u| bootstrap(u, &BootstrapSpec { stream_base: streams::COMPONENT, ..spec }, "component"));
+    let component = comp_units.as_ref().map(|u| {
+        bootstrap(
+            u,
+            &BootstrapSpec {
+                stream_base: streams::COMPONENT,
+                ..spec
+            },
+            "component",
+        )
+    });
     let cluster_robust = p.component_of.as_ref().map(|c| crv1(&d, c, s.interval_level));
     let (primary, unit_name, difference) = match (&comp_units, s.resampling_unit) {
         (Some(u), ResamplingUnit::Component) => (u.clone(), "component", u.estimate()),
@@ -258,7 +319,12 @@ fn compare_pair(p: &Prepared, a: usize, b: usize, s: &Settings) -> Comparison {
     };
     let unit_diffs = primary.unit_means();
     let t_test = paired_t(&unit_diffs, s.interval_level);
-    let randomization = sign_flip(&primary.values, s.randomization_trials as usize, s.seed, s.tie_tolerance);
+    let randomization = sign_flip(
+        &primary.values,
+        s.randomization_trials as usize,
+        s.seed,
+        s.tie_tolerance,
+    );
     let mde = achieved_mde(&unit_diffs, unit_name, s.alpha, s.power, s.sides, s.target_mde);
     let mut flags = Vec::new();
     if d.len() == 1 {
@@ -284,8 +350,16 @@ fn compare_pair(p: &Prepared, a: usize, b: usize, s: &Settings) -> Comparison {
         t_test,
         cluster_robust,
         randomization,
-        p_adjusted: Adjusted { method: String::new(), of: String::new(), family: 0, p: 1.0 },
+        p_adjusted: Adjusted {
+            method: String::new(),
+            of: String::new(),
+            family: 0,
+            p: 1.0,
+        },
         mde,
         flags,
     }
 }
+
+#[cfg(test)]
+mod tests;

@@ -15,7 +15,7 @@ use super::percentile::{method_name, quantile};
 use super::units::Units;
 use crate::protocol::Percentile;
 use rand::distributions::{Distribution, Uniform};
-use rand::SeedableRng;
+use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 use rayon::prelude::*;
 use serde::Serialize;
@@ -64,17 +64,22 @@ pub fn resample(units: &Units, spec: &BootstrapSpec) -> Vec<f64> {
         rng.set_stream(spec.stream_base + k as u64);
         if units.is_simple() {
             let n = units.len();
-            let dist = Uniform::new(0u32, n as u32);
+            let mut idx = Indices::new(n as u32);
             let v = &units.values;
             for slot in chunk.iter_mut() {
-                let mut s = 0.0;
-                for _ in 0..n {
-                    s += v[dist.sample(&mut rng) as usize];
+                // Four accumulators break the floating-point add dependency chain.
+                let mut acc = [0.0f64; 4];
+                for j in 0..n {
+                    acc[j & 3] += v[idx.next(&mut rng)];
                 }
-                *slot = s / n as f64;
+                *slot = ((acc[0] + acc[1]) + (acc[2] + acc[3])) / n as f64;
             }
         } else {
-            let dists: Vec<Uniform<u32>> = units.strata.iter().map(|s| Uniform::new(0u32, s.len().max(1) as u32)).collect();
+            let dists: Vec<Uniform<u32>> = units
+                .strata
+                .iter()
+                .map(|s| Uniform::new(0u32, s.len().max(1) as u32))
+                .collect();
             for slot in chunk.iter_mut() {
                 let (mut s, mut w) = (0.0, 0.0);
                 for (st, d) in units.strata.iter().zip(&dists) {
@@ -89,6 +94,39 @@ pub fn resample(units: &Units, spec: &BootstrapSpec) -> Vec<f64> {
         }
     });
     out
+}
+
+/// Uniform indices in `0..n` from 32-bit outputs of the generator, read in blocks of 256, by
+/// Lemire's multiply-shift with rejection (unbiased; "Fast random integer generation in an
+/// interval", ACM TOMACS 2019).
+struct Indices {
+    buf: [u32; 256],
+    pos: usize,
+    n: u64,
+    threshold: u32,
+}
+
+impl Indices {
+    fn new(n: u32) -> Indices {
+        let n = n.max(1);
+        Indices { buf: [0; 256], pos: 256, n: u64::from(n), threshold: n.wrapping_neg() % n }
+    }
+
+    #[inline]
+    fn next(&mut self, rng: &mut ChaCha8Rng) -> usize {
+        loop {
+            if self.pos == self.buf.len() {
+                rng.fill(&mut self.buf[..]);
+                self.pos = 0;
+            }
+            let x = self.buf[self.pos];
+            self.pos += 1;
+            let m = u64::from(x) * self.n;
+            if (m as u32) >= self.threshold {
+                return (m >> 32) as usize;
+            }
+        }
+    }
 }
 
 /// Summary of a bootstrap distribution of differences.
@@ -137,7 +175,14 @@ pub fn bootstrap(units: &Units, spec: &BootstrapSpec, unit: &str) -> Bootstrap {
 }
 
 /// Summarizes sorted resampled differences `d` against the observed difference.
-pub fn summarize(d: &[f64], observed: f64, n_units: usize, n_strata: usize, spec: &BootstrapSpec, unit: &str) -> Bootstrap {
+pub fn summarize(
+    d: &[f64],
+    observed: f64,
+    n_units: usize,
+    n_strata: usize,
+    spec: &BootstrapSpec,
+    unit: &str,
+) -> Bootstrap {
     let b = d.len().max(1) as f64;
     let tol = spec.tie_tolerance;
     let below = d.iter().filter(|&&x| x < -tol).count() as f64 / b;

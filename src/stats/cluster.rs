@@ -51,7 +51,11 @@ pub fn crv1(d: &[f64], cluster: &[usize], level: f64) -> ClusterRobust {
     } else {
         0.0
     };
-    let var = if n > 1 && !equal { d.iter().map(|x| (x - mean).powi(2)).sum::<f64>() / (n - 1) as f64 } else { 0.0 };
+    let var = if n > 1 && !equal {
+        d.iter().map(|x| (x - mean).powi(2)).sum::<f64>() / (n - 1) as f64
+    } else {
+        0.0
+    };
     let naive_se = (var / nf).sqrt();
     ClusterRobust {
         clusters: groups,

@@ -19,10 +19,20 @@ pub struct Histogram {
 /// Histogram of `sorted` (ascending) with `bins` equal-width bins.
 pub fn histogram(sorted: &[f64], bins: usize) -> Histogram {
     let (Some(&min), Some(&max)) = (sorted.first(), sorted.last()) else {
-        return Histogram { min: 0.0, max: 0.0, bin_width: 0.0, counts: vec![] };
+        return Histogram {
+            min: 0.0,
+            max: 0.0,
+            bin_width: 0.0,
+            counts: vec![],
+        };
     };
     if max <= min || bins == 0 {
-        return Histogram { min, max, bin_width: 0.0, counts: vec![sorted.len() as u64] };
+        return Histogram {
+            min,
+            max,
+            bin_width: 0.0,
+            counts: vec![sorted.len() as u64],
+        };
     }
     let w = (max - min) / bins as f64;
     let mut counts = vec![0u64; bins];
@@ -30,7 +40,12 @@ pub fn histogram(sorted: &[f64], bins: usize) -> Histogram {
         let i = (((x - min) / w) as usize).min(bins - 1);
         counts[i] += 1;
     }
-    Histogram { min, max, bin_width: w, counts }
+    Histogram {
+        min,
+        max,
+        bin_width: w,
+        counts,
+    }
 }
 
 #[cfg(test)]

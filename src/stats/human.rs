@@ -31,7 +31,13 @@ fn boot_line(b: &Bootstrap) -> String {
 }
 
 fn comparison(out: &mut String, c: &Comparison) {
-    let _ = writeln!(out, "\n{} − {}  (difference {})", c.system, c.baseline, num(c.difference));
+    let _ = writeln!(
+        out,
+        "\n{} − {}  (difference {})",
+        c.system,
+        c.baseline,
+        num(c.difference)
+    );
     let _ = writeln!(out, "  paired bootstrap:     {}", boot_line(&c.paired));
     if let Some(b) = &c.stratified {
         let _ = writeln!(out, "  stratified bootstrap: {}", boot_line(b));
@@ -115,18 +121,42 @@ impl Human for AnalysisResult {
         let t = &self.topics;
         let _ = writeln!(
             out,
-            "topics: {} analyzed of {} scored (missing-topics = {:?}: {} filled with 0, {} dropped; {} left out by the assignment)",
-            t.analyzed, t.in_scores, t.policy, t.filled_with_zero, t.dropped_missing, t.excluded_by_assignment
+            "topics: {} analyzed of {} scored (missing-topics = {}: {} filled with 0, {} dropped; {} left out by the assignment)",
+            t.analyzed,
+            t.in_scores,
+            match t.policy {
+                crate::protocol::MissingTopics::Error => "error",
+                crate::protocol::MissingTopics::Zero => "zero",
+                crate::protocol::MissingTopics::Intersection => "intersection",
+            }, t.filled_with_zero, t.dropped_missing, t.excluded_by_assignment
         );
         if let Some(c) = &self.components {
-            let _ = writeln!(out, "components: {} ({} questions, largest {}; cap {})", c.components, c.questions, c.largest, c.cap);
+            let _ = writeln!(
+                out,
+                "components: {} ({} questions, largest {}; cap {})",
+                c.components, c.questions, c.largest, c.cap
+            );
         }
         if let Some(st) = &self.strata {
             let sizes: Vec<String> = st.sizes.iter().map(|(n, k)| format!("{} {}", n, k)).collect();
             let _ = writeln!(out, "strata by {}: {}", st.field, sizes.join(", "));
         }
-        let w = self.systems.iter().map(|s| s.name.chars().count()).max().unwrap_or(6).max(6);
-        let _ = writeln!(out, "\n{:<w$}  {:>8}  {:>6}  {:>10}", "system", "mean", "topics", "components", w = w);
+        let w = self
+            .systems
+            .iter()
+            .map(|s| s.name.chars().count())
+            .max()
+            .unwrap_or(6)
+            .max(6);
+        let _ = writeln!(
+            out,
+            "\n{:<w$}  {:>8}  {:>6}  {:>10}",
+            "system",
+            "mean",
+            "topics",
+            "components",
+            w = w
+        );
         for sy in &self.systems {
             let _ = writeln!(
                 out,

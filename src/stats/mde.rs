@@ -38,7 +38,11 @@ pub struct AchievedMde {
 pub fn achieved_mde(d: &[f64], unit: &str, alpha: f64, power: f64, sides: u8, target: Option<f64>) -> AchievedMde {
     let n = d.len();
     let mean = if n > 0 { d.iter().sum::<f64>() / n as f64 } else { 0.0 };
-    let sd = if n > 1 && !super::units::all_equal(d) { (d.iter().map(|x| (x - mean).powi(2)).sum::<f64>() / (n - 1) as f64).sqrt() } else { 0.0 };
+    let sd = if n > 1 && !super::units::all_equal(d) {
+        (d.iter().map(|x| (x - mean).powi(2)).sum::<f64>() / (n - 1) as f64).sqrt()
+    } else {
+        0.0
+    };
     let mut out = AchievedMde {
         method: "normal approximation (z_{1-alpha/s} + z_{1-beta}) * sd / sqrt(n)".into(),
         unit: unit.into(),

@@ -93,7 +93,13 @@ mod tests {
 
     #[test]
     fn single_value_and_empty() {
-        for m in [Percentile::Linear, Percentile::InvertedCdf, Percentile::Lower, Percentile::Higher, Percentile::Nearest] {
+        for m in [
+            Percentile::Linear,
+            Percentile::InvertedCdf,
+            Percentile::Lower,
+            Percentile::Higher,
+            Percentile::Nearest,
+        ] {
             assert_eq!(quantile(&[2.5], 0.975, m), 2.5);
             assert_eq!(quantile(&[], 0.5, m), 0.0);
         }

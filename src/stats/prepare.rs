@@ -1,14 +1,10 @@
 //! Preparing the analysis data: the topic universe (scores joined with the component
 //! assignment), the missing-topics policy, strata, and the component groups.
 
-use super::bootstrap::streams;
 use crate::components::assignment::AssignmentRow;
 use crate::error::{Error, Result};
 use crate::protocol::{Keep, MissingTopics};
 use crate::scores::ScoreTable;
-use rand::seq::SliceRandom;
-use rand::SeedableRng;
-use rand_chacha::ChaCha8Rng;
 use serde::Serialize;
 use std::collections::{BTreeMap, HashMap, HashSet};
 
@@ -115,16 +111,25 @@ pub fn prepare(
             ))
             .with_hint("the assignment must come from `pledge components` on the same questions"));
         }
-        let (kept, cap) = kept_questions(c);
+        let (kept, cap) = super::keep::kept_questions(c);
         let kept_set: HashSet<&str> = kept.iter().map(|r| r.question.as_str()).collect();
-        universe = table.topics.iter().filter(|t| kept_set.contains(t.as_str())).cloned().collect();
+        universe = table
+            .topics
+            .iter()
+            .filter(|t| kept_set.contains(t.as_str()))
+            .cloned()
+            .collect();
         for t in table.topics.iter().filter(|t| !kept_set.contains(t.as_str())) {
             excluded += 1;
             if examples.len() < 20 {
                 examples.push(t.clone());
             }
         }
-        let mut extra: Vec<String> = kept.iter().filter(|r| !index.contains_key(r.question.as_str())).map(|r| r.question.clone()).collect();
+        let mut extra: Vec<String> = kept
+            .iter()
+            .filter(|r| !index.contains_key(r.question.as_str()))
+            .map(|r| r.question.clone())
+            .collect();
         extra.sort();
         universe.extend(extra);
         for r in &kept {
@@ -134,7 +139,10 @@ pub fn prepare(
     }
     // Missing-topics policy over the universe.
     let cell = |s: usize, t: &str| index.get(t).and_then(|&i| table.values[s][i]);
-    let missing: Vec<&String> = universe.iter().filter(|t| (0..table.systems.len()).any(|s| cell(s, t).is_none())).collect();
+    let missing: Vec<&String> = universe
+        .iter()
+        .filter(|t| (0..table.systems.len()).any(|s| cell(s, t).is_none()))
+        .collect();
     let mut filled = 0;
     let mut dropped = 0;
     let topics: Vec<String> = match policy {
@@ -143,7 +151,10 @@ pub fn prepare(
                 .iter()
                 .take(20)
                 .map(|t| {
-                    let who: Vec<&str> = (0..table.systems.len()).filter(|&s| cell(s, t).is_none()).map(|s| table.systems[s].as_str()).collect();
+                    let who: Vec<&str> = (0..table.systems.len())
+                        .filter(|&s| cell(s, t).is_none())
+                        .map(|s| table.systems[s].as_str())
+                        .collect();
                     format!("{} (missing for {})", t, who.join(", "))
                 })
                 .collect();
@@ -189,7 +200,10 @@ pub fn prepare(
             ids.sort();
             ids.dedup();
             let pos: HashMap<&String, usize> = ids.iter().enumerate().map(|(i, c)| (*c, i)).collect();
-            let of: Vec<usize> = topics.iter().map(|t| comp_of_q.get(t).and_then(|c| pos.get(c)).copied().unwrap_or(0)).collect();
+            let of: Vec<usize> = topics
+                .iter()
+                .map(|t| comp_of_q.get(t).and_then(|c| pos.get(c)).copied().unwrap_or(0))
+                .collect();
             let mut sizes = vec![0usize; ids.len()];
             of.iter().for_each(|&c| sizes[c] += 1);
             let info = ComponentAccounting {
@@ -207,9 +221,17 @@ pub fn prepare(
         Some(map) => {
             let mut names: Vec<&String> = Vec::new();
             let mut of = Vec::with_capacity(topics.len());
-            let lacking: Vec<&str> = topics.iter().filter(|t| !map.contains_key(*t)).map(|t| t.as_str()).collect();
+            let lacking: Vec<&str> = topics
+                .iter()
+                .filter(|t| !map.contains_key(*t))
+                .map(|t| t.as_str())
+                .collect();
             if !lacking.is_empty() {
-                return Err(Error::input(format!("{} topic(s) have no stratum: {}", lacking.len(), list(lacking.into_iter()))));
+                return Err(Error::input(format!(
+                    "{} topic(s) have no stratum: {}",
+                    lacking.len(),
+                    list(lacking.into_iter())
+                )));
             }
             let mut sorted: Vec<&String> = topics.iter().filter_map(|t| map.get(t)).collect();
             sorted.sort();
@@ -219,7 +241,11 @@ pub fn prepare(
             for t in &topics {
                 of.push(map.get(t).and_then(|s| pos.get(s)).copied().unwrap_or(0));
             }
-            let sizes = names.iter().enumerate().map(|(i, n)| ((*n).clone(), of.iter().filter(|&&x| x == i).count())).collect();
+            let sizes = names
+                .iter()
+                .enumerate()
+                .map(|(i, n)| ((*n).clone(), of.iter().filter(|&&x| x == i).count()))
+                .collect();
             (Some(of), sizes)
         }
         None => (None, vec![]),
@@ -242,44 +268,6 @@ pub fn prepare(
         components_info,
         strata_sizes,
     })
-}
-
-/// The assignment rows kept for analysis and a description of the cap: the file's `counted`
-/// column when any row has a value (rows with `counted = 0` are left out), else the cap m applied
-/// here with the keep rule (`first-by-id`: smallest question ids in byte order; `seeded-sample`:
-/// a ChaCha8 sample seeded with the analysis seed, components in id order).
-fn kept_questions<'a>(c: &ComponentSpec<'a>) -> (Vec<&'a AssignmentRow>, String) {
-    let rows: Vec<&AssignmentRow> = c.rows.iter().filter(|r| c.split.map_or(true, |s| r.split.as_deref() == Some(s))).collect();
-    if rows.iter().any(|r| r.counted.is_some()) {
-        let kept = rows.into_iter().filter(|r| r.counted != Some(false)).collect();
-        return (kept, "from the assignment's counted column".into());
-    }
-    let mut by: BTreeMap<&str, Vec<&AssignmentRow>> = BTreeMap::new();
-    for r in rows {
-        by.entry(r.component.as_str()).or_default().push(r);
-    }
-    let m = c.cap.max(1) as usize;
-    let mut rng = ChaCha8Rng::seed_from_u64(c.seed);
-    rng.set_stream(streams::KEEP);
-    let mut kept = Vec::new();
-    for (_, mut qs) in by {
-        qs.sort_by(|a, b| a.question.as_bytes().cmp(b.question.as_bytes()));
-        if qs.len() > m {
-            match c.keep {
-                Keep::FirstById => qs.truncate(m),
-                Keep::SeededSample => {
-                    qs.shuffle(&mut rng);
-                    qs.truncate(m);
-                }
-            }
-        }
-        kept.extend(qs);
-    }
-    let rule = match c.keep {
-        Keep::FirstById => "first-by-id",
-        Keep::SeededSample => "seeded-sample",
-    };
-    (kept, format!("applied here: at most {} per component, {}", m, rule))
 }
 
 fn list<'a>(it: impl Iterator<Item = &'a str>) -> String {

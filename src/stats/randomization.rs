@@ -30,7 +30,7 @@ pub struct Randomization {
     pub hits: u64,
     /// Two-sided p-value: hits/2^n (exact) or (hits + 1)/(B + 1) (Monte-Carlo).
     pub p: f64,
-    /// How ties were compared: `integer units of 1e-k` or `tolerance T`.
+    /// How ties were compared: `integer units`, `integer units of 1e-k` or `tolerance T`.
     pub ties: String,
     /// Set when n = 0 or all values are 0 (p = 1).
     pub flag: Option<String>,
@@ -41,11 +41,20 @@ pub fn sign_flip(v: &[f64], trials: usize, seed: u64, tolerance: f64) -> Randomi
     let n = v.len();
     let scaled = integer_units(v);
     let ties = match &scaled {
+        Some((_, 0)) => "integer units".to_string(),
         Some((_, k)) => format!("integer units of 1e-{}", k),
         None => format!("tolerance {:e}", tolerance),
     };
     if n == 0 || v.iter().all(|&x| x == 0.0) {
-        return Randomization { method: "exact".into(), units: n, assignments: 1, hits: 1, p: 1.0, ties, flag: Some("no non-zero differences: p = 1".into()) };
+        return Randomization {
+            method: "exact".into(),
+            units: n,
+            assignments: 1,
+            hits: 1,
+            p: 1.0,
+            ties,
+            flag: Some("no non-zero differences: p = 1".into()),
+        };
     }
     let exact = n <= EXACT_MAX_UNITS || (n < 63 && (1u64 << n) <= trials as u64);
     if exact {
@@ -54,7 +63,15 @@ pub fn sign_flip(v: &[f64], trials: usize, seed: u64, tolerance: f64) -> Randomi
             Some((ints, _)) => exact_int(ints),
             None => exact_float(v, tolerance),
         };
-        return Randomization { method: "exact".into(), units: n, assignments: total, hits, p: hits as f64 / total as f64, ties, flag: None };
+        return Randomization {
+            method: "exact".into(),
+            units: n,
+            assignments: total,
+            hits,
+            p: hits as f64 / total as f64,
+            ties,
+            flag: None,
+        };
     }
     let hits = monte_carlo(v, scaled.as_ref().map(|(i, _)| i.as_slice()), trials, seed, tolerance);
     Randomization {
@@ -106,7 +123,11 @@ fn exact_float(v: &[f64], tol: f64) -> u64 {
     (0u64..(1u64 << n))
         .into_par_iter()
         .map(|mask| {
-            let s: f64 = v.iter().enumerate().map(|(i, x)| if mask >> i & 1 == 1 { -x } else { *x }).sum();
+            let s: f64 = v
+                .iter()
+                .enumerate()
+                .map(|(i, x)| if mask >> i & 1 == 1 { -x } else { *x })
+                .sum();
             u64::from(s.abs() >= obs - tol)
         })
         .sum()
@@ -114,6 +135,8 @@ fn exact_float(v: &[f64], tol: f64) -> u64 {
 
 fn monte_carlo(v: &[f64], ints: Option<&[i64]>, trials: usize, seed: u64, tol: f64) -> u64 {
     let chunks = trials.div_ceil(CHUNK);
+    let obs_int = ints.map(|iv| iv.iter().sum::<i64>().abs()).unwrap_or(0);
+    let obs_float = v.iter().sum::<f64>().abs();
     (0..chunks)
         .into_par_iter()
         .map(|k| {
@@ -126,7 +149,6 @@ fn monte_carlo(v: &[f64], ints: Option<&[i64]>, trials: usize, seed: u64, tol: f
                 let mut left = 0;
                 let hit = match ints {
                     Some(iv) => {
-                        let obs = iv.iter().sum::<i64>().abs();
                         let mut s = 0i64;
                         for x in iv {
                             if left == 0 {
@@ -137,10 +159,9 @@ fn monte_carlo(v: &[f64], ints: Option<&[i64]>, trials: usize, seed: u64, tol: f
                             bits >>= 1;
                             left -= 1;
                         }
-                        s.abs() >= obs
+                        s.abs() >= obs_int
                     }
                     None => {
-                        let obs = v.iter().sum::<f64>().abs();
                         let mut s = 0.0;
                         for x in v {
                             if left == 0 {
@@ -151,7 +172,7 @@ fn monte_carlo(v: &[f64], ints: Option<&[i64]>, trials: usize, seed: u64, tol: f
                             bits >>= 1;
                             left -= 1;
                         }
-                        s.abs() >= obs - tol
+                        s.abs() >= obs_float - tol
                     }
                 };
                 hits += u64::from(hit);
@@ -165,8 +186,14 @@ fn monte_carlo(v: &[f64], ints: Option<&[i64]>, trials: usize, seed: u64, tol: f
 mod tests {
     use super::*;
 
-    const X: [f64; 20] = [0.70, 0.30, 0.20, 0.60, 0.40, 0.40, 0.00, 0.70, 0.10, 0.30, 0.50, 0.40, 0.00, 0.60, 0.50, 0.30, 0.10, 0.50, 0.20, 0.10];
-    const Y: [f64; 20] = [0.50, 0.10, 0.00, 0.20, 0.40, 0.30, 0.00, 0.50, 0.30, 0.30, 0.40, 0.40, 0.10, 0.40, 0.20, 0.10, 0.10, 0.60, 0.30, 0.20];
+    const X: [f64; 20] = [
+        0.70, 0.30, 0.20, 0.60, 0.40, 0.40, 0.00, 0.70, 0.10, 0.30, 0.50, 0.40, 0.00, 0.60, 0.50, 0.30, 0.10, 0.50,
+        0.20, 0.10,
+    ];
+    const Y: [f64; 20] = [
+        0.50, 0.10, 0.00, 0.20, 0.40, 0.30, 0.00, 0.50, 0.30, 0.30, 0.40, 0.40, 0.10, 0.40, 0.20, 0.10, 0.10, 0.60,
+        0.30, 0.20,
+    ];
 
     /// Oracle: statistics.md, exact sign-flip X vs Y: 69,120 of 1,048,576 = 0.0659179688.
     #[test]

@@ -22,7 +22,6 @@ use crate::error::{Error, Result};
 use crate::ledger::{Draft, Entry, EntryKind, Ledger, RngInfo, StoredEntry};
 use crate::study::{check_registered, load_protocol, repo_relative};
 use chrono::{DateTime, Utc};
-use serde::Serialize;
 use serde_json::{json, Value};
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -62,7 +61,10 @@ pub struct Outcome {
 }
 
 fn latest<'a>(entries: &'a [StoredEntry], study: &str, kinds: &[EntryKind]) -> Option<&'a StoredEntry> {
-    entries.iter().rev().find(|e| e.entry.study_id == study && kinds.contains(&e.entry.kind))
+    entries
+        .iter()
+        .rev()
+        .find(|e| e.entry.study_id == study && kinds.contains(&e.entry.kind))
 }
 
 /// The refusals for analyzing `study` with the assignment hash `assignment` (see module docs).
@@ -78,7 +80,12 @@ pub fn refusals(entries: &[StoredEntry], study: &str, assignment: Option<&str>) 
         match latest(entries, study, &kinds) {
             None => out.push("no components entry records a component assignment for this study".into()),
             Some(e) => {
-                let rec: Vec<(&String, &String)> = e.entry.inputs.iter().filter(|(k, _)| k.contains("assignment")).collect();
+                let rec: Vec<(&String, &String)> = e
+                    .entry
+                    .inputs
+                    .iter()
+                    .filter(|(k, _)| k.contains("assignment"))
+                    .collect();
                 if rec.is_empty() {
                     out.push(format!("entry #{} records no component assignment", e.entry.seq));
                 } else if !rec.iter().any(|(_, v)| v.as_str() == h) {
@@ -115,14 +122,23 @@ pub fn load_inputs(root: &Path, opts: &RunOptions, strata_field: Option<&str>) -
             Some(s) => Some(read_strata(&abs(s), f)?),
             None => match paths.first() {
                 Some(p) => Some(read_strata(p, f).map_err(|e| {
-                    e.with_hint(format!("the protocol stratifies by `{}`: pass --strata FILE with that column", f))
+                    e.with_hint(format!(
+                        "the protocol stratifies by `{}`: pass --strata FILE with that column",
+                        f
+                    ))
                 })?),
                 None => None,
             },
         },
         None => None,
     };
-    Ok(Inputs { scores, assignment, split: opts.split.clone(), strata, strata_field: strata_field.map(str::to_string) })
+    Ok(Inputs {
+        scores,
+        assignment,
+        split: opts.split.clone(),
+        strata,
+        strata_field: strata_field.map(str::to_string),
+    })
 }
 
 /// Runs `pledge analyze`: checks, analysis, ledger entries.
@@ -137,7 +153,12 @@ pub fn analyze(ledger: &Ledger, req: &Request, now: DateTime<Utc>) -> Result<Out
     let reg = match check_registered(&entries, &lp) {
         Ok(r) => Some(r.entry.seq),
         Err(e) => {
-            refused.push(std::iter::once(e.message.clone()).chain(e.causes.clone()).collect::<Vec<_>>().join(": "));
+            refused.push(
+                std::iter::once(e.message.clone())
+                    .chain(e.causes.clone())
+                    .collect::<Vec<_>>()
+                    .join(": "),
+            );
             None
         }
     };
@@ -172,7 +193,15 @@ pub fn analyze(ledger: &Ledger, req: &Request, now: DateTime<Utc>) -> Result<Out
     let inputs = load_inputs(&root, &opts, lp.protocol.analysis.strata_field.as_deref())?;
     let registration = match (reg, &req.deviation) {
         (Some(seq), None) => format!("protocol registered (entry #{}), sha256 {}", seq, lp.hash.sha256),
-        (_, Some(r)) => format!("deviation recorded: {} (overriding: {})", r, if refused.is_empty() { "nothing".to_string() } else { refused.join("; ") }),
+        (_, Some(r)) => format!(
+            "deviation recorded: {} (overriding: {})",
+            r,
+            if refused.is_empty() {
+                "nothing".to_string()
+            } else {
+                refused.join("; ")
+            }
+        ),
         (None, None) => "unregistered".into(),
     };
     let mut result = run(&inputs, &settings, "analyze", &registration, Some(study.clone()))?;
@@ -220,10 +249,15 @@ pub fn analyze(ledger: &Ledger, req: &Request, now: DateTime<Utc>) -> Result<Out
         },
         now,
     )?;
-    Ok(Outcome { result, entry, deviation, overridden: refused })
+    Ok(Outcome {
+        result,
+        entry,
+        deviation,
+        overridden: refused,
+    })
 }
 
-fn settings_for(p: &crate::protocol::Protocol, opts: &RunOptions) -> Settings {
+pub(crate) fn settings_for(p: &crate::protocol::Protocol, opts: &RunOptions) -> Settings {
     let mut s = Settings::from_protocol(p);
     if opts.baseline.is_some() {
         s.baseline = opts.baseline.clone();
@@ -264,89 +298,4 @@ pub fn summary(r: &AnalysisResult, deviation: bool) -> Value {
     })
 }
 
-/// Outcome of re-running a recorded analysis.
-#[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct RerunReport {
-    /// Sequence number of the `analyze` entry.
-    pub seq: u64,
-    /// Whether every input still has its recorded hash and the recomputed result hash matches.
-    pub ok: bool,
-    /// Recorded `result_sha256`.
-    pub recorded: Option<String>,
-    /// SHA-256 of the recomputed result (`None` when it could not be recomputed).
-    pub recomputed: Option<String>,
-    /// What did not match or could not be read.
-    pub problems: Vec<String>,
-}
-
-/// Recomputes the analysis recorded in `stored` (an `analyze` entry) from the recorded inputs:
-/// the protocol version registered in the ledger under the entry's `protocol_sha256` (its stored
-/// `protocol.toml`), the files listed in the stored result's `options` (relative to the
-/// repository root) whose hashes must equal the entry's `inputs`, and the labels (`mode`,
-/// `registration`, `study_id`) of the stored result. Then the result is serialized as the ledger
-/// stores it (pretty JSON) and its SHA-256 compared with `result_sha256`.
-///
-/// Errors: `stored` is not an analyze entry or has no stored result (exit 2). Mismatches are not
-/// errors: they are listed in the report with `ok = false`.
-pub fn rerun(ledger: &Ledger, stored: &StoredEntry) -> Result<RerunReport> {
-    let e = &stored.entry;
-    if e.kind != EntryKind::Analyze {
-        return Err(Error::input(format!("entry #{} is a {} entry, not analyze", e.seq, e.kind.as_str())));
-    }
-    let mut rep = RerunReport { seq: e.seq, ok: false, recorded: e.result_sha256.clone(), recomputed: None, problems: vec![] };
-    let bytes = stored.result.as_ref().ok_or_else(|| Error::input(format!("entry #{} has no stored result", e.seq)))?;
-    let old: Value = serde_json::from_slice(bytes).map_err(|x| Error::input(format!("entry #{}: result.json is not JSON", e.seq)).caused_by(x))?;
-    let opts: RunOptions = match old.get("options").cloned().map(serde_json::from_value) {
-        Some(Ok(o)) => o,
-        _ => {
-            rep.problems.push("the stored result names no inputs (options)".into());
-            return Ok(rep);
-        }
-    };
-    let entries = ledger.entries()?;
-    let reg = entries.iter().rev().find(|x| {
-        x.entry.study_id == e.study_id
-            && matches!(x.entry.kind, EntryKind::Register | EntryKind::Amend)
-            && x.entry.protocol_sha256 == e.protocol_sha256
-            && x.protocol_text.is_some()
-    });
-    let protocol = match reg.and_then(|r| r.protocol_text.as_deref()) {
-        Some(text) => crate::protocol::parse(text, Path::new("protocol.toml (ledger)"))?,
-        None => match &e.protocol_path {
-            Some(p) => crate::protocol::load(&ledger.root().join(p))?.0,
-            None => {
-                rep.problems.push("no protocol text recorded for this analysis".into());
-                return Ok(rep);
-            }
-        },
-    };
-    let root = ledger.root();
-    for (k, want) in &e.inputs {
-        let Some((role, p)) = k.split_once(':') else { continue };
-        if role == "protocol" {
-            continue;
-        }
-        match crate::io::sha256_file(&root.join(p)) {
-            Ok(h) if &h == want => {}
-            Ok(h) => rep.problems.push(format!("{} changed: recorded {}, now {}", k, want, h)),
-            Err(x) => rep.problems.push(format!("{}: {}", k, x.message)),
-        }
-    }
-    if !rep.problems.is_empty() {
-        return Ok(rep);
-    }
-    let settings = settings_for(&protocol, &opts);
-    let inputs = load_inputs(&root, &opts, protocol.analysis.strata_field.as_deref())?;
-    let label = |k: &str| old.get(k).and_then(Value::as_str).unwrap_or("").to_string();
-    let mut result = run(&inputs, &settings, &label("mode"), &label("registration"), old.get("study_id").and_then(Value::as_str).map(str::to_string))?;
-    result.options = Some(opts);
-    let value = serde_json::to_value(&result).map_err(|x| Error::internal("serializing the analysis").caused_by(x))?;
-    let pretty = serde_json::to_vec_pretty(&value).map_err(|x| Error::internal("serializing the analysis").caused_by(x))?;
-    let h = crate::io::sha256_hex(&pretty);
-    rep.ok = e.result_sha256.as_deref() == Some(h.as_str());
-    if !rep.ok {
-        rep.problems.push(format!("recomputed result sha256 {} differs from the recorded one", h));
-    }
-    rep.recomputed = Some(h);
-    Ok(rep)
-}
+pub use super::rerun::{rerun, RerunReport};

@@ -28,8 +28,23 @@ pub fn read_strata(path: &Path, field: &str) -> Result<BTreeMap<String, String>>
     let f = headers
         .iter()
         .position(|h| h.eq_ignore_ascii_case(field))
-        .ok_or_else(|| Error::at(path, 1, format!("no strata column `{}` in the header ({})", field, headers.join(", "))))?;
-    const IDS: [&str; 8] = ["topic", "topic_id", "qid", "query_id", "question_id", "id", "_id", "index"];
+        .ok_or_else(|| {
+            Error::at(
+                path,
+                1,
+                format!("no strata column `{}` in the header ({})", field, headers.join(", ")),
+            )
+        })?;
+    const IDS: [&str; 8] = [
+        "topic",
+        "topic_id",
+        "qid",
+        "query_id",
+        "question_id",
+        "id",
+        "_id",
+        "index",
+    ];
     let t = IDS
         .iter()
         .find_map(|n| headers.iter().position(|h| h.eq_ignore_ascii_case(n)))
@@ -45,11 +60,19 @@ pub fn read_strata(path: &Path, field: &str) -> Result<BTreeMap<String, String>>
             continue;
         }
         if stratum.is_empty() {
-            return Err(Error::at(path, line, format!("topic `{}` has an empty `{}`", topic, field)));
+            return Err(Error::at(
+                path,
+                line,
+                format!("topic `{}` has an empty `{}`", topic, field),
+            ));
         }
         match out.get(topic) {
             Some(s) if s != stratum => {
-                return Err(Error::at(path, line, format!("topic `{}` is in two strata (`{}` and `{}`)", topic, s, stratum)))
+                return Err(Error::at(
+                    path,
+                    line,
+                    format!("topic `{}` is in two strata (`{}` and `{}`)", topic, s, stratum),
+                ))
             }
             _ => {
                 out.insert(topic.to_string(), stratum.to_string());

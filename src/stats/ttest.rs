@@ -36,7 +36,11 @@ pub fn paired_t(d: &[f64], level: f64) -> TTest {
     let mean = if n > 0 { d.iter().sum::<f64>() / n as f64 } else { 0.0 };
     // Equal values give exactly zero variance (rounding in the mean must not fake a tiny one).
     let equal = super::units::all_equal(d);
-    let variance = if n > 1 && !equal { d.iter().map(|x| (x - mean).powi(2)).sum::<f64>() / (n - 1) as f64 } else { 0.0 };
+    let variance = if n > 1 && !equal {
+        d.iter().map(|x| (x - mean).powi(2)).sum::<f64>() / (n - 1) as f64
+    } else {
+        0.0
+    };
     let se = if n > 0 { (variance / n as f64).sqrt() } else { 0.0 };
     t_from(n, mean, variance, se, n.saturating_sub(1), level)
 }
@@ -44,7 +48,18 @@ pub fn paired_t(d: &[f64], level: f64) -> TTest {
 /// A t-test from an estimate, its standard error and degrees of freedom (used by the cluster-
 /// robust test with df = G − 1).
 pub fn t_from(n: usize, mean: f64, variance: f64, se: f64, df: usize, level: f64) -> TTest {
-    let mut out = TTest { n, mean, variance, se, t: None, df, p: None, ci: None, level, flag: None };
+    let mut out = TTest {
+        n,
+        mean,
+        variance,
+        se,
+        t: None,
+        df,
+        p: None,
+        ci: None,
+        level,
+        flag: None,
+    };
     if df < 1 {
         out.flag = Some("fewer than 2 units: no t-test".into());
         return out;
@@ -70,9 +85,18 @@ pub fn t_from(n: usize, mean: f64, variance: f64, se: f64, df: usize, level: f64
 mod tests {
     use super::*;
 
-    pub const X: [f64; 20] = [0.70, 0.30, 0.20, 0.60, 0.40, 0.40, 0.00, 0.70, 0.10, 0.30, 0.50, 0.40, 0.00, 0.60, 0.50, 0.30, 0.10, 0.50, 0.20, 0.10];
-    pub const Y: [f64; 20] = [0.50, 0.10, 0.00, 0.20, 0.40, 0.30, 0.00, 0.50, 0.30, 0.30, 0.40, 0.40, 0.10, 0.40, 0.20, 0.10, 0.10, 0.60, 0.30, 0.20];
-    pub const Z: [f64; 20] = [0.00, 0.00, 0.20, 0.10, 0.30, 0.30, 0.10, 0.20, 0.40, 0.40, 0.40, 0.30, 0.30, 0.20, 0.20, 0.20, 0.10, 0.50, 0.40, 0.30];
+    pub const X: [f64; 20] = [
+        0.70, 0.30, 0.20, 0.60, 0.40, 0.40, 0.00, 0.70, 0.10, 0.30, 0.50, 0.40, 0.00, 0.60, 0.50, 0.30, 0.10, 0.50,
+        0.20, 0.10,
+    ];
+    pub const Y: [f64; 20] = [
+        0.50, 0.10, 0.00, 0.20, 0.40, 0.30, 0.00, 0.50, 0.30, 0.30, 0.40, 0.40, 0.10, 0.40, 0.20, 0.10, 0.10, 0.60,
+        0.30, 0.20,
+    ];
+    pub const Z: [f64; 20] = [
+        0.00, 0.00, 0.20, 0.10, 0.30, 0.30, 0.10, 0.20, 0.40, 0.40, 0.40, 0.30, 0.30, 0.20, 0.20, 0.20, 0.10, 0.50,
+        0.40, 0.30,
+    ];
 
     fn diff(a: &[f64], b: &[f64]) -> Vec<f64> {
         a.iter().zip(b).map(|(x, y)| x - y).collect()
@@ -82,9 +106,30 @@ mod tests {
     #[test]
     fn data_set_s() {
         let cases = [
-            (diff(&X, &Y), 0.0750, 0.0251315789, 2.1157598613, 0.0477967618, [0.0008059447, 0.1491940553]),
-            (diff(&X, &Z), 0.1000, 0.0768421053, 1.6133008790, 0.1231651046, [-0.0297355057, 0.2297355057]),
-            (diff(&Y, &Z), 0.0250, 0.0293421053, 0.6526936254, 0.5217734484, [-0.0551687029, 0.1051687029]),
+            (
+                diff(&X, &Y),
+                0.0750,
+                0.0251315789,
+                2.1157598613,
+                0.0477967618,
+                [0.0008059447, 0.1491940553],
+            ),
+            (
+                diff(&X, &Z),
+                0.1000,
+                0.0768421053,
+                1.6133008790,
+                0.1231651046,
+                [-0.0297355057, 0.2297355057],
+            ),
+            (
+                diff(&Y, &Z),
+                0.0250,
+                0.0293421053,
+                0.6526936254,
+                0.5217734484,
+                [-0.0551687029, 0.1051687029],
+            ),
         ];
         for (d, mean, var, t, p, ci) in cases {
             let r = paired_t(&d, 0.95);

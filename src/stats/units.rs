@@ -22,7 +22,11 @@ impl Units {
     /// Unstratified units of weight 1 (topic-level differences).
     pub fn topics(diffs: Vec<f64>) -> Units {
         let n = diffs.len();
-        Units { weights: vec![1.0; n], values: diffs, strata: vec![(0..n).collect()] }
+        Units {
+            weights: vec![1.0; n],
+            values: diffs,
+            strata: vec![(0..n).collect()],
+        }
     }
 
     /// Number of units.
@@ -52,12 +56,19 @@ impl Units {
 
     /// Per-unit means value/weight (the unit-level differences).
     pub fn unit_means(&self) -> Vec<f64> {
-        self.values.iter().zip(&self.weights).map(|(v, w)| if *w > 0.0 { v / w } else { 0.0 }).collect()
+        self.values
+            .iter()
+            .zip(&self.weights)
+            .map(|(v, w)| if *w > 0.0 { v / w } else { 0.0 })
+            .collect()
     }
 
     /// The same units with every value negated (the comparison with the systems swapped).
     pub fn negated(&self) -> Units {
-        Units { values: self.values.iter().map(|v| -v).collect(), ..self.clone() }
+        Units {
+            values: self.values.iter().map(|v| -v).collect(),
+            ..self.clone()
+        }
     }
 }
 

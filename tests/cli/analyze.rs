@@ -17,7 +17,12 @@ fn json(s: &str) -> Value {
 }
 
 fn cmp<'a>(v: &'a Value, system: &str) -> &'a Value {
-    v["comparisons"].as_array().unwrap().iter().find(|c| c["system"] == system).unwrap()
+    v["comparisons"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|c| c["system"] == system)
+        .unwrap()
 }
 
 #[test]
@@ -26,8 +31,24 @@ fn compare_hotpotqa_needs_a_label_for_halted_then_gives_real_values() {
     copy_data(&env, HOTPOT, "c.csv");
     let r = env.run(&["compare", "--scores", "c.csv", "--baseline", GPT35]);
     assert_eq!(r.code, 2, "{}", r.stderr);
-    assert!(r.stderr.contains("c.csv:") && r.stderr.contains("HALTED"), "{}", r.stderr);
-    let args = ["compare", "--scores", "c.csv", "--baseline", GPT35, "--label", "HALTED=0", "--format", "json", "--seed", "3"];
+    assert!(
+        r.stderr.contains("c.csv:") && r.stderr.contains("HALTED"),
+        "{}",
+        r.stderr
+    );
+    let args = [
+        "compare",
+        "--scores",
+        "c.csv",
+        "--baseline",
+        GPT35,
+        "--label",
+        "HALTED=0",
+        "--format",
+        "json",
+        "--seed",
+        "3",
+    ];
     let r = env.run(&args);
     assert_eq!(r.code, 0, "{}", r.stderr);
     assert!(r.stderr.contains("writes no ledger entry"));
@@ -48,7 +69,10 @@ fn compare_hotpotqa_needs_a_label_for_halted_then_gives_real_values() {
     assert_eq!(c["p_adjusted"]["method"], "holm");
     assert_eq!(c["p_adjusted"]["family"], 5);
     let h = &c["paired"]["histogram"]["counts"];
-    assert_eq!(h.as_array().unwrap().iter().map(|x| x.as_u64().unwrap()).sum::<u64>(), 10_000);
+    assert_eq!(
+        h.as_array().unwrap().iter().map(|x| x.as_u64().unwrap()).sum::<u64>(),
+        10_000
+    );
     // Same inputs and seed: byte-identical output.
     assert_eq!(env.run(&args).stdout, r.stdout);
 }
@@ -56,8 +80,16 @@ fn compare_hotpotqa_needs_a_label_for_halted_then_gives_real_values() {
 #[test]
 fn compare_swapping_systems_negates_and_keeps_reversal() {
     let env = Env::new();
-    env.write("s.csv", "topic,A,B\n1,0.5,0.25\n2,0.75,0.5\n3,0.25,0.5\n4,1,0.5\n5,0.5,0.5\n");
-    let run = |base: &str| json(&env.run(&["compare", "--scores", "s.csv", "--baseline", base, "--format", "json"]).stdout);
+    env.write(
+        "s.csv",
+        "topic,A,B\n1,0.5,0.25\n2,0.75,0.5\n3,0.25,0.5\n4,1,0.5\n5,0.5,0.5\n",
+    );
+    let run = |base: &str| {
+        json(
+            &env.run(&["compare", "--scores", "s.csv", "--baseline", base, "--format", "json"])
+                .stdout,
+        )
+    };
     let ab = run("B");
     let ba = run("A");
     let (x, y) = (&ab["comparisons"][0], &ba["comparisons"][0]);
@@ -74,10 +106,22 @@ fn compare_reads_trec_eval_and_per_system_csv_files() {
     let env = Env::new();
     copy_data(&env, "analyze/input.InexpC2.q.txt", "a.q.txt");
     copy_data(&env, "analyze/input.aplrob03a.q.txt", "b.q.txt");
-    let r = env.run(&["compare", "--scores", "a.q.txt", "--scores", "b.q.txt", "--format", "json"]);
+    let r = env.run(&[
+        "compare", "--scores", "a.q.txt", "--scores", "b.q.txt", "--format", "json",
+    ]);
     assert_eq!(r.code, 2);
     assert!(r.stderr.contains("several measures"), "{}", r.stderr);
-    let r = env.run(&["compare", "--scores", "a.q.txt", "--scores", "b.q.txt", "--measure", "map", "--format", "json"]);
+    let r = env.run(&[
+        "compare",
+        "--scores",
+        "a.q.txt",
+        "--scores",
+        "b.q.txt",
+        "--measure",
+        "map",
+        "--format",
+        "json",
+    ]);
     assert_eq!(r.code, 0, "{}", r.stderr);
     let v = json(&r.stdout);
     assert_eq!(v["topics"]["analyzed"], 100);
@@ -85,7 +129,17 @@ fn compare_reads_trec_eval_and_per_system_csv_files() {
     assert!((v["systems"][0]["mean"].as_f64().unwrap() - 0.2249).abs() < 5e-5);
     copy_data(&env, "analyze/glm-4.7.csv", "glm-4.7.csv");
     copy_data(&env, "analyze/kimi-k2.5.csv", "kimi-k2.5.csv");
-    let r = env.run(&["compare", "--scores", "glm-4.7.csv", "--scores", "kimi-k2.5.csv", "--column", "f1", "--format", "json"]);
+    let r = env.run(&[
+        "compare",
+        "--scores",
+        "glm-4.7.csv",
+        "--scores",
+        "kimi-k2.5.csv",
+        "--column",
+        "f1",
+        "--format",
+        "json",
+    ]);
     assert_eq!(r.code, 0, "{}", r.stderr);
     let v = json(&r.stdout);
     assert_eq!(v["systems"][0]["name"], "glm-4.7");
@@ -99,10 +153,44 @@ fn compare_missing_topics_policies() {
     let r = env.run(&["compare", "--scores", "m.csv"]);
     assert_eq!(r.code, 2);
     assert!(r.stderr.contains("3 (missing for B)"), "{}", r.stderr);
-    let v = json(&env.run(&["compare", "--scores", "m.csv", "--missing-topics", "zero", "--format", "json"]).stdout);
-    assert_eq!((v["topics"]["analyzed"].as_u64(), v["topics"]["filled_with_zero"].as_u64()), (Some(3), Some(1)));
-    let v = json(&env.run(&["compare", "--scores", "m.csv", "--missing-topics", "intersection", "--format", "json"]).stdout);
-    assert_eq!((v["topics"]["analyzed"].as_u64(), v["topics"]["dropped_missing"].as_u64()), (Some(2), Some(1)));
+    let v = json(
+        &env.run(&[
+            "compare",
+            "--scores",
+            "m.csv",
+            "--missing-topics",
+            "zero",
+            "--format",
+            "json",
+        ])
+        .stdout,
+    );
+    assert_eq!(
+        (
+            v["topics"]["analyzed"].as_u64(),
+            v["topics"]["filled_with_zero"].as_u64()
+        ),
+        (Some(3), Some(1))
+    );
+    let v = json(
+        &env.run(&[
+            "compare",
+            "--scores",
+            "m.csv",
+            "--missing-topics",
+            "intersection",
+            "--format",
+            "json",
+        ])
+        .stdout,
+    );
+    assert_eq!(
+        (
+            v["topics"]["analyzed"].as_u64(),
+            v["topics"]["dropped_missing"].as_u64()
+        ),
+        (Some(2), Some(1))
+    );
 }
 
 fn registered_env() -> Env {
@@ -114,7 +202,15 @@ fn registered_env() -> Env {
     env
 }
 
-const ANALYZE: [&str; 7] = ["analyze", "protocols/hotpotqa.toml", "--scores", "data/correctness.csv", "--label", "HALTED=0", "--format"];
+const ANALYZE: [&str; 7] = [
+    "analyze",
+    "protocols/hotpotqa.toml",
+    "--scores",
+    "data/correctness.csv",
+    "--label",
+    "HALTED=0",
+    "--format",
+];
 
 #[test]
 fn analyze_records_an_entry_and_reruns_to_the_same_hash() {
@@ -132,7 +228,11 @@ fn analyze_records_an_entry_and_reruns_to_the_same_hash() {
     let entries = ledger.entries().unwrap();
     let last = entries.last().unwrap();
     assert_eq!(last.entry.kind, EntryKind::Analyze);
-    assert!(last.entry.inputs.contains_key("scores:data/correctness.csv"), "{:?}", last.entry.inputs);
+    assert!(
+        last.entry.inputs.contains_key("scores:data/correctness.csv"),
+        "{:?}",
+        last.entry.inputs
+    );
     assert_eq!(last.entry.rng.as_ref().unwrap().seed, 20261130);
     assert_eq!(last.entry.summary["comparisons"][0]["adjust"], "holm");
     let rep = pledge::stats::registered::rerun(&ledger, last).unwrap();
@@ -153,14 +253,23 @@ fn analyze_refuses_unregistered_changed_and_stopped_studies() {
     assert!(r.stderr.contains("not registered"), "{}", r.stderr);
     assert_eq!(env.run(&["register", "protocols/hotpotqa.toml"]).code, 0);
     let text = std::fs::read_to_string(env.join("protocols/hotpotqa.toml")).unwrap();
-    env.write("protocols/hotpotqa.toml", text.replace("trials = 10000", "trials = 2000"));
+    env.write(
+        "protocols/hotpotqa.toml",
+        text.replace("trials = 10000", "trials = 2000"),
+    );
     let r = env.run(&ANALYZE[..6]);
     assert_eq!(r.code, 1);
     assert!(r.stderr.contains("changed since it was registered"), "{}", r.stderr);
     env.write("protocols/hotpotqa.toml", &text);
     let ledger = Ledger::open(env.path()).unwrap();
-    let now = chrono::DateTime::parse_from_rfc3339(crate::common::NOW).unwrap().with_timezone(&chrono::Utc);
-    let draft = Draft { kind: Some(EntryKind::Stop), study_id: "hotpotqa-100-agents".into(), ..Draft::default() };
+    let now = chrono::DateTime::parse_from_rfc3339(crate::common::NOW)
+        .unwrap()
+        .with_timezone(&chrono::Utc);
+    let draft = Draft {
+        kind: Some(EntryKind::Stop),
+        study_id: "hotpotqa-100-agents".into(),
+        ..Draft::default()
+    };
     ledger.append(&draft, now).unwrap();
     let r = env.run(&ANALYZE[..6]);
     assert_eq!(r.code, 1);
@@ -172,7 +281,10 @@ fn analyze_refuses_unregistered_changed_and_stopped_studies() {
     let entries = ledger.entries().unwrap();
     let n = entries.len();
     assert_eq!(entries[n - 2].entry.kind, EntryKind::Deviation);
-    assert_eq!(entries[n - 2].entry.reason.as_deref(), Some("analyzing anyway for the pilot report"));
+    assert_eq!(
+        entries[n - 2].entry.reason.as_deref(),
+        Some("analyzing anyway for the pilot report")
+    );
     assert_eq!(entries[n - 1].entry.kind, EntryKind::Analyze);
     assert_eq!(entries[n - 1].entry.summary["deviation"], true);
 }
@@ -189,12 +301,22 @@ fn analyze_refuses_an_assignment_other_than_the_counted_one() {
             format!("{},C-{},{},,\n", q, q, q)
         })
         .collect();
-    env.write("components.csv", format!("question,component,unit,split,counted\n{}", rows));
+    env.write(
+        "components.csv",
+        format!("question,component,unit,split,counted\n{}", rows),
+    );
     let ledger = Ledger::open(env.path()).unwrap();
-    let now = chrono::DateTime::parse_from_rfc3339(crate::common::NOW).unwrap().with_timezone(&chrono::Utc);
+    let now = chrono::DateTime::parse_from_rfc3339(crate::common::NOW)
+        .unwrap()
+        .with_timezone(&chrono::Utc);
     let mut inputs = std::collections::BTreeMap::new();
     inputs.insert("assignment:components.csv".to_string(), "0".repeat(64));
-    let draft = Draft { kind: Some(EntryKind::Go), study_id: "hotpotqa-100-agents".into(), inputs: inputs.clone(), ..Draft::default() };
+    let draft = Draft {
+        kind: Some(EntryKind::Go),
+        study_id: "hotpotqa-100-agents".into(),
+        inputs: inputs.clone(),
+        ..Draft::default()
+    };
     ledger.append(&draft, now).unwrap();
     let mut args = ANALYZE[..6].to_vec();
     args.extend(["--components", "components.csv"]);
@@ -203,7 +325,17 @@ fn analyze_refuses_an_assignment_other_than_the_counted_one() {
     assert!(r.stderr.contains("assignment differs"), "{}", r.stderr);
     let h = pledge::io::sha256_file(&env.join("components.csv")).unwrap();
     inputs.insert("assignment:components.csv".to_string(), h);
-    ledger.append(&Draft { kind: Some(EntryKind::Go), study_id: "hotpotqa-100-agents".into(), inputs, ..Draft::default() }, now).unwrap();
+    ledger
+        .append(
+            &Draft {
+                kind: Some(EntryKind::Go),
+                study_id: "hotpotqa-100-agents".into(),
+                inputs,
+                ..Draft::default()
+            },
+            now,
+        )
+        .unwrap();
     args.extend(["--format", "json"]);
     let r = env.run(&args);
     assert_eq!(r.code, 0, "{}", r.stderr);
@@ -220,7 +352,11 @@ fn bad_inputs_exit_2_with_file_and_line() {
     env.write("dup.csv", "topic,system,score\n1,A,0.5\n2,A,0.5\n1,A,0.7\n");
     let r = env.run(&["compare", "--scores", "dup.csv"]);
     assert_eq!(r.code, 2);
-    assert!(r.stderr.contains("dup.csv:4:") && r.stderr.contains("duplicate"), "{}", r.stderr);
+    assert!(
+        r.stderr.contains("dup.csv:4:") && r.stderr.contains("duplicate"),
+        "{}",
+        r.stderr
+    );
     env.write("nan.csv", "topic,system,score\n1,A,nan\n");
     let r = env.run(&["compare", "--scores", "nan.csv"]);
     assert_eq!(r.code, 2);
@@ -242,7 +378,11 @@ fn degenerate_data_is_flagged_not_nan() {
     let c = &v["comparisons"][0];
     assert_eq!(c["paired"]["reversal_rate"], 0.0);
     assert!(c["t_test"]["t"].is_null() && c["t_test"]["flag"].as_str().unwrap().contains("equal"));
-    assert!(c["flags"].as_array().unwrap().iter().any(|f| f.as_str().unwrap().contains("all per-topic differences are equal")));
+    assert!(c["flags"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .any(|f| f.as_str().unwrap().contains("all per-topic differences are equal")));
     let h = env.run(&["compare", "--scores", "d.csv"]);
     assert!(h.stdout.contains("A − B") && h.stdout.contains("flag:"), "{}", h.stdout);
 }

@@ -1,7 +1,14 @@
 use super::*;
 
 fn spec(trials: usize) -> BootstrapSpec {
-    BootstrapSpec { seed: 7, stream_base: 0, trials, level: 0.95, percentile: Percentile::Linear, tie_tolerance: 1e-12 }
+    BootstrapSpec {
+        seed: 7,
+        stream_base: 0,
+        trials,
+        level: 0.95,
+        percentile: Percentile::Linear,
+        tie_tolerance: 1e-12,
+    }
 }
 
 /// Every ordered resample of `d`: the exact bootstrap distribution of the mean.
@@ -32,7 +39,13 @@ fn exact_distributions_match_the_oracle() {
     let b = summarize(&e5, 0.02, 5, 1, &s, "topic");
     assert!((b.sd - 0.0593295879).abs() < 1e-9, "{}", b.sd);
     assert!((b.mean - 0.02).abs() < 1e-12);
-    for m in [Percentile::Linear, Percentile::InvertedCdf, Percentile::Lower, Percentile::Higher, Percentile::Nearest] {
+    for m in [
+        Percentile::Linear,
+        Percentile::InvertedCdf,
+        Percentile::Lower,
+        Percentile::Higher,
+        Percentile::Nearest,
+    ] {
         assert!((quantile(&e5, 0.025, m) + 0.10).abs() < 1e-9);
         assert!((quantile(&e5, 0.5, m) - 0.02).abs() < 1e-9);
         assert!((quantile(&e5, 0.975, m) - 0.12).abs() < 1e-9);
@@ -53,9 +66,17 @@ fn exact_distributions_match_the_oracle() {
 fn monte_carlo_approaches_the_exact_distribution() {
     let trials = 20_000;
     let se = |p: f64| 4.0 * (p * (1.0 - p) / trials as f64).sqrt();
-    for (d, lt, eq, sd) in [(&D5[..], 0.29792, 0.12864, 0.0593295879), (&D6[..], 0.2048611111, 0.0969650206, 0.0509175077)] {
+    for (d, lt, eq, sd) in [
+        (&D5[..], 0.29792, 0.12864, 0.0593295879),
+        (&D6[..], 0.2048611111, 0.0969650206, 0.0509175077),
+    ] {
         let b = bootstrap(&Units::topics(d.to_vec()), &spec(trials), "topic");
-        assert!((b.reversal_rate.unwrap() - lt).abs() < se(lt), "{} vs {}", b.reversal_rate.unwrap(), lt);
+        assert!(
+            (b.reversal_rate.unwrap() - lt).abs() < se(lt),
+            "{} vs {}",
+            b.reversal_rate.unwrap(),
+            lt
+        );
         assert!((b.ties_share - eq).abs() < se(eq), "{} vs {}", b.ties_share, eq);
         assert!((b.sd - sd).abs() < 0.05 * sd);
     }
@@ -78,7 +99,11 @@ fn all_positive_differences_never_reverse_and_swap_negates() {
 fn result_does_not_depend_on_thread_count() {
     let u = Units::topics((0..97).map(|i| ((i * 37 % 11) as f64 - 5.0) / 10.0).collect());
     let run = |threads| {
-        rayon::ThreadPoolBuilder::new().num_threads(threads).build().unwrap().install(|| resample(&u, &spec(3000)))
+        rayon::ThreadPoolBuilder::new()
+            .num_threads(threads)
+            .build()
+            .unwrap()
+            .install(|| resample(&u, &spec(3000)))
     };
     assert_eq!(run(1), run(3));
 }
@@ -87,7 +112,11 @@ fn result_does_not_depend_on_thread_count() {
 fn strata_keep_their_sizes() {
     // Within each stratum all values are equal, so every stratified resample equals the observed
     // mean; an unstratified resample would not.
-    let u = Units { values: vec![1.0, 1.0, 1.0, 0.0], weights: vec![1.0; 4], strata: vec![vec![0, 1, 2], vec![3]] };
+    let u = Units {
+        values: vec![1.0, 1.0, 1.0, 0.0],
+        weights: vec![1.0; 4],
+        strata: vec![vec![0, 1, 2], vec![3]],
+    };
     let b = bootstrap(&u, &spec(500), "topic (stratified)");
     assert_eq!(b.sd, 0.0);
     assert_eq!(b.interval, [0.75, 0.75]);
