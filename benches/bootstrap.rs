@@ -75,6 +75,21 @@ fn main() {
         );
     }
     println!("  target < 0.5 s: {}", if best < 0.5 { "met" } else { "NOT met" });
+    let one = rayon::ThreadPoolBuilder::new().num_threads(1).build().map(|p| {
+        p.install(|| {
+            let t = Instant::now();
+            let _ = bootstrap(&units, &spec, "topic");
+            t.elapsed().as_secs_f64()
+        })
+    });
+    if let Ok(s) = one {
+        println!("  single thread: {:.3} s", s);
+    }
+    let load = std::fs::read_to_string("/proc/loadavg").unwrap_or_default();
+    println!(
+        "  machine load average (other processes compete for the cores): {}",
+        load.trim()
+    );
     python(&a, &b, best);
 }
 

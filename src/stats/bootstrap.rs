@@ -65,12 +65,20 @@ pub fn resample(units: &Units, spec: &BootstrapSpec) -> Vec<f64> {
         if units.is_simple() {
             let n = units.len();
             let mut idx = Indices::new(n as u32);
+            let mut draw = vec![0u32; n];
             let v = &units.values;
             for slot in chunk.iter_mut() {
+                idx.fill(&mut rng, &mut draw);
                 // Four accumulators break the floating-point add dependency chain.
                 let mut acc = [0.0f64; 4];
-                for j in 0..n {
-                    acc[j & 3] += v[idx.next(&mut rng)];
+                for q in draw.chunks_exact(4) {
+                    acc[0] += v[q[0] as usize];
+                    acc[1] += v[q[1] as usize];
+                    acc[2] += v[q[2] as usize];
+                    acc[3] += v[q[3] as usize];
+                }
+                for &i in draw.chunks_exact(4).remainder() {
+                    acc[0] += v[i as usize];
                 }
                 *slot = ((acc[0] + acc[1]) + (acc[2] + acc[3])) / n as f64;
             }
@@ -96,34 +104,67 @@ pub fn resample(units: &Units, spec: &BootstrapSpec) -> Vec<f64> {
     out
 }
 
-/// Uniform indices in `0..n` from 32-bit outputs of the generator, read in blocks of 256, by
-/// Lemire's multiply-shift with rejection (unbiased; "Fast random integer generation in an
-/// interval", ACM TOMACS 2019).
+/// Uniform indices in `0..n` by Lemire's multiply-shift with rejection (unbiased; "Fast random
+/// integer generation in an interval", ACM TOMACS 2019), from the generator's 32-bit outputs read
+/// in blocks of 256: each output gives two 16-bit candidates when n ≤ 2^16 (a candidate left
+/// over after the last index of a resample is discarded), else one 32-bit candidate.
 struct Indices {
     buf: [u32; 256],
     pos: usize,
     n: u64,
-    threshold: u32,
+    threshold: u64,
+    small: bool,
 }
 
 impl Indices {
     fn new(n: u32) -> Indices {
-        let n = n.max(1);
-        Indices { buf: [0; 256], pos: 256, n: u64::from(n), threshold: n.wrapping_neg() % n }
+        let n = u64::from(n.max(1));
+        let small = n <= 1 << 16;
+        let range = if small { 1u64 << 16 } else { 1u64 << 32 };
+        Indices {
+            buf: [0; 256],
+            pos: 256,
+            n,
+            threshold: (range - n) % n,
+            small,
+        }
     }
 
     #[inline]
-    fn next(&mut self, rng: &mut ChaCha8Rng) -> usize {
-        loop {
-            if self.pos == self.buf.len() {
-                rng.fill(&mut self.buf[..]);
-                self.pos = 0;
+    fn word(&mut self, rng: &mut ChaCha8Rng) -> u32 {
+        if self.pos == self.buf.len() {
+            rng.fill(&mut self.buf[..]);
+            self.pos = 0;
+        }
+        self.pos += 1;
+        self.buf[self.pos - 1]
+    }
+
+    /// Fills `out` with one resample's indices.
+    fn fill(&mut self, rng: &mut ChaCha8Rng, out: &mut [u32]) {
+        let (n, t) = (self.n, self.threshold);
+        let mut k = 0;
+        if self.small {
+            while k < out.len() {
+                let w = self.word(rng);
+                let m = u64::from(w & 0xFFFF) * n;
+                if (m & 0xFFFF) >= t {
+                    out[k] = (m >> 16) as u32;
+                    k += 1;
+                }
+                let m = u64::from(w >> 16) * n;
+                if (m & 0xFFFF) >= t && k < out.len() {
+                    out[k] = (m >> 16) as u32;
+                    k += 1;
+                }
             }
-            let x = self.buf[self.pos];
-            self.pos += 1;
-            let m = u64::from(x) * self.n;
-            if (m as u32) >= self.threshold {
-                return (m >> 32) as usize;
+        } else {
+            while k < out.len() {
+                let m = u64::from(self.word(rng)) * n;
+                if (m & 0xFFFF_FFFF) >= t {
+                    out[k] = (m >> 32) as u32;
+                    k += 1;
+                }
             }
         }
     }

@@ -50,4 +50,3 @@ pub(crate) fn kept_questions<'a>(c: &ComponentSpec<'a>) -> (Vec<&'a AssignmentRo
     };
     (kept, format!("applied here: at most {} per component, {}", m, rule))
 }
-

@@ -92,7 +92,8 @@ fn all_positive_differences_never_reverse_and_swap_negates() {
     assert_eq!(s.observed, -b.observed);
     assert_eq!(s.reversal_rate, b.reversal_rate);
     assert_eq!(s.median, -b.median);
-    assert_eq!(s.interval, [-b.interval[1], -b.interval[0]]);
+    // Exact up to the rounding of numpy's interpolation at the mirrored positions.
+    assert!((s.interval[0] + b.interval[1]).abs() < 1e-12 && (s.interval[1] + b.interval[0]).abs() < 1e-12);
 }
 
 #[test]
