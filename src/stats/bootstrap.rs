@@ -8,7 +8,9 @@
 //! interval uses a named numpy percentile definition instead of `diffs[int(0.025·B)]`, reversals
 //! and exact ties (|difference| ≤ tolerance) are counted separately, and the trials run in
 //! parallel chunks of [`CHUNK`] trials where chunk k draws from ChaCha8 seeded with the seed on
-//! stream `stream_base + k`, so the result does not depend on the number of threads.
+//! stream `stream_base + k`, so the result does not depend on the number of threads. Topic
+//! indices are drawn by Lemire's unbiased multiply-shift method from the generator's output
+//! (two 16-bit draws per 32-bit word when there are at most 65,536 units).
 
 use super::histogram::{histogram, Histogram};
 use super::percentile::{method_name, quantile};
