@@ -1,0 +1,150 @@
+use super::*;
+use crate::protocol::{Estimator, Keep, ResamplingUnit};
+
+/// The clustered-questions oracle of statistics.md: 12 questions in c1×5, c2×2, c3×3, c4×2.
+fn oracle_inputs() -> Inputs {
+    let a = [1., 1., 1., 1., 0., 1., 0., 0., 0., 1., 1., 1.];
+    let b = [0., 0., 1., 0., 0., 1., 1., 0., 0., 0., 1., 0.];
+    let comp = ["c1", "c1", "c1", "c1", "c1", "c2", "c2", "c3", "c3", "c3", "c4", "c4"];
+    let topics: Vec<String> = (0..12).map(|i| format!("q{:02}", i)).collect();
+    let assignment = topics
+        .iter()
+        .zip(comp)
+        .map(|(q, c)| AssignmentRow {
+            question: q.clone(),
+            component: c.into(),
+            unit: q.clone(),
+            split: None,
+            counted: None,
+        })
+        .collect();
+    Inputs {
+        scores: ScoreTable {
+            systems: vec!["A".into(), "B".into()],
+            topics,
+            values: vec![
+                a.iter().map(|x| Some(*x)).collect(),
+                b.iter().map(|x| Some(*x)).collect(),
+            ],
+            notes: vec![],
+        },
+        assignment: Some(assignment),
+        split: None,
+        strata: None,
+        strata_field: None,
+    }
+}
+
+fn settings(est: Estimator, cap: u32) -> Settings {
+    let mut s = Settings::compare_defaults();
+    s.trials = 2000;
+    s.resampling_unit = ResamplingUnit::Component;
+    s.estimator = est;
+    s.max_per_component = cap;
+    s
+}
+
+#[test]
+fn component_estimators_and_crv1_through_run() {
+    let r = run(
+        &oracle_inputs(),
+        &settings(Estimator::QuestionWeighted, 12),
+        "compare",
+        "-",
+        None,
+    )
+    .unwrap();
+    let c = &r.comparisons[0];
+    assert!((c.difference - 1.0 / 3.0).abs() < 1e-12);
+    let cr = c.cluster_robust.as_ref().unwrap();
+    assert!((cr.se - 0.2078698548).abs() < 1e-9);
+    assert_eq!(c.component.as_ref().unwrap().units, 4);
+    assert_eq!(c.randomization.assignments, 16, "exact over 4 components");
+    // Mean of component means: (3/5 − 1/2 + 1/3 + 1/2) / 4.
+    let r = run(
+        &oracle_inputs(),
+        &settings(Estimator::ComponentMean, 12),
+        "compare",
+        "-",
+        None,
+    )
+    .unwrap();
+    let want = (0.6 - 0.5 + 1.0 / 3.0 + 0.5) / 4.0;
+    assert!((r.comparisons[0].difference - want).abs() < 1e-12);
+    assert!((r.systems[0].component_mean.unwrap() - (0.8 + 0.5 + 1.0 / 3.0 + 1.0) / 4.0).abs() < 1e-12);
+}
+
+#[test]
+fn cap_keeps_first_by_id_and_counted_column_wins() {
+    let r = run(
+        &oracle_inputs(),
+        &settings(Estimator::QuestionWeighted, 2),
+        "compare",
+        "-",
+        None,
+    )
+    .unwrap();
+    // c1 keeps q00, q01; c2 both; c3 q07, q08; c4 both: 8 questions.
+    assert_eq!(r.topics.analyzed, 8);
+    assert_eq!(r.topics.excluded_by_assignment, 4);
+    assert!(r.components.as_ref().unwrap().cap.contains("first-by-id"));
+    let mut inp = oracle_inputs();
+    if let Some(rows) = &mut inp.assignment {
+        for (i, row) in rows.iter_mut().enumerate() {
+            row.counted = Some(i != 0);
+        }
+    }
+    let r = run(&inp, &settings(Estimator::QuestionWeighted, 2), "compare", "-", None).unwrap();
+    assert_eq!(r.topics.analyzed, 11);
+    let mut s = settings(Estimator::QuestionWeighted, 2);
+    s.keep = Keep::SeededSample;
+    let a = run(&oracle_inputs(), &s, "compare", "-", None).unwrap();
+    assert_eq!(a, run(&oracle_inputs(), &s, "compare", "-", None).unwrap());
+    assert_eq!(a.topics.analyzed, 8);
+}
+
+#[test]
+fn stratified_bootstrap_and_baseline_errors() {
+    let mut inp = oracle_inputs();
+    inp.assignment = None;
+    inp.strata = Some(
+        inp.scores
+            .topics
+            .iter()
+            .enumerate()
+            .map(|(i, t)| (t.clone(), if i < 6 { "x" } else { "y" }.to_string()))
+            .collect(),
+    );
+    inp.strata_field = Some("kind".into());
+    let mut s = Settings::compare_defaults();
+    s.trials = 500;
+    let r = run(&inp, &s, "compare", "-", None).unwrap();
+    let st = r.comparisons[0].stratified.as_ref().unwrap();
+    assert_eq!((st.strata, st.units), (2, 12));
+    assert_eq!(
+        r.strata.as_ref().unwrap().sizes,
+        vec![("x".to_string(), 6), ("y".to_string(), 6)]
+    );
+    s.baseline = Some("C".into());
+    let e = run(&inp, &s, "compare", "-", None).unwrap_err();
+    assert!(e.message.contains("baseline system `C`"));
+    s.baseline = None;
+    s.resampling_unit = ResamplingUnit::Component;
+    assert!(run(&inp, &s, "compare", "-", None)
+        .unwrap_err()
+        .message
+        .contains("no component assignment"));
+}
+
+#[test]
+fn one_component_is_flagged() {
+    let mut inp = oracle_inputs();
+    if let Some(rows) = &mut inp.assignment {
+        rows.iter_mut().for_each(|r| r.component = "c".into());
+    }
+    let r = run(&inp, &settings(Estimator::ComponentMean, 12), "compare", "-", None).unwrap();
+    let c = &r.comparisons[0];
+    assert!(c.flags.iter().any(|f| f.contains("one component")));
+    assert!(c.t_test.p.is_none() && c.mde.achieved.is_none());
+    assert!(serde_json::to_string(&r).unwrap().find("NaN").is_none());
+}
