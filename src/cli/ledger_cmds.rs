@@ -84,6 +84,10 @@ pub struct VerifyArgs {
     /// check that it is a prefix of the local ledger.
     #[arg(long, value_name = "REMOTE")]
     pub remote: Option<String>,
+    /// Also recompute every recorded analysis from its recorded inputs and check that the input
+    /// and result hashes match.
+    #[arg(long, conflicts_with = "ledger")]
+    pub rerun: bool,
     /// Output format.
     #[arg(long, value_enum, default_value_t)]
     pub format: Format,
@@ -196,16 +200,36 @@ pub fn verify(a: VerifyArgs, ctx: &Ctx) -> Outcome {
         ledger::verify_export(&resolve(ctx, file), lp.as_ref())?
     } else {
         let l = Ledger::open(&ctx.cwd)?;
-        match &a.remote {
+        let mut report = match &a.remote {
             Some(r) => {
                 let remote = ledger::resolve_remote(&l, r, &ctx.cwd)?;
                 ledger::verify_remote(&l, &remote, lp.as_ref())?
             }
             None => ledger::verify_ledger(&l, lp.as_ref())?,
+        };
+        if a.rerun {
+            rerun_analyses(&l, &mut report)?;
         }
+        report
     };
     let code = if report.ok { exit::OK } else { exit::FINDINGS };
     Ok((code, render(&report, a.format)))
+}
+
+/// `verify --rerun`: recomputes each `analyze` entry (see `stats::registered::rerun`); a
+/// mismatch is a finding, a match a note.
+fn rerun_analyses(l: &Ledger, report: &mut ledger::VerifyReport) -> crate::error::Result<()> {
+    for e in l.entries()?.iter().filter(|e| e.entry.kind == crate::ledger::EntryKind::Analyze) {
+        let r = crate::stats::registered::rerun(l, e)?;
+        if r.ok {
+            let msg = format!("analysis recomputed from its recorded inputs: result sha256 {} matches", r.recomputed.as_deref().unwrap_or("-"));
+            report.notes.push(ledger::Finding::new("rerun-matches", Some(r.seq), msg));
+        } else {
+            report.ok = false;
+            report.findings.push(ledger::Finding::new("rerun-mismatch", Some(r.seq), r.problems.join("; ")));
+        }
+    }
+    Ok(())
 }
 
 pub fn log(a: LogArgs, ctx: &Ctx) -> Outcome {
