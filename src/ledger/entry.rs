@@ -188,6 +188,17 @@ impl Entry {
         serde_json::to_vec(&v).unwrap_or_default()
     }
 
+    /// The declared data-access level in words, e.g. `nothing run yet`.
+    pub fn data_access_label(&self) -> String {
+        match self.data_access {
+            DataAccess::NothingRun => "nothing run yet",
+            DataAccess::PilotOnly => "pilot data only",
+            DataAccess::ResultsUnseen => "results produced but not seen",
+            DataAccess::ResultsSeen => "results seen",
+        }
+        .to_string()
+    }
+
     /// SHA-256 (hex) of [`Entry::canonical_bytes`].
     pub fn compute_sha256(&self) -> String {
         crate::io::sha256_hex(&self.canonical_bytes())

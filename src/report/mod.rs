@@ -1,1 +1,2 @@
 //! The reviewer-facing Markdown report.
+pub mod svg;
