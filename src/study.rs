@@ -85,9 +85,17 @@ pub fn check_registered<'a>(entries: &'a [StoredEntry], lp: &LoadedProtocol) -> 
 
 /// Registers `lp` (kind `register`) or a new version of it (kind `amend`, `reason` required).
 ///
+/// The checks run against the ledger as it is when the entry lands (inside the atomic append),
+/// so two processes registering the same study at once cannot both succeed.
+///
+/// The entry's summary is `{"title", "registered_by", "results_seen_at_registration"}`; the
+/// last is true when the declared data-access level (`access`, or the level in force for the
+/// study when `None`, see [`DataAccess::in_force`]) is `results-seen`: such a registration is allowed but marked, and `verify`
+/// and the report disclose it.
+///
 /// Refused (exit 1): registering a different protocol under an already registered study id
-/// (use amend); amending a study that is not registered; an amend identical to the registered
-/// version. Bad input (exit 2): an amend without a reason.
+/// (use amend); registering the same protocol twice; amending a study that is not registered;
+/// an amend identical to the registered version. Bad input (exit 2): an amend without a reason.
 pub fn register(
     ledger: &Ledger,
     lp: &LoadedProtocol,
@@ -95,9 +103,29 @@ pub fn register(
     access: Option<DataAccess>,
     now: DateTime<Utc>,
 ) -> Result<Entry> {
-    let entries = ledger.entries()?;
+    if let Some(r) = amend_reason {
+        if r.trim().is_empty() {
+            return Err(Error::input(
+                "amend needs a non-empty --reason (it is disclosed in the report)",
+            ));
+        }
+    }
+    let rel = repo_relative(ledger, &lp.path);
+    ledger.append_with(now, |entries| {
+        registration_draft(entries, lp, &rel, amend_reason, access)
+    })
+}
+
+/// The draft of a register/amend entry for `lp` given the current `entries`; see [`register`].
+fn registration_draft(
+    entries: &[StoredEntry],
+    lp: &LoadedProtocol,
+    rel: &str,
+    amend_reason: Option<&str>,
+    access: Option<DataAccess>,
+) -> Result<Draft> {
     let id = &lp.protocol.study.id;
-    let prev = latest_registration(&entries, id);
+    let prev = latest_registration(entries, id);
     let kind = match (amend_reason, prev) {
         (None, None) => EntryKind::Register,
         (None, Some(p)) if p.entry.protocol_sha256.as_deref() == Some(lp.hash.sha256.as_str()) => {
@@ -123,10 +151,7 @@ pub fn register(
             ))
             .with_hint(format!("register it first: pledge register {}", lp.path.display())))
         }
-        (Some(r), Some(p)) => {
-            if r.trim().is_empty() {
-                return Err(Error::input("amend needs a non-empty --reason"));
-            }
+        (Some(_), Some(p)) => {
             if p.entry.protocol_sha256.as_deref() == Some(lp.hash.sha256.as_str()) {
                 return Err(Error::refused(format!(
                     "the protocol is identical to the registered version (entry #{}): nothing to amend",
@@ -136,14 +161,14 @@ pub fn register(
             EntryKind::Amend
         }
     };
+    let level = access.unwrap_or_else(|| DataAccess::in_force(entries.iter().map(|e| &e.entry), id));
     let mut inputs = std::collections::BTreeMap::new();
-    let rel = repo_relative(ledger, &lp.path);
     inputs.insert(format!("protocol:{}", rel), lp.hash.raw_sha256.clone());
-    let draft = Draft {
+    Ok(Draft {
         kind: Some(kind),
         study_id: id.clone(),
         protocol_sha256: Some(lp.hash.sha256.clone()),
-        protocol_path: Some(rel),
+        protocol_path: Some(rel.to_string()),
         amends: if kind == EntryKind::Amend {
             prev.and_then(|p| p.entry.protocol_sha256.clone())
         } else {
@@ -151,11 +176,43 @@ pub fn register(
         },
         inputs,
         reason: amend_reason.map(str::to_string),
-        data_access: access,
+        data_access: Some(level),
         rng: None,
-        summary: serde_json::json!({ "title": lp.protocol.study.title, "registered_by": lp.protocol.study.registered_by }),
+        summary: serde_json::json!({
+            "title": lp.protocol.study.title,
+            "registered_by": lp.protocol.study.registered_by,
+            "results_seen_at_registration": level == DataAccess::ResultsSeen,
+        }),
         result: None,
         protocol_text: Some(lp.text.clone()),
-    };
-    ledger.append(&draft, now)
+    })
+}
+
+/// Records a `note` entry: a change of the declared data-access level and/or a free remark,
+/// optionally tied to `study_id` (empty for the whole ledger). The summary is
+/// `{"access_changed_from": LEVEL|null}`.
+///
+/// Errors (exit 2): an empty `reason`.
+pub fn note(
+    ledger: &Ledger,
+    study_id: &str,
+    access: Option<DataAccess>,
+    reason: &str,
+    now: DateTime<Utc>,
+) -> Result<Entry> {
+    if reason.trim().is_empty() {
+        return Err(Error::input("a note needs a non-empty --reason"));
+    }
+    ledger.append_with(now, |entries| {
+        let before = DataAccess::in_force(entries.iter().map(|e| &e.entry), study_id);
+        let changed = access.filter(|a| *a != before);
+        Ok(Draft {
+            kind: Some(EntryKind::Note),
+            study_id: study_id.to_string(),
+            reason: Some(reason.to_string()),
+            data_access: access,
+            summary: serde_json::json!({ "access_changed_from": changed.map(|_| before) }),
+            ..Default::default()
+        })
+    })
 }

@@ -58,6 +58,8 @@ enum Command {
     Register(ledger_cmds::RegisterArgs),
     /// Register a new version of a registered protocol, with a mandatory reason.
     Amend(ledger_cmds::AmendArgs),
+    /// Record a change of the declared data-access level, or a note.
+    Note(ledger_cmds::NoteArgs),
     /// Check the ledger's hash chain and the protocol against its registration.
     Verify(ledger_cmds::VerifyArgs),
     /// Show the ledger's entries.
@@ -105,6 +107,7 @@ pub fn run(args: Vec<OsString>, ctx: &Ctx) -> (u8, String) {
         Command::Init(a) => ledger_cmds::init(a, &ctx),
         Command::Register(a) => ledger_cmds::register(a, &ctx),
         Command::Amend(a) => ledger_cmds::amend(a, &ctx),
+        Command::Note(a) => ledger_cmds::note(a, &ctx),
         Command::Verify(a) => ledger_cmds::verify(a, &ctx),
         Command::Log(a) => ledger_cmds::log(a, &ctx),
         Command::Export(a) => ledger_cmds::export(a, &ctx),

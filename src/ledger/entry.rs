@@ -68,6 +68,28 @@ pub enum DataAccess {
     ResultsSeen,
 }
 
+impl DataAccess {
+    /// The kebab-case name, as in JSON and on the command line.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            DataAccess::NothingRun => "nothing-run",
+            DataAccess::PilotOnly => "pilot-only",
+            DataAccess::ResultsUnseen => "results-unseen",
+            DataAccess::ResultsSeen => "results-seen",
+        }
+    }
+
+    /// The level in force for `study_id` after `entries` (first to last): that of the latest
+    /// entry of the same study or of a ledger-wide entry (empty study id), else `nothing-run`.
+    pub fn in_force<'a>(entries: impl DoubleEndedIterator<Item = &'a Entry>, study_id: &str) -> DataAccess {
+        entries
+            .rev()
+            .find(|e| e.study_id == study_id || e.study_id.is_empty())
+            .map(|e| e.data_access)
+            .unwrap_or_default()
+    }
+}
+
 /// Name and version of the tool that wrote an entry.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Tool {
@@ -126,7 +148,8 @@ pub struct Draft {
     pub inputs: BTreeMap<String, String>,
     /// Reason (required for amend and deviation).
     pub reason: Option<String>,
-    /// Declared data-access level; `None` keeps the previous entry's level.
+    /// Declared data-access level; `None` keeps the level in force for the study (see
+    /// [`DataAccess::in_force`]).
     pub data_access: Option<DataAccess>,
     /// Random generator and seed, where one is used.
     pub rng: Option<RngInfo>,
@@ -185,7 +208,7 @@ impl Entry {
         if let serde_json::Value::Object(m) = &mut v {
             m.remove("entry_sha256");
         }
-        serde_json::to_vec(&v).unwrap_or_default()
+        canonical_json(&v)
     }
 
     /// The declared data-access level in words, e.g. `nothing run yet`.
@@ -207,7 +230,7 @@ impl Entry {
     /// Stored bytes of `entry.json`: canonical form with `entry_sha256` (keys sorted, compact).
     pub fn stored_bytes(&self) -> Vec<u8> {
         let v = serde_json::to_value(self).unwrap_or(serde_json::Value::Null);
-        let mut b = serde_json::to_vec(&v).unwrap_or_default();
+        let mut b = canonical_json(&v);
         b.push(b'\n');
         b
     }
@@ -216,5 +239,106 @@ impl Entry {
     pub fn parse(bytes: &[u8], what: &str) -> Result<Entry> {
         serde_json::from_slice(bytes)
             .map_err(|e| Error::input(format!("{}: not a pledge ledger entry", what)).caused_by(e))
+    }
+}
+
+/// Compact JSON with object keys sorted by byte order at every level, written explicitly so the
+/// canonical form does not depend on serde_json's `preserve_order` feature being off.
+pub fn canonical_json(v: &serde_json::Value) -> Vec<u8> {
+    let mut out = Vec::new();
+    write_canonical(v, &mut out);
+    out
+}
+
+fn write_canonical(v: &serde_json::Value, out: &mut Vec<u8>) {
+    use serde_json::Value;
+    match v {
+        Value::Object(m) => {
+            let mut keys: Vec<&String> = m.keys().collect();
+            keys.sort_by(|a, b| a.as_bytes().cmp(b.as_bytes()));
+            out.push(b'{');
+            for (i, k) in keys.iter().enumerate() {
+                if i > 0 {
+                    out.push(b',');
+                }
+                write_canonical(&Value::String((*k).clone()), out);
+                out.push(b':');
+                if let Some(x) = m.get(k.as_str()) {
+                    write_canonical(x, out);
+                }
+            }
+            out.push(b'}');
+        }
+        Value::Array(a) => {
+            out.push(b'[');
+            for (i, x) in a.iter().enumerate() {
+                if i > 0 {
+                    out.push(b',');
+                }
+                write_canonical(x, out);
+            }
+            out.push(b']');
+        }
+        scalar => out.extend(serde_json::to_vec(scalar).unwrap_or_default()),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn sample() -> Entry {
+        Entry {
+            seq: 1,
+            kind: EntryKind::Register,
+            time: "2026-11-30T12:00:00Z".into(),
+            prev_sha256: GENESIS.into(),
+            study_id: "s".into(),
+            protocol_sha256: Some("ab".into()),
+            protocol_path: Some("p.toml".into()),
+            amends: None,
+            inputs: BTreeMap::new(),
+            result_sha256: None,
+            tool: Tool {
+                name: "pledge".into(),
+                version: "0.1.0".into(),
+            },
+            rng: None,
+            reason: None,
+            data_access: DataAccess::NothingRun,
+            git_head: None,
+            summary: serde_json::json!({"z": 1, "a": [{"y": 0.5, "b": "é"}]}),
+            entry_sha256: String::new(),
+        }
+    }
+
+    #[test]
+    fn canonical_form_sorts_keys_and_drops_the_hash() {
+        let e = sample();
+        let c = String::from_utf8(e.canonical_bytes()).unwrap();
+        assert_eq!(
+            c,
+            concat!(
+                r#"{"amends":null,"data_access":"nothing-run","git_head":null,"inputs":{},"kind":"register","#,
+                r#""prev_sha256":"0000000000000000000000000000000000000000000000000000000000000000","#,
+                r#""protocol_path":"p.toml","protocol_sha256":"ab","reason":null,"result_sha256":null,"rng":null,"#,
+                r#""seq":1,"study_id":"s","summary":{"a":[{"b":"é","y":0.5}],"z":1},"#,
+                r#""time":"2026-11-30T12:00:00Z","tool":{"name":"pledge","version":"0.1.0"}}"#
+            )
+        );
+        // Hand check: sha256 of exactly these bytes.
+        assert_eq!(e.compute_sha256(), crate::io::sha256_hex(c.as_bytes()));
+    }
+
+    #[test]
+    fn stored_bytes_round_trip() {
+        let mut e = sample();
+        e.entry_sha256 = e.compute_sha256();
+        let b = e.stored_bytes();
+        assert_eq!(b.last(), Some(&b'\n'));
+        let back = Entry::parse(&b, "test").unwrap();
+        assert_eq!(back, e);
+        assert_eq!(back.stored_bytes(), b);
+        assert!(Entry::parse(b"{}", "x").is_err());
     }
 }

@@ -4,14 +4,28 @@
 //! Each ledger commit's tree holds `entry.json` (see [`entry`] for the canonical form), and where
 //! present `result.json` (the full result whose SHA-256 the entry records) and `protocol.toml`
 //! (the registered protocol text, on register and amend). The commit's parent is the previous
-//! entry's commit. Appends are atomic and safe against concurrent writers: the new commit is built
-//! off the current tip and the ref is moved with a compare-and-swap under libgit2's ref lock
-//! file (`refs/pledge/ledger.lock`); a writer that lost the race rebuilds on the new tip and tries
-//! again. A process killed mid-append leaves at most unreferenced objects: the ref still names the
-//! old, valid tip.
+//! entry's commit, and its message ends with `entry_sha256 HASH`. Appends are atomic and safe
+//! against concurrent writers: the new commit is built off the current tip and the ref is moved
+//! with a compare-and-swap under libgit2's ref lock file (`refs/pledge/ledger.lock`); a writer
+//! that lost the race rebuilds on the new tip (re-running its checks) and tries again. A process
+//! killed mid-append leaves at most unreferenced objects: the ref still names the old, valid tip.
+//!
+//! [`verify`] checks a ledger copy, [`export`] writes and verifies the portable JSON Lines form,
+//! [`publish`] pushes the ledger to (and fetches it back from) another local repository.
 
+mod chain;
 pub mod entry;
+pub mod export;
+pub mod log;
+pub mod publish;
+mod records;
+mod render;
 mod store;
+pub mod verify;
 
 pub use entry::{DataAccess, Draft, Entry, EntryKind, RngInfo, Tool, GENESIS};
+pub use export::{export_jsonl, export_to, verify_export, ExportLine, ExportSummary, EXPORT_FORMAT};
+pub use log::{log, LogItem};
+pub use publish::{fetch_published, publish, resolve_remote, verify_remote, PublishReport, Remote};
 pub use store::{Ledger, StoredEntry, LEDGER_REF};
+pub use verify::{verify_ledger, verify_ref, Finding, ProtocolCheck, RemoteCheck, VerifyReport};

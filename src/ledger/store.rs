@@ -1,6 +1,6 @@
 //! Git storage of the ledger through git2.
 
-use super::entry::{Draft, Entry, EntryKind, Tool, GENESIS};
+use super::entry::{DataAccess, Draft, Entry, EntryKind, Tool, GENESIS};
 use crate::error::{Error, Result};
 use chrono::{DateTime, SecondsFormat, Utc};
 use git2::{ErrorCode, Oid, Repository, Signature, Time};
@@ -80,11 +80,15 @@ impl Ledger {
     /// `refname` (normally [`LEDGER_REF`]). Malformed entries are an error; verification code
     /// that wants to report them as findings walks commits itself.
     pub fn entries_at(&self, refname: &str) -> Result<Vec<StoredEntry>> {
-        let tip = match self.repo.refname_to_id(refname) {
-            Ok(oid) => oid,
-            Err(e) if e.code() == ErrorCode::NotFound => return Ok(vec![]),
-            Err(e) => return Err(Error::git("reading the ledger ref", e)),
-        };
+        match self.repo.refname_to_id(refname) {
+            Ok(oid) => self.entries_from(oid),
+            Err(e) if e.code() == ErrorCode::NotFound => Ok(vec![]),
+            Err(e) => Err(Error::git("reading the ledger ref", e)),
+        }
+    }
+
+    /// All entries from the first to the one in commit `tip`, following first parents.
+    pub fn entries_from(&self, tip: Oid) -> Result<Vec<StoredEntry>> {
         let mut out = Vec::new();
         let mut next = Some(tip);
         while let Some(oid) = next {
@@ -136,24 +140,80 @@ impl Ledger {
     ///
     /// Errors: a draft without kind (internal), git failures (exit 70).
     pub fn append(&self, draft: &Draft, now: DateTime<Utc>) -> Result<Entry> {
-        let kind = draft
-            .kind
-            .ok_or_else(|| Error::internal("ledger draft without a kind"))?;
-        let result_bytes = match &draft.result {
-            Some(v) => {
-                Some(serde_json::to_vec_pretty(v).map_err(|e| Error::internal("serializing a result").caused_by(e))?)
-            }
-            None => None,
-        };
-        for attempt in 0..200u32 {
-            let tip = self.tip()?;
+        self.cas_loop(now, |tip| {
+            let mut d = draft.clone();
             let prev = match tip {
-                Some(oid) => Some(self.read_commit(oid)?.entry),
+                Some(t) => Some(self.read_commit(t)?.entry),
+                None => None,
+            };
+            if d.data_access.is_none() {
+                d.data_access = Some(self.access_in_force(tip, &d.study_id)?);
+            }
+            Ok((d, prev))
+        })
+    }
+
+    /// Appends the entry that `build` drafts from the ledger's current entries (first to last),
+    /// atomically: `build` is called again on the new entries whenever another writer moved the
+    /// tip first, so a check made in `build` (e.g. "this study is not registered yet") holds for
+    /// the entry that lands. An error from `build` aborts without writing anything.
+    ///
+    /// Errors: whatever `build` returns; a draft without kind (internal); git failures (exit 70);
+    /// a ref lock left behind by a killed process for longer than the retries last (exit 70,
+    /// with a hint naming the lock file).
+    pub fn append_with<F>(&self, now: DateTime<Utc>, mut build: F) -> Result<Entry>
+    where
+        F: FnMut(&[StoredEntry]) -> Result<Draft>,
+    {
+        self.cas_loop(now, |tip| {
+            let entries = match tip {
+                Some(oid) => self.entries_from(oid)?,
+                None => vec![],
+            };
+            let mut d = build(&entries)?;
+            if d.data_access.is_none() {
+                d.data_access = Some(DataAccess::in_force(entries.iter().map(|s| &s.entry), &d.study_id));
+            }
+            Ok((d, entries.last().map(|s| s.entry.clone())))
+        })
+    }
+
+    /// The data-access level in force for `study_id` at commit `tip` (see
+    /// [`DataAccess::in_force`]), walking back only as far as needed.
+    fn access_in_force(&self, tip: Option<Oid>, study_id: &str) -> Result<DataAccess> {
+        let mut next = tip;
+        while let Some(oid) = next {
+            let e = self.read_commit(oid)?.entry;
+            if e.study_id == study_id || e.study_id.is_empty() {
+                return Ok(e.data_access);
+            }
+            next = self.repo.find_commit(oid).ok().and_then(|c| c.parent_id(0).ok());
+        }
+        Ok(DataAccess::default())
+    }
+
+    /// The compare-and-swap loop: `make` drafts the entry (with its data access set) and returns
+    /// the previous entry for the tip it was given; the commit is written on that tip and the
+    /// ref moved only if it still names it, else `make` runs again on the new tip.
+    fn cas_loop<F>(&self, now: DateTime<Utc>, mut make: F) -> Result<Entry>
+    where
+        F: FnMut(Option<Oid>) -> Result<(Draft, Option<Entry>)>,
+    {
+        for attempt in 0..400u32 {
+            let tip = self.tip()?;
+            let (draft, prev) = make(tip)?;
+            let kind = draft
+                .kind
+                .ok_or_else(|| Error::internal("ledger draft without a kind"))?;
+            let result_bytes = match &draft.result {
+                Some(v) => Some(
+                    serde_json::to_vec_pretty(v).map_err(|e| Error::internal("serializing a result").caused_by(e))?,
+                ),
                 None => None,
             };
             let entry = build_entry(
                 kind,
-                draft,
+                &draft,
                 prev.as_ref(),
                 now,
                 result_bytes.as_deref(),
@@ -166,7 +226,12 @@ impl Ledger {
                     .repo
                     .reference_matching(LEDGER_REF, oid, true, old, &msg)
                     .map(|_| ()),
-                None => self.repo.reference(LEDGER_REF, oid, false, &msg).map(|_| ()),
+                // A zero current id means "must not exist", checked under the ref lock
+                // (libgit2's non-forced create checks existence before locking, which races).
+                None => self
+                    .repo
+                    .reference_matching(LEDGER_REF, oid, true, Oid::zero(), &msg)
+                    .map(|_| ()),
             };
             match res {
                 Ok(()) => return Ok(entry),
@@ -174,7 +239,7 @@ impl Ledger {
                     if matches!(e.code(), ErrorCode::Modified | ErrorCode::Exists | ErrorCode::Locked)
                         || e.class() == git2::ErrorClass::Reference =>
                 {
-                    // Lost the race: back off a little (deterministic jitter) and rebuild.
+                    // Lost the race: back off a little (jitter from the pid) and rebuild.
                     std::thread::sleep(std::time::Duration::from_millis(
                         2 + (attempt as u64 * 7 + std::process::id() as u64) % 23,
                     ));
@@ -182,9 +247,14 @@ impl Ledger {
                 Err(e) => return Err(Error::git("moving the ledger ref", e)),
             }
         }
-        Err(Error::internal(
-            "could not append to the ledger: too many concurrent writers",
-        ))
+        Err(
+            Error::internal("could not append to the ledger: the ledger ref stayed locked or kept moving").with_hint(
+                format!(
+                    "if no other pledge process is running, a killed one may have left {} behind; remove it",
+                    self.repo.path().join(format!("{}.lock", LEDGER_REF)).display()
+                ),
+            ),
+        )
     }
 
     fn write_commit(
@@ -296,5 +366,55 @@ mod tests {
         assert!(all[1].result.is_none());
         // The user's branch is untouched: HEAD is still unborn.
         assert!(l.head_commit().is_none());
+    }
+
+    #[test]
+    fn append_inherits_access_per_study_and_a_failed_build_writes_nothing() {
+        let dir = tempfile::tempdir().unwrap();
+        let (l, _) = Ledger::init(dir.path()).unwrap();
+        let now = Utc.with_ymd_and_hms(2026, 11, 30, 12, 0, 0).unwrap();
+        let d = |study: &str, access: Option<DataAccess>| Draft {
+            kind: Some(EntryKind::Note),
+            study_id: study.into(),
+            data_access: access,
+            ..Default::default()
+        };
+        l.append(&d("a", Some(DataAccess::ResultsSeen)), now).unwrap();
+        assert_eq!(
+            l.append(&d("b", None), now).unwrap().data_access,
+            DataAccess::NothingRun
+        );
+        assert_eq!(
+            l.append(&d("a", None), now).unwrap().data_access,
+            DataAccess::ResultsSeen
+        );
+        l.append(&d("", Some(DataAccess::PilotOnly)), now).unwrap();
+        assert_eq!(l.append(&d("b", None), now).unwrap().data_access, DataAccess::PilotOnly);
+        let tip = l.tip().unwrap();
+        let err = l.append_with(now, |_| Err(Error::refused("no"))).unwrap_err();
+        assert_eq!(err.exit_code(), 1);
+        assert_eq!(l.tip().unwrap(), tip);
+        assert_eq!(l.entries().unwrap().len(), 5);
+    }
+
+    #[test]
+    fn creating_the_ref_with_a_zero_current_id_fails_when_it_exists() {
+        // The creation path of the CAS relies on this libgit2 behaviour, checked under the lock.
+        let dir = tempfile::tempdir().unwrap();
+        let (l, _) = Ledger::init(dir.path()).unwrap();
+        let now = Utc.with_ymd_and_hms(2026, 11, 30, 12, 0, 0).unwrap();
+        let d = Draft {
+            kind: Some(EntryKind::Note),
+            ..Default::default()
+        };
+        let first = l.append(&d, now).unwrap();
+        let tip = l.tip().unwrap().unwrap();
+        let err = l
+            .repo()
+            .reference_matching(LEDGER_REF, tip, true, Oid::zero(), "x")
+            .map(|_| ())
+            .unwrap_err();
+        assert_eq!(err.code(), ErrorCode::Modified);
+        assert_eq!(l.entries().unwrap()[0].entry, first);
     }
 }

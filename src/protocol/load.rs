@@ -32,9 +32,18 @@ pub fn parse(text: &str, path: &Path) -> Result<Protocol> {
 
 fn toml_error(text: &str, path: &Path, e: &toml::de::Error) -> Error {
     let (line, col) = e.span().map(|s| line_col(text, s.start)).unwrap_or((1, 1));
-    let msg = e.message().trim().to_string();
+    let raw = e.message().trim().to_string();
+    // One line: TOML syntax errors come as "what\nexpected ..."; serde speaks of fields, TOML of keys.
+    let msg = raw
+        .lines()
+        .map(str::trim)
+        .filter(|l| !l.is_empty())
+        .collect::<Vec<_>>()
+        .join("; ")
+        .replacen("unknown field", "unknown key", 1)
+        .replacen("missing field", "missing key", 1);
     let mut err = Error::at_col(path, line, col, &msg);
-    if let Some((unknown, expected)) = parse_unknown_field(&msg) {
+    if let Some((unknown, expected)) = parse_unknown_field(&raw) {
         if let Some(best) = closest(&unknown, &expected) {
             err = err.with_hint(format!("did you mean `{}`?", best));
         }

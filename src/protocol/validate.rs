@@ -20,6 +20,14 @@ fn ki(table: &str, i: usize, key: &str) -> Vec<PathSeg> {
     vec![PathSeg::Key(table.into()), PathSeg::Index(i), PathSeg::Key(key.into())]
 }
 
+/// The serde (kebab-case) name of a unit enum value.
+fn kebab<T: serde::Serialize>(t: &T) -> String {
+    match serde_json::to_value(t) {
+        Ok(serde_json::Value::String(s)) => s,
+        _ => String::new(),
+    }
+}
+
 fn open01(x: f64) -> bool {
     x > 0.0 && x < 1.0
 }
@@ -43,8 +51,10 @@ pub fn validate(p: &Protocol) -> Vec<(Vec<PathSeg>, String)> {
         bad(
             k(&["target", "mde"]),
             format!(
-                "target.mde must be > 0 and ≤ {} on the {:?} scale, got {}",
-                max, t.scale, t.mde
+                "target.mde must be > 0 and ≤ {} on the {} scale, got {}",
+                max,
+                kebab(&t.scale),
+                t.mde
             ),
         );
     }
@@ -110,8 +120,8 @@ pub fn validate(p: &Protocol) -> Vec<(Vec<PathSeg>, String)> {
             bad(
                 ki("link-rules", i, "kind"),
                 format!(
-                    "shingle-size and jaccard apply only to kind = \"near-duplicate-passage\", not {:?}",
-                    r.kind
+                    "shingle-size and jaccard apply only to kind = \"near-duplicate-passage\", not \"{}\"",
+                    kebab(&r.kind)
                 ),
             );
         }

@@ -317,3 +317,23 @@ pub fn reproduce_view(p: &Protocol, mine: &[&StoredEntry], all: &[StoredEntry], 
         commands,
     }
 }
+
+/// The ledger verification result shown at the top of the report (see
+/// [`crate::ledger::verify_ledger`]): every finding listed, a failure never hidden.
+pub fn verification_view(ledger: &crate::ledger::Ledger) -> Result<VerificationView> {
+    let v = crate::ledger::verify_ledger(ledger, None)?;
+    let findings: Vec<String> = v
+        .findings
+        .iter()
+        .map(|f| match f.seq {
+            Some(n) => format!("entry #{}: {} ({})", n, f.message, f.code),
+            None => format!("{} ({})", f.message, f.code),
+        })
+        .collect();
+    let summary = if v.ok {
+        format!("passed: {} entries, hash chain intact, tip `{}`", v.entries, v.tip.as_deref().map(|t| &t[..t.len().min(12)]).unwrap_or("-"))
+    } else {
+        format!("**FAILED** with {} finding(s), listed at the top", findings.len())
+    };
+    Ok(VerificationView { ok: v.ok, summary, findings })
+}

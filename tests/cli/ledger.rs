@@ -1,1 +1,644 @@
-//! Integration tests: ledger.
+//! Integration tests: the ledger commands and the tamper cases of issue 7, each in a hermetic
+//! temporary git repository. Tampering rewrites the ledger's commits with git2 the way an
+//! attacker with write access to `.git` would, then moves the ref.
+
+use crate::common::{pledge_cmd, Env};
+use pledge::ledger::{Entry, LEDGER_REF};
+use serde_json::Value;
+use sha2::{Digest, Sha256};
+
+/// A minimal valid protocol for study `id` with minimum detectable difference `mde`.
+fn protocol(id: &str, mde: &str) -> String {
+    format!(
+        "schema-version = 1\n\n[study]\nid = \"{id}\"\ntitle = \"Test study {id}\"\nregistered-by = \"test\"\n\n\
+         [target]\nmetric = \"accuracy\"\nmde = {mde}\n"
+    )
+}
+
+fn json(s: &str) -> Value {
+    serde_json::from_str(s).unwrap_or_else(|e| panic!("not JSON ({}): {}", e, s))
+}
+
+/// The codes (and seqs) of a verify report's findings.
+fn findings(r: &crate::common::Run) -> Vec<(String, Option<u64>)> {
+    json(&r.stdout)["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| (f["code"].as_str().unwrap().to_string(), f["seq"].as_u64()))
+        .collect()
+}
+
+fn note_codes(r: &crate::common::Run) -> Vec<String> {
+    json(&r.stdout)["notes"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| f["code"].as_str().unwrap().to_string())
+        .collect()
+}
+
+fn ok(r: &crate::common::Run) {
+    assert_eq!(r.code, 0, "stdout: {}\nstderr: {}", r.stdout, r.stderr);
+}
+
+/// A ledger of four entries: register a (#1), register b (#2), amend a (#3), note (#4).
+fn four_entries() -> Env {
+    let env = Env::init();
+    env.write("a.toml", protocol("a", "0.1"));
+    env.write("b.toml", protocol("b", "0.2"));
+    ok(&env.run(&["register", "a.toml"]));
+    ok(&env.run(&["register", "b.toml"]));
+    env.write("a.toml", protocol("a", "0.15"));
+    ok(&env.run(&["amend", "a.toml", "--reason", "pilot SD was larger"]));
+    ok(&env.run(&[
+        "note",
+        "--reason",
+        "first look at dev scores",
+        "--access",
+        "results-unseen",
+    ]));
+    env
+}
+
+fn verify_json(env: &Env, extra: &[&str]) -> crate::common::Run {
+    let mut args = vec!["verify", "--format", "json"];
+    args.extend_from_slice(extra);
+    env.run(&args)
+}
+
+/// One ledger commit, as an attacker sees it: its tree and message.
+struct Node {
+    tree: git2::Oid,
+    message: String,
+}
+
+/// Reads the ledger chain (first to last), lets `edit` change it, rebuilds the commits and
+/// force-moves the ledger ref to the new tip.
+fn rewrite(env: &Env, edit: impl FnOnce(&git2::Repository, &mut Vec<Node>)) {
+    let repo = git2::Repository::open(env.path()).unwrap();
+    let mut nodes = Vec::new();
+    let mut next = Some(repo.refname_to_id(LEDGER_REF).unwrap());
+    while let Some(oid) = next {
+        let c = repo.find_commit(oid).unwrap();
+        nodes.push(Node {
+            tree: c.tree_id(),
+            message: c.message().unwrap().to_string(),
+        });
+        next = c.parent_id(0).ok();
+    }
+    nodes.reverse();
+    edit(&repo, &mut nodes);
+    let sig = git2::Signature::new("pledge", "pledge@localhost", &git2::Time::new(1_800_000_000, 0)).unwrap();
+    let mut parent: Option<git2::Oid> = None;
+    for n in &nodes {
+        let tree = repo.find_tree(n.tree).unwrap();
+        let parents: Vec<git2::Commit> = parent.map(|p| repo.find_commit(p).unwrap()).into_iter().collect();
+        let prefs: Vec<&git2::Commit> = parents.iter().collect();
+        parent = Some(repo.commit(None, &sig, &sig, &n.message, &tree, &prefs).unwrap());
+    }
+    repo.reference(LEDGER_REF, parent.unwrap(), true, "tamper").unwrap();
+}
+
+fn entry_json(repo: &git2::Repository, tree: git2::Oid) -> Vec<u8> {
+    let t = repo.find_tree(tree).unwrap();
+    let e = t.get_name("entry.json").unwrap();
+    repo.find_blob(e.id()).unwrap().content().to_vec()
+}
+
+/// A copy of `tree` with `entry.json` replaced by `bytes`.
+fn with_entry(repo: &git2::Repository, tree: git2::Oid, bytes: &[u8]) -> git2::Oid {
+    let t = repo.find_tree(tree).unwrap();
+    let mut tb = repo.treebuilder(Some(&t)).unwrap();
+    let blob = repo.blob(bytes).unwrap();
+    tb.insert("entry.json", blob, 0o100644).unwrap();
+    tb.write().unwrap()
+}
+
+fn sha256(b: &[u8]) -> String {
+    hex::encode(Sha256::digest(b))
+}
+
+#[test]
+fn register_log_verify_round_trip() {
+    let env = Env::init();
+    let text = protocol("s1", "0.1");
+    env.write("p.toml", &text);
+    let r = env.run(&["register", "p.toml", "--format", "json"]);
+    ok(&r);
+    let e = json(&r.stdout);
+    assert_eq!(e["seq"], 1);
+    assert_eq!(e["kind"], "register");
+    assert_eq!(e["time"], "2026-11-30T12:00:00Z");
+    assert_eq!(e["prev_sha256"], pledge::ledger::GENESIS);
+    assert_eq!(e["protocol_sha256"], sha256(text.as_bytes()));
+    assert_eq!(e["inputs"]["protocol:p.toml"], sha256(text.as_bytes()));
+    assert_eq!(e["data_access"], "nothing-run");
+    assert_eq!(e["summary"]["results_seen_at_registration"], false);
+    assert_eq!(e["tool"]["name"], "pledge");
+    // The entry hash is the SHA-256 of the canonical form, recomputed here independently.
+    let parsed: Entry = serde_json::from_value(e.clone()).unwrap();
+    assert_eq!(e["entry_sha256"], sha256(&parsed.canonical_bytes()));
+    let log = env.run(&["log", "--format", "json"]);
+    ok(&log);
+    let l = json(&log.stdout);
+    assert_eq!(l.as_array().unwrap().len(), 1);
+    assert_eq!(l[0]["entry_sha256"], e["entry_sha256"]);
+    assert_eq!(l[0]["commit"].as_str().unwrap().len(), 40);
+    let human = env.run(&["log"]);
+    ok(&human);
+    assert!(
+        human.stdout.contains("register") && human.stdout.contains("s1"),
+        "{}",
+        human.stdout
+    );
+    let v = verify_json(&env, &["p.toml"]);
+    ok(&v);
+    let rep = json(&v.stdout);
+    assert_eq!(rep["ok"], true);
+    assert_eq!(rep["entries"], 1);
+    assert_eq!(rep["protocol"]["status"], "matches");
+    assert_eq!(rep["protocol"]["registered_seq"], 1);
+}
+
+#[test]
+fn four_entry_ledger_verifies_and_logs_in_order() {
+    let env = four_entries();
+    let l = json(&env.run(&["log", "--format", "json"]).stdout);
+    let kinds: Vec<&str> = l
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|x| x["kind"].as_str().unwrap())
+        .collect();
+    assert_eq!(kinds, ["register", "register", "amend", "note"]);
+    assert_eq!(l[2]["reason"], "pilot SD was larger");
+    assert_eq!(l[2]["amends"], l[0]["protocol_sha256"]);
+    assert_eq!(l[3]["data_access"], "results-unseen");
+    for i in 1..4 {
+        assert_eq!(l[i]["prev_sha256"], l[i - 1]["entry_sha256"]);
+    }
+    let v = verify_json(&env, &["a.toml"]);
+    ok(&v);
+    assert_eq!(json(&v.stdout)["protocol"]["registered_seq"], 3);
+}
+
+#[test]
+fn different_protocol_under_same_study_is_refused_unless_amend() {
+    let env = Env::init();
+    env.write("p.toml", protocol("s", "0.1"));
+    ok(&env.run(&["register", "p.toml"]));
+    let same = env.run(&["register", "p.toml"]);
+    assert_eq!(same.code, 1, "{}", same.stderr);
+    env.write("p.toml", protocol("s", "0.2"));
+    let r = env.run(&["register", "p.toml"]);
+    assert_eq!(r.code, 1);
+    assert!(
+        r.stderr.contains("already registered") && r.stderr.contains("pledge amend"),
+        "{}",
+        r.stderr
+    );
+    // Amend without a reason is a usage error, with an empty one too; nothing is written.
+    let no_reason = env.run(&["amend", "p.toml"]);
+    assert_eq!(no_reason.code, 2, "{}", no_reason.stderr);
+    let empty = env.run(&["amend", "p.toml", "--reason", "  "]);
+    assert_eq!(empty.code, 2, "{}", empty.stderr);
+    assert_eq!(
+        json(&env.run(&["log", "--format", "json"]).stdout)
+            .as_array()
+            .unwrap()
+            .len(),
+        1
+    );
+    ok(&env.run(&["amend", "p.toml", "--reason", "larger effect"]));
+    // Amending an unregistered study is refused.
+    env.write("q.toml", protocol("q", "0.1"));
+    assert_eq!(env.run(&["amend", "q.toml", "--reason", "x"]).code, 1);
+}
+
+#[test]
+fn tamper_one_byte_changed_in_an_entry() {
+    let env = four_entries();
+    rewrite(&env, |repo, nodes| {
+        let mut b = entry_json(repo, nodes[1].tree);
+        let s = String::from_utf8(b.clone()).unwrap();
+        let at = s.find("12:00:00Z").unwrap() + 7;
+        b[at] = b'1'; // 12:00:00Z -> 12:00:01Z
+        nodes[1].tree = with_entry(repo, nodes[1].tree, &b);
+    });
+    let r = verify_json(&env, &[]);
+    assert_eq!(r.code, 1);
+    assert_eq!(findings(&r), vec![("entry-hash-mismatch".to_string(), Some(2))]);
+    let human = env.run(&["verify"]);
+    assert_eq!(human.code, 1);
+    assert!(
+        human.stdout.contains("entry #2") && human.stdout.contains("was edited"),
+        "{}",
+        human.stdout
+    );
+}
+
+#[test]
+fn tamper_middle_entry_deleted() {
+    let env = four_entries();
+    rewrite(&env, |_, nodes| {
+        nodes.remove(1);
+    });
+    let r = verify_json(&env, &[]);
+    assert_eq!(r.code, 1);
+    let f = findings(&r);
+    assert!(f.contains(&("entry-missing".into(), Some(2))), "{:?}", f);
+    assert!(f.contains(&("broken-link".into(), Some(3))), "{:?}", f);
+}
+
+#[test]
+fn tamper_two_entries_swapped() {
+    let env = four_entries();
+    rewrite(&env, |_, nodes| nodes.swap(1, 2));
+    let r = verify_json(&env, &[]);
+    assert_eq!(r.code, 1);
+    let f = findings(&r);
+    assert!(f.contains(&("entries-reordered".into(), Some(2))), "{:?}", f);
+    assert!(f.iter().any(|x| x.0 == "broken-link"), "{:?}", f);
+    assert!(!f.iter().any(|x| x.0 == "entry-missing"), "{:?}", f);
+}
+
+#[test]
+fn tamper_forged_entry_inserted() {
+    let env = four_entries();
+    rewrite(&env, |repo, nodes| {
+        // A forged entry with a valid hash of its own, chained after #2 and numbered #3.
+        let two = Entry::parse(&entry_json(repo, nodes[1].tree), "e2").unwrap();
+        let mut forged = two.clone();
+        forged.seq = 3;
+        forged.prev_sha256 = two.entry_sha256.clone();
+        forged.kind = pledge::ledger::EntryKind::Note;
+        forged.protocol_sha256 = None;
+        forged.protocol_path = None;
+        forged.inputs.clear();
+        forged.reason = Some("forged".into());
+        forged.entry_sha256 = forged.compute_sha256();
+        let tree = {
+            let mut tb = repo.treebuilder(None).unwrap();
+            let blob = repo.blob(&forged.stored_bytes()).unwrap();
+            tb.insert("entry.json", blob, 0o100644).unwrap();
+            tb.write().unwrap()
+        };
+        let message = format!("pledge: note #3 b\n\nentry_sha256 {}\n", forged.entry_sha256);
+        nodes.insert(2, Node { tree, message });
+    });
+    let r = verify_json(&env, &[]);
+    assert_eq!(r.code, 1);
+    let f = findings(&r);
+    assert!(f.contains(&("seq-duplicate".into(), Some(3))), "{:?}", f);
+    assert!(f.contains(&("broken-link".into(), Some(3))), "{:?}", f);
+}
+
+#[test]
+fn tamper_result_or_protocol_blob_replaced() {
+    let env = four_entries();
+    rewrite(&env, |repo, nodes| {
+        let t = repo.find_tree(nodes[0].tree).unwrap();
+        let mut tb = repo.treebuilder(Some(&t)).unwrap();
+        let blob = repo.blob(protocol("a", "0.5").as_bytes()).unwrap();
+        tb.insert("protocol.toml", blob, 0o100644).unwrap();
+        nodes[0].tree = tb.write().unwrap();
+    });
+    let r = verify_json(&env, &[]);
+    assert_eq!(findings(&r), vec![("protocol-text-mismatch".to_string(), Some(1))]);
+}
+
+#[test]
+fn protocol_edited_after_registration_is_caught() {
+    let env = Env::init();
+    env.write("p.toml", protocol("s", "0.1"));
+    ok(&env.run(&["register", "p.toml"]));
+    env.write("p.toml", protocol("s", "0.05"));
+    let r = verify_json(&env, &["p.toml"]);
+    assert_eq!(r.code, 1);
+    assert_eq!(findings(&r), vec![("protocol-changed".to_string(), Some(1))]);
+    assert_eq!(json(&r.stdout)["protocol"]["status"], "changed");
+    let human = env.run(&["verify", "p.toml"]);
+    assert_eq!(human.code, 1);
+    assert!(human.stdout.contains("first difference at line 10"), "{}", human.stdout);
+    // An unregistered study is a finding too.
+    env.write("q.toml", protocol("q", "0.1"));
+    let q = verify_json(&env, &["q.toml"]);
+    assert_eq!(findings(&q), vec![("protocol-unregistered".to_string(), None)]);
+}
+
+#[test]
+fn crlf_only_change_passes_with_a_note() {
+    let env = Env::init();
+    let text = protocol("s", "0.1");
+    env.write("p.toml", &text);
+    ok(&env.run(&["register", "p.toml"]));
+    env.write("p.toml", text.replace('\n', "\r\n"));
+    let r = verify_json(&env, &["p.toml"]);
+    ok(&r);
+    assert_eq!(json(&r.stdout)["protocol"]["status"], "line-endings-only");
+    assert_eq!(note_codes(&r), vec!["line-endings-only"]);
+    // A BOM alone is also not a change.
+    env.write("p.toml", format!("\u{feff}{}", text));
+    ok(&verify_json(&env, &["p.toml"]));
+}
+
+#[test]
+fn last_entry_removed_is_caught_against_the_published_copy() {
+    let env = four_entries();
+    assert_eq!(env.git(&["init", "-q", "--bare", "pub.git"]).code, 0);
+    let p = env.run(&["publish", "pub.git", "--format", "json"]);
+    ok(&p);
+    assert_eq!(json(&p.stdout)["entries"], 4);
+    assert_eq!(json(&p.stdout)["updated"], true);
+    let published = env.git(&["--git-dir", "pub.git", "rev-parse", LEDGER_REF]);
+    let local = env.git(&["rev-parse", LEDGER_REF]);
+    assert_eq!(published.stdout, local.stdout);
+    ok(&verify_json(&env, &["--remote", "pub.git"]));
+    // Remove the last entry: the local chain alone still verifies...
+    assert_eq!(
+        env.git(&["update-ref", LEDGER_REF, &format!("{}~1", LEDGER_REF)]).code,
+        0
+    );
+    ok(&verify_json(&env, &[]));
+    // ...but not against the published copy.
+    let r = verify_json(&env, &["--remote", "pub.git"]);
+    assert_eq!(r.code, 1);
+    assert_eq!(findings(&r), vec![("local-truncated".to_string(), Some(4))]);
+    assert_eq!(json(&r.stdout)["remote"]["published_entries"], 4);
+}
+
+#[test]
+fn force_rewritten_ledger_is_caught_against_the_published_copy() {
+    let env = Env::init();
+    env.write("p.toml", protocol("s", "0.1"));
+    ok(&env.run(&["register", "p.toml"]));
+    assert_eq!(env.git(&["init", "-q", "--bare", "pub.git"]).code, 0);
+    ok(&env.run(&["publish", "pub.git"]));
+    // Rewrite history: drop the ledger and register a different protocol as if it were first.
+    assert_eq!(env.git(&["update-ref", "-d", LEDGER_REF]).code, 0);
+    env.write("p.toml", protocol("s", "0.3"));
+    ok(&env.run(&["register", "p.toml"]));
+    ok(&verify_json(&env, &["p.toml"]));
+    let r = verify_json(&env, &["p.toml", "--remote", "pub.git"]);
+    assert_eq!(r.code, 1);
+    assert_eq!(findings(&r), vec![("ledger-rewritten".to_string(), Some(1))]);
+    // Publishing the rewritten ledger is refused (not a fast-forward).
+    let p = env.run(&["publish", "pub.git"]);
+    assert_eq!(p.code, 1, "{}", p.stderr);
+    assert!(p.stderr.contains("not a fast-forward"), "{}", p.stderr);
+}
+
+#[test]
+fn publish_appends_fast_forward_and_reports_unpublished() {
+    let env = Env::init();
+    env.write("p.toml", protocol("s", "0.1"));
+    ok(&env.run(&["register", "p.toml"]));
+    // A non-bare remote and a file:// URL work too.
+    assert_eq!(env.git(&["init", "-q", "mirror"]).code, 0);
+    let url = format!("file://{}", env.join("mirror").display());
+    ok(&env.run(&["publish", &url]));
+    ok(&env.run(&["note", "--reason", "x"]));
+    let r = verify_json(&env, &["--remote", &url]);
+    ok(&r);
+    assert_eq!(note_codes(&r), vec!["unpublished"]);
+    assert_eq!(json(&r.stdout)["remote"]["unpublished_entries"], 1);
+    let p = env.run(&["publish", "mirror", "--format", "json"]);
+    ok(&p);
+    assert_eq!(json(&p.stdout)["entries"], 2);
+    let again = env.run(&["publish", "mirror", "--format", "json"]);
+    assert_eq!(json(&again.stdout)["updated"], false);
+    // The mirror's work tree is untouched.
+    assert_eq!(env.git(&["-C", "mirror", "status", "--porcelain"]).stdout, "");
+}
+
+#[test]
+fn remote_errors() {
+    let env = Env::init();
+    env.write("p.toml", protocol("s", "0.1"));
+    ok(&env.run(&["register", "p.toml"]));
+    assert_eq!(env.git(&["init", "-q", "--bare", "empty.git"]).code, 0);
+    let r = verify_json(&env, &["--remote", "empty.git"]);
+    assert_eq!(r.code, 1);
+    assert_eq!(findings(&r), vec![("not-published".to_string(), None)]);
+    let net = env.run(&["publish", "https://example.org/x.git"]);
+    assert_eq!(net.code, 2);
+    assert!(net.stderr.contains("git push"), "{}", net.stderr);
+    let missing = env.run(&["publish", "no-such-dir"]);
+    assert_eq!(missing.code, 2, "{}", missing.stderr);
+}
+
+#[test]
+fn export_verifies_offline_and_catches_edits() {
+    let env = four_entries();
+    let out = env.dir.path().join("ledger.jsonl");
+    let r = env.run(&["export", out.to_str().unwrap()]);
+    ok(&r);
+    let text = std::fs::read_to_string(&out).unwrap();
+    let lines: Vec<&str> = text.lines().collect();
+    assert_eq!(lines.len(), 4);
+    let first = json(lines[0]);
+    assert_eq!(first["format"], "pledge-ledger-export/1");
+    assert_eq!(first["entry"]["seq"], 1);
+    assert!(first["protocol_toml"].as_str().unwrap().contains("id = \"a\""));
+    assert_eq!(json(lines[1])["parents"][0], first["commit"]);
+    // Exporting twice gives the same bytes.
+    ok(&env.run(&["export", "again.jsonl"]));
+    assert_eq!(std::fs::read(env.join("again.jsonl")).unwrap(), text.as_bytes());
+    // Offline verification, with the protocol; no git needed (run outside the repository).
+    let elsewhere = Env::new();
+    let v = elsewhere.run(&["verify", "--ledger", out.to_str().unwrap(), "--format", "json"]);
+    ok(&v);
+    assert_eq!(json(&v.stdout)["entries"], 4);
+    let a = env.join("a.toml");
+    ok(&elsewhere.run(&["verify", a.to_str().unwrap(), "--ledger", out.to_str().unwrap()]));
+    // One byte changed in the export.
+    let edited = text.replacen("pilot SD was larger", "pilot SD was Larger", 1);
+    elsewhere.write("edited.jsonl", &edited);
+    let e = elsewhere.run(&["verify", "--ledger", "edited.jsonl", "--format", "json"]);
+    assert_eq!(e.code, 1);
+    assert_eq!(findings(&e), vec![("entry-hash-mismatch".to_string(), Some(3))]);
+    // A line removed.
+    let removed: String = lines
+        .iter()
+        .enumerate()
+        .filter(|(i, _)| *i != 1)
+        .map(|(_, l)| format!("{}\n", l))
+        .collect();
+    elsewhere.write("removed.jsonl", &removed);
+    let d = elsewhere.run(&["verify", "--ledger", "removed.jsonl", "--format", "json"]);
+    let f = findings(&d);
+    assert!(f.contains(&("entry-missing".into(), Some(2))), "{:?}", f);
+    assert!(f.contains(&("commit-chain".into(), Some(3))), "{:?}", f);
+    // Garbage is a finding naming the line; a missing file is bad input.
+    elsewhere.write("junk.jsonl", format!("{}\nnot json\n", lines[0]));
+    let j = elsewhere.run(&["verify", "--ledger", "junk.jsonl", "--format", "json"]);
+    assert_eq!(findings(&j), vec![("malformed-entry".to_string(), None)]);
+    assert!(j.stdout.contains("line 2"), "{}", j.stdout);
+    assert_eq!(elsewhere.run(&["verify", "--ledger", "nope.jsonl"]).code, 2);
+}
+
+#[test]
+fn registration_after_results_seen_is_allowed_but_marked() {
+    let env = Env::init();
+    env.write("p.toml", protocol("s", "0.1"));
+    let r = env.run(&["register", "p.toml", "--access", "results-seen", "--format", "json"]);
+    ok(&r);
+    let e = json(&r.stdout);
+    assert_eq!(e["data_access"], "results-seen");
+    assert_eq!(e["summary"]["results_seen_at_registration"], true);
+    assert!(r.stderr.contains("after results were seen"), "{}", r.stderr);
+    let v = verify_json(&env, &[]);
+    ok(&v);
+    assert_eq!(note_codes(&v), vec!["registered-after-results-seen"]);
+    // The level is per study: another study registered later starts from nothing-run.
+    env.write("q.toml", protocol("q", "0.1"));
+    let q = json(&env.run(&["register", "q.toml", "--format", "json"]).stdout);
+    assert_eq!(q["data_access"], "nothing-run");
+    // A ledger-wide note raises the level for every study.
+    ok(&env.run(&["note", "--access", "pilot-only", "--reason", "pilot run"]));
+    env.write("q.toml", protocol("q", "0.2"));
+    let a = json(
+        &env.run(&["amend", "q.toml", "--reason", "pilot", "--format", "json"])
+            .stdout,
+    );
+    assert_eq!(a["data_access"], "pilot-only");
+    assert_eq!(a["summary"]["results_seen_at_registration"], false);
+}
+
+#[test]
+fn commands_never_touch_the_users_branch_index_or_work_tree() {
+    let env = Env::new();
+    assert_eq!(env.git(&["init", "-q", "-b", "main"]).code, 0);
+    env.write("README", "hello\n");
+    env.write("p.toml", protocol("s", "0.1"));
+    assert_eq!(env.git(&["add", "README"]).code, 0);
+    assert_eq!(env.git(&["commit", "-q", "-m", "first"]).code, 0);
+    env.write("README", "hello, modified\n");
+    env.write("staged.txt", "staged\n");
+    assert_eq!(env.git(&["add", "staged.txt"]).code, 0);
+    let mirror = Env::new();
+    assert_eq!(mirror.git(&["init", "-q", "--bare", "pub.git"]).code, 0);
+    let before = (
+        env.git(&["status", "--porcelain", "--untracked-files=all"]).stdout,
+        env.git(&["rev-parse", "HEAD"]).stdout,
+        env.git(&["symbolic-ref", "HEAD"]).stdout,
+        std::fs::read(env.join(".git/index")).unwrap(),
+        env.git(&["for-each-ref", "refs/heads", "refs/tags"]).stdout,
+    );
+    let pubdir = mirror.join("pub.git");
+    let pubdir = pubdir.to_str().unwrap();
+    ok(&env.run(&["init"]));
+    ok(&env.run(&["register", "p.toml"]));
+    env.write("p.toml", protocol("s", "0.2"));
+    ok(&env.run(&["amend", "p.toml", "--reason", "r"]));
+    env.write("p.toml", protocol("s", "0.1"));
+    // (p.toml is back to its first text: git status shows the same.)
+    ok(&env.run(&["note", "--reason", "n"]));
+    ok(&env.run(&["log"]));
+    ok(&env.run(&["publish", pubdir]));
+    ok(&env.run(&["verify", "--remote", pubdir]));
+    let after = (
+        env.git(&["status", "--porcelain", "--untracked-files=all"]).stdout,
+        env.git(&["rev-parse", "HEAD"]).stdout,
+        env.git(&["symbolic-ref", "HEAD"]).stdout,
+        std::fs::read(env.join(".git/index")).unwrap(),
+        env.git(&["for-each-ref", "refs/heads", "refs/tags"]).stdout,
+    );
+    assert_eq!(before, after);
+    // Each entry records the user's HEAD at the time.
+    let l = json(&env.run(&["log", "--format", "json"]).stdout);
+    assert_eq!(format!("{}\n", l[0]["git_head"].as_str().unwrap()), before.1);
+}
+
+#[test]
+fn concurrent_appends_from_several_processes_all_land() {
+    let env = Env::init();
+    let (procs, each) = (6, 5);
+    for p in 0..procs {
+        for i in 0..each {
+            env.write(
+                &format!("p{}_{}.toml", p, i),
+                protocol(&format!("study-{}-{}", p, i), "0.1"),
+            );
+        }
+    }
+    let dir = env.path().to_path_buf();
+    let handles: Vec<_> = (0..procs)
+        .map(|p| {
+            let dir = dir.clone();
+            std::thread::spawn(move || {
+                let mut codes = Vec::new();
+                for i in 0..each {
+                    let out = pledge_cmd()
+                        .args(["register", &format!("p{}_{}.toml", p, i)])
+                        .current_dir(&dir)
+                        .output()
+                        .unwrap();
+                    codes.push((out.status.code(), String::from_utf8_lossy(&out.stderr).into_owned()));
+                }
+                codes
+            })
+        })
+        .collect();
+    for h in handles {
+        for (code, err) in h.join().unwrap() {
+            assert_eq!(code, Some(0), "{}", err);
+        }
+    }
+    let l = json(&env.run(&["log", "--format", "json"]).stdout);
+    let l = l.as_array().unwrap();
+    assert_eq!(l.len(), procs * each);
+    let mut ids: Vec<&str> = l.iter().map(|x| x["study_id"].as_str().unwrap()).collect();
+    ids.sort();
+    ids.dedup();
+    assert_eq!(ids.len(), procs * each);
+    let v = verify_json(&env, &[]);
+    ok(&v);
+    assert_eq!(json(&v.stdout)["entries"], procs * each);
+}
+
+#[test]
+fn concurrent_registrations_of_one_study_let_exactly_one_win() {
+    let env = Env::init();
+    for i in 0..6 {
+        env.write(&format!("v{}.toml", i), protocol("same", &format!("0.{}", i + 1)));
+    }
+    let dir = env.path().to_path_buf();
+    let handles: Vec<_> = (0..6)
+        .map(|i| {
+            let dir = dir.clone();
+            std::thread::spawn(move || {
+                pledge_cmd()
+                    .args(["register", &format!("v{}.toml", i)])
+                    .current_dir(&dir)
+                    .output()
+                    .unwrap()
+                    .status
+                    .code()
+            })
+        })
+        .collect();
+    let codes: Vec<Option<i32>> = handles.into_iter().map(|h| h.join().unwrap()).collect();
+    assert_eq!(codes.iter().filter(|c| **c == Some(0)).count(), 1, "{:?}", codes);
+    assert_eq!(codes.iter().filter(|c| **c == Some(1)).count(), 5, "{:?}", codes);
+    ok(&verify_json(&env, &[]));
+}
+
+#[test]
+fn empty_ledger_and_non_git_directory() {
+    let env = Env::init();
+    let l = env.run(&["log"]);
+    ok(&l);
+    assert!(l.stdout.contains("empty"), "{}", l.stdout);
+    assert_eq!(env.run(&["log", "--format", "json"]).stdout.trim(), "[]");
+    let v = verify_json(&env, &[]);
+    ok(&v);
+    assert_eq!(json(&v.stdout)["entries"], 0);
+    let bare = Env::new();
+    for args in [vec!["verify"], vec!["log"], vec!["note", "--reason", "x"]] {
+        let r = bare.run(&args);
+        assert_eq!(r.code, 2, "{:?}: {}", args, r.stderr);
+        assert!(r.stderr.starts_with("error: ") && r.stderr.contains("not inside a git repository"));
+    }
+}

@@ -1,0 +1,337 @@
+//! The checks every ledger copy must pass (git ref, published copy, or export): each entry's
+//! hash over its canonical form, the `prev_sha256` links, gap-free sequence numbers in order,
+//! the stored result and protocol blobs against their recorded hashes, and the registration
+//! rules (an amend names the version it replaces and has a reason).
+
+use super::entry::{DataAccess, EntryKind, GENESIS};
+use super::records::Record;
+use super::verify::Finding;
+use std::collections::BTreeMap;
+
+/// Findings and notes of one chain.
+#[derive(Debug, Default)]
+pub(crate) struct ChainCheck {
+    pub findings: Vec<Finding>,
+    pub notes: Vec<Finding>,
+}
+
+impl ChainCheck {
+    fn bad(&mut self, code: &str, seq: Option<u64>, message: String) {
+        self.findings.push(Finding::new(code, seq, message));
+    }
+    fn note(&mut self, code: &str, seq: Option<u64>, message: String) {
+        self.notes.push(Finding::new(code, seq, message));
+    }
+}
+
+/// Runs every chain check over `records` (first to last).
+pub(crate) fn check_chain(records: &[Record]) -> ChainCheck {
+    let mut c = ChainCheck::default();
+    let mut prev_hash: Option<(String, Option<u64>)> = None;
+    for (i, r) in records.iter().enumerate() {
+        if r.parents.len() > 1 {
+            c.bad(
+                "merge-commit",
+                r.seq(),
+                format!("{} has {} parents; ledger commits have one", r.at, r.parents.len()),
+            );
+        }
+        let e = match &r.entry {
+            Ok(e) => e,
+            Err(why) => {
+                c.bad(
+                    "malformed-entry",
+                    None,
+                    format!("{}: not a pledge ledger entry ({})", r.at, why),
+                );
+                prev_hash = None;
+                continue;
+            }
+        };
+        let n = Some(e.seq);
+        let recomputed = e.compute_sha256();
+        if recomputed != e.entry_sha256 {
+            c.bad(
+                "entry-hash-mismatch",
+                n,
+                format!(
+                    "entry #{} ({}) was edited: its content hashes to {} but it records entry_sha256 {}",
+                    e.seq, r.at, recomputed, e.entry_sha256
+                ),
+            );
+        } else if r.entry_bytes.as_ref().is_some_and(|b| *b != e.stored_bytes()) {
+            c.bad(
+                "entry-not-canonical",
+                n,
+                format!(
+                    "entry #{} ({}): entry.json is not in canonical form (its bytes were edited)",
+                    e.seq, r.at
+                ),
+            );
+        }
+        if let Some(m) = &r.message_sha {
+            if *m != e.entry_sha256 {
+                c.bad(
+                    "commit-mismatch",
+                    n,
+                    format!("entry #{}: {} names entry_sha256 {} in its message", e.seq, r.at, m),
+                );
+            }
+        }
+        match (i, &prev_hash) {
+            (0, _) if e.prev_sha256 != GENESIS => c.bad(
+                "broken-link",
+                n,
+                format!(
+                    "the first entry (#{}) does not start the chain (prev_sha256 is not the genesis value): earlier entries were removed",
+                    e.seq
+                ),
+            ),
+            (_, Some((h, pseq))) if *h != e.prev_sha256 => c.bad(
+                "broken-link",
+                n,
+                format!(
+                    "entry #{}'s prev_sha256 does not match the entry before it (#{}): an entry was inserted, deleted or moved here",
+                    e.seq,
+                    pseq.map(|s| s.to_string()).unwrap_or_else(|| "?".into())
+                ),
+            ),
+            _ => {}
+        }
+        prev_hash = Some((e.entry_sha256.clone(), n));
+        check_blobs(&mut c, r);
+        if !r.other_files.is_empty() {
+            c.bad(
+                "unexpected-file",
+                n,
+                format!(
+                    "entry #{} ({}) holds unexpected files: {}",
+                    e.seq,
+                    r.at,
+                    r.other_files.join(", ")
+                ),
+            );
+        }
+    }
+    check_sequence(&mut c, records);
+    check_registrations(&mut c, records);
+    c
+}
+
+/// `result.json` and `protocol.toml` against the hashes the entry records.
+fn check_blobs(c: &mut ChainCheck, r: &Record) {
+    let Ok(e) = &r.entry else { return };
+    let n = Some(e.seq);
+    match (&e.result_sha256, &r.result) {
+        (Some(h), Some(b)) if crate::io::sha256_hex(b) != *h => c.bad(
+            "result-mismatch",
+            n,
+            format!(
+                "entry #{}: result.json hashes to {} but the entry records {}",
+                e.seq,
+                crate::io::sha256_hex(b),
+                h
+            ),
+        ),
+        (Some(_), None) => c.bad("result-missing", n, format!("entry #{}: result.json is missing", e.seq)),
+        (None, Some(_)) => c.bad(
+            "result-unrecorded",
+            n,
+            format!("entry #{}: holds a result.json the entry does not record", e.seq),
+        ),
+        _ => {}
+    }
+    let registers = matches!(e.kind, EntryKind::Register | EntryKind::Amend);
+    match (&r.protocol, &e.protocol_sha256) {
+        (Some(b), Some(h)) => {
+            let got = crate::protocol::protocol_hash(b).sha256;
+            if got != *h {
+                c.bad(
+                    "protocol-text-mismatch",
+                    n,
+                    format!(
+                        "entry #{}: the stored protocol.toml hashes to {} but the entry registers {}",
+                        e.seq, got, h
+                    ),
+                );
+            }
+        }
+        (None, _) if registers => c.bad(
+            "protocol-text-missing",
+            n,
+            format!("entry #{} ({}): protocol.toml is missing", e.seq, e.kind.as_str()),
+        ),
+        (Some(_), None) => c.bad(
+            "protocol-text-mismatch",
+            n,
+            format!("entry #{}: holds a protocol.toml but records no protocol hash", e.seq),
+        ),
+        _ => {}
+    }
+}
+
+/// Sequence numbers: 1..n, each once, in order.
+fn check_sequence(c: &mut ChainCheck, records: &[Record]) {
+    let seqs: Vec<u64> = records.iter().filter_map(Record::seq).collect();
+    let mut seen: BTreeMap<u64, usize> = BTreeMap::new();
+    for s in &seqs {
+        *seen.entry(*s).or_default() += 1;
+    }
+    let max = seqs.iter().copied().max().unwrap_or(0);
+    // Cap the listing so a forged huge seq cannot produce millions of findings.
+    let missing: Vec<u64> = (1..=max).filter(|s| !seen.contains_key(s)).take(1000).collect();
+    for s in missing {
+        c.bad(
+            "entry-missing",
+            Some(s),
+            format!("entry #{} is missing from the chain (deleted)", s),
+        );
+    }
+    for (s, k) in &seen {
+        if *k > 1 {
+            c.bad(
+                "seq-duplicate",
+                Some(*s),
+                format!("{} entries carry #{}: an entry was inserted or forged", k, s),
+            );
+        }
+    }
+    for w in seqs.windows(2) {
+        if w[1] < w[0] {
+            c.bad(
+                "entries-reordered",
+                Some(w[1]),
+                format!("entry #{} comes after #{}: entries were swapped or moved", w[1], w[0]),
+            );
+        }
+    }
+}
+
+/// Registration rules, data-access declarations and time order.
+fn check_registrations(c: &mut ChainCheck, records: &[Record]) {
+    let mut registered: BTreeMap<&str, String> = BTreeMap::new();
+    let mut prev: Option<&super::entry::Entry> = None;
+    let mut seen: Vec<&super::entry::Entry> = Vec::new();
+    for e in records.iter().filter_map(|r| r.entry.as_ref().ok()) {
+        let n = Some(e.seq);
+        let id = e.study_id.as_str();
+        let needs_reason = matches!(e.kind, EntryKind::Amend | EntryKind::Deviation);
+        if needs_reason && e.reason.as_deref().map_or(true, |r| r.trim().is_empty()) {
+            c.bad(
+                "missing-reason",
+                n,
+                format!("entry #{} ({}) has no reason", e.seq, e.kind.as_str()),
+            );
+        }
+        match e.kind {
+            EntryKind::Register => {
+                if let Some(h) = registered.get(id) {
+                    if Some(h) != e.protocol_sha256.as_ref() {
+                        c.bad(
+                            "duplicate-registration",
+                            n,
+                            format!(
+                                "entry #{} registers study `{}` again with a different protocol instead of amending it",
+                                e.seq, id
+                            ),
+                        );
+                    }
+                }
+            }
+            EntryKind::Amend => {
+                if registered.get(id) != e.amends.as_ref() || e.amends.is_none() {
+                    c.bad(
+                        "amend-link",
+                        n,
+                        format!(
+                            "entry #{} amends study `{}` but does not name its registered version ({})",
+                            e.seq,
+                            id,
+                            registered.get(id).map(String::as_str).unwrap_or("none registered")
+                        ),
+                    );
+                }
+            }
+            _ => {
+                if let (Some(h), Some(reg)) = (&e.protocol_sha256, registered.get(id)) {
+                    if h != reg {
+                        c.bad(
+                            "unregistered-protocol",
+                            n,
+                            format!(
+                                "entry #{} ({}) used protocol {} but study `{}` was registered with {} at that time",
+                                e.seq,
+                                e.kind.as_str(),
+                                short(h),
+                                id,
+                                short(reg)
+                            ),
+                        );
+                    }
+                } else if e.protocol_sha256.is_some() && !id.is_empty() {
+                    c.bad(
+                        "unregistered-protocol",
+                        n,
+                        format!(
+                            "entry #{} ({}) uses a protocol of study `{}`, which was not registered before it",
+                            e.seq,
+                            e.kind.as_str(),
+                            id
+                        ),
+                    );
+                }
+            }
+        }
+        if matches!(e.kind, EntryKind::Register | EntryKind::Amend) {
+            if let Some(h) = &e.protocol_sha256 {
+                registered.insert(id, h.clone());
+            }
+            if e.data_access == DataAccess::ResultsSeen {
+                c.note(
+                    "registered-after-results-seen",
+                    n,
+                    format!(
+                        "entry #{} {}s study `{}` after results were seen (declared data access: results-seen)",
+                        e.seq,
+                        e.kind.as_str(),
+                        id
+                    ),
+                );
+            }
+        }
+        let before = DataAccess::in_force(seen.iter().copied(), id);
+        if !seen.is_empty() && e.data_access < before {
+            c.note(
+                "access-lowered",
+                n,
+                format!(
+                    "entry #{} declares data access {} after {} was declared{}",
+                    e.seq,
+                    e.data_access.as_str(),
+                    before.as_str(),
+                    if id.is_empty() {
+                        String::new()
+                    } else {
+                        format!(" for study `{}`", id)
+                    }
+                ),
+            );
+        }
+        if let Some(p) = prev {
+            if e.time < p.time {
+                c.note(
+                    "time-decreased",
+                    n,
+                    format!("entry #{} is dated {}, before #{} ({})", e.seq, e.time, p.seq, p.time),
+                );
+            }
+        }
+        seen.push(e);
+        prev = Some(e);
+    }
+}
+
+/// The first 12 hex digits of a hash.
+pub(crate) fn short(h: &str) -> &str {
+    h.get(..12).unwrap_or(h)
+}

@@ -1,0 +1,327 @@
+//! `pledge publish REMOTE` and `pledge verify --remote REMOTE`: the ledger ref pushed to, and
+//! fetched back from, another git repository, so that a later rewrite or truncation of the local
+//! ledger is caught against the published copy.
+//!
+//! git2 is built without network transports, so REMOTE is a local repository: a path, a
+//! `file://` URL, or the name of a configured remote whose URL is one of those. Objects are
+//! copied directly between the two object databases (oldest commit first, so an interrupted
+//! copy never leaves a commit without its history) and the remote ref is moved with a
+//! compare-and-swap; a push that is not a fast-forward is refused.
+
+use super::records::git_records;
+use super::store::{Ledger, LEDGER_REF};
+use super::verify::{verify_ledger, Finding, RemoteCheck, VerifyReport};
+use crate::error::{Error, Result};
+use crate::study::LoadedProtocol;
+use git2::{ErrorCode, ObjectType, Odb, Oid, Repository};
+use serde::Serialize;
+use std::path::{Path, PathBuf};
+
+/// A resolved remote.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Remote {
+    /// As the user gave it.
+    pub given: String,
+    /// Name used for the fetched ref: the configured remote's name, or `path-` and 12 hex digits
+    /// of the SHA-256 of the path.
+    pub name: String,
+    /// The repository path.
+    pub path: PathBuf,
+}
+
+impl Remote {
+    /// The local ref a published ledger is fetched into: `refs/pledge/remotes/NAME/ledger`.
+    pub fn fetched_ref(&self) -> String {
+        format!("refs/pledge/remotes/{}/ledger", self.name)
+    }
+}
+
+/// What `publish` did.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct PublishReport {
+    /// The remote as given.
+    pub remote: String,
+    /// The ref written on the remote (`refs/pledge/ledger`).
+    pub remote_ref: String,
+    /// Local ledger tip, now published.
+    pub tip: String,
+    /// The remote's ledger tip before, if it had one.
+    pub previous_tip: Option<String>,
+    /// Entries in the published ledger.
+    pub entries: usize,
+    /// False when the remote already had this tip.
+    pub updated: bool,
+}
+
+/// Resolves REMOTE: a configured remote name, a `file://` URL or a path (relative to `cwd`).
+///
+/// Errors (exit 2): a network URL (not supported by this build: the hint shows the git command);
+/// no git repository there.
+pub fn resolve_remote(ledger: &Ledger, given: &str, cwd: &Path) -> Result<Remote> {
+    let (name, url, base) = match ledger.repo().find_remote(given) {
+        Ok(r) => (
+            Some(given.to_string()),
+            r.url().unwrap_or("").to_string(),
+            ledger.root(),
+        ),
+        Err(_) => (None, given.to_string(), cwd.to_path_buf()),
+    };
+    let raw = url.strip_prefix("file://").unwrap_or(&url);
+    let scp_like = !raw.starts_with('/') && raw.split('/').next().is_some_and(|h| h.contains(':') && h.len() > 2);
+    if url.contains("://") && !url.starts_with("file://") || (scp_like && !base.join(raw).exists()) {
+        return Err(Error::input(format!(
+            "{}: only local repositories (a path or file:// URL) are supported; this build of pledge has no network transport",
+            given
+        ))
+        .with_hint(format!(
+            "push with git instead: git push {} {}:{}",
+            given, LEDGER_REF, LEDGER_REF
+        )));
+    }
+    let path = if Path::new(raw).is_absolute() {
+        PathBuf::from(raw)
+    } else {
+        base.join(raw)
+    };
+    let name = name.unwrap_or_else(|| {
+        let abs = std::fs::canonicalize(&path).unwrap_or_else(|_| path.clone());
+        let h = crate::io::sha256_hex(abs.to_string_lossy().as_bytes());
+        format!("path-{}", &h[..12])
+    });
+    Ok(Remote {
+        given: given.to_string(),
+        name,
+        path,
+    })
+}
+
+fn open_remote(r: &Remote) -> Result<Repository> {
+    Repository::open(&r.path).map_err(|e| {
+        Error::input(format!("{}: no git repository at {}", r.given, r.path.display()))
+            .caused_by(e.message())
+            .with_hint(format!("create one with: git init --bare {}", r.path.display()))
+    })
+}
+
+fn ref_tip(repo: &Repository, name: &str) -> Result<Option<Oid>> {
+    match repo.refname_to_id(name) {
+        Ok(o) => Ok(Some(o)),
+        Err(e) if e.code() == ErrorCode::NotFound => Ok(None),
+        Err(e) => Err(Error::git(format!("reading {}", name), e)),
+    }
+}
+
+/// Pushes the local ledger to REMOTE's `refs/pledge/ledger`.
+///
+/// Refused (exit 1): the remote's ledger is not an ancestor of the local one (a non-fast-forward
+/// push: the local ledger was rewritten or truncated, or the remote holds other entries), or it
+/// moved during the push. Errors: an empty local ledger, a bad remote (exit 2); git (exit 70).
+pub fn publish(ledger: &Ledger, remote: &Remote) -> Result<PublishReport> {
+    let repo = ledger.repo();
+    let tip = ledger
+        .tip()?
+        .ok_or_else(|| Error::input("the ledger is empty: nothing to publish").with_hint("pledge register PROTOCOL"))?;
+    let dst = open_remote(remote)?;
+    let before = ref_tip(&dst, LEDGER_REF)?;
+    let entries = ledger.entries_from(tip)?.len();
+    let mut rep = PublishReport {
+        remote: remote.given.clone(),
+        remote_ref: LEDGER_REF.into(),
+        tip: tip.to_string(),
+        previous_tip: before.map(|o| o.to_string()),
+        entries,
+        updated: false,
+    };
+    if before == Some(tip) {
+        return Ok(rep);
+    }
+    if let Some(b) = before {
+        let ff = repo.odb().map(|o| o.exists(b)).unwrap_or(false) && repo.graph_descendant_of(tip, b).unwrap_or(false);
+        if !ff {
+            return Err(Error::refused(format!(
+                "{}: the published ledger is not a prefix of the local one (not a fast-forward); refusing to overwrite it",
+                remote.given
+            ))
+            .with_hint(format!("see where they differ: pledge verify --remote {}", remote.given)));
+        }
+    }
+    copy_chain(repo, &dst, tip)?;
+    let msg = format!("pledge publish {}", tip);
+    let res = match before {
+        Some(b) => dst.reference_matching(LEDGER_REF, tip, true, b, &msg).map(|_| ()),
+        // A zero current id means "must not exist", checked under the ref lock (libgit2's
+        // non-forced create checks existence before taking the lock, which races).
+        None => dst
+            .reference_matching(LEDGER_REF, tip, true, Oid::zero(), &msg)
+            .map(|_| ()),
+    };
+    match res {
+        Ok(()) => {}
+        Err(e) if matches!(e.code(), ErrorCode::Modified | ErrorCode::Exists | ErrorCode::Locked) => {
+            return Err(Error::refused(format!(
+                "{}: the published ledger changed during the push; nothing was overwritten",
+                remote.given
+            ))
+            .with_hint("run the command again"))
+        }
+        Err(e) => return Err(Error::git("moving the remote ledger ref", e)),
+    }
+    repo.reference(&remote.fetched_ref(), tip, true, &msg)
+        .map_err(|e| Error::git("recording the published tip", e))?;
+    rep.updated = true;
+    Ok(rep)
+}
+
+/// Fetches REMOTE's `refs/pledge/ledger` into [`Remote::fetched_ref`]; returns its tip, or
+/// `None` when the remote has no published ledger.
+pub fn fetch_published(ledger: &Ledger, remote: &Remote) -> Result<Option<Oid>> {
+    let src = open_remote(remote)?;
+    let Some(tip) = ref_tip(&src, LEDGER_REF)? else {
+        return Ok(None);
+    };
+    copy_chain(&src, ledger.repo(), tip)?;
+    ledger
+        .repo()
+        .reference(&remote.fetched_ref(), tip, true, "pledge verify --remote")
+        .map_err(|e| Error::git("recording the fetched ledger", e))?;
+    Ok(Some(tip))
+}
+
+/// `verify --remote`: verifies the local ledger (and `protocol`), fetches the published copy,
+/// verifies its chain, and checks that it is a prefix of the local ledger. A truncated local
+/// ledger (`local-truncated`), a rewritten one (`ledger-rewritten`) or a remote without a
+/// published ledger (`not-published`) are findings.
+pub fn verify_remote(ledger: &Ledger, remote: &Remote, protocol: Option<&LoadedProtocol>) -> Result<VerifyReport> {
+    let mut report = verify_ledger(ledger, protocol)?;
+    let fetched = fetch_published(ledger, remote)?;
+    let mut rc = RemoteCheck {
+        remote: remote.given.clone(),
+        fetched_ref: remote.fetched_ref(),
+        published_entries: 0,
+        unpublished_entries: 0,
+    };
+    let Some(ptip) = fetched else {
+        report.findings.push(Finding::new(
+            "not-published",
+            None,
+            format!(
+                "{} has no published ledger ({}) to compare with",
+                remote.given, LEDGER_REF
+            ),
+        ));
+        report.remote = Some(rc);
+        report.settle();
+        return Ok(report);
+    };
+    let published = git_records(ledger, ptip)?;
+    let local = match ledger.tip()? {
+        Some(t) => git_records(ledger, t)?,
+        None => vec![],
+    };
+    rc.published_entries = published.len();
+    let pcheck = super::chain::check_chain(&published);
+    for f in pcheck.findings {
+        report
+            .findings
+            .push(Finding::new(&f.code, f.seq, format!("published copy: {}", f.message)));
+    }
+    let label = |r: &super::records::Record, i: usize| r.seq().unwrap_or(i as u64 + 1);
+    let diverged = local.iter().zip(&published).position(|(l, p)| l.commit != p.commit);
+    if let Some(i) = diverged {
+        let p = &published[i];
+        report.findings.push(Finding::new(
+            "ledger-rewritten",
+            Some(label(p, i)),
+            format!(
+                "the local ledger was rewritten: from entry #{} on it differs from the copy published at {} (published commit {}, local commit {})",
+                label(p, i),
+                remote.given,
+                short_commit(&p.commit),
+                short_commit(&local[i].commit)
+            ),
+        ));
+    } else if published.len() > local.len() {
+        report.findings.push(Finding::new(
+            "local-truncated",
+            Some(label(&published[local.len()], local.len())),
+            format!(
+                "the local ledger has {} entries but the copy published at {} has {}: entries #{}..#{} were removed locally",
+                local.len(),
+                remote.given,
+                published.len(),
+                local.len() + 1,
+                published.len()
+            ),
+        ));
+    } else if local.len() > published.len() {
+        rc.unpublished_entries = local.len() - published.len();
+        report.notes.push(Finding::new(
+            "unpublished",
+            None,
+            format!(
+                "{} local entries are not yet published to {}",
+                rc.unpublished_entries, remote.given
+            ),
+        ));
+    }
+    report.remote = Some(rc);
+    report.settle();
+    Ok(report)
+}
+
+fn short_commit(c: &Option<String>) -> String {
+    c.as_deref().map(|s| s.get(..7).unwrap_or(s)).unwrap_or("?").to_string()
+}
+
+/// Copies the commits reachable from `tip` that `dst` lacks, with their trees and blobs, oldest
+/// first (a commit is written only after its history and tree).
+fn copy_chain(src: &Repository, dst: &Repository, tip: Oid) -> Result<()> {
+    let g = |e| Error::git("copying ledger objects", e);
+    let (so, dodb) = (src.odb().map_err(g)?, dst.odb().map_err(g)?);
+    let mut todo = Vec::new();
+    let mut stack = vec![tip];
+    let mut seen = std::collections::HashSet::new();
+    while let Some(c) = stack.pop() {
+        if dodb.exists(c) || !seen.insert(c) {
+            continue;
+        }
+        let commit = src.find_commit(c).map_err(g)?;
+        stack.extend(commit.parent_ids());
+        todo.push((c, commit.tree_id()));
+    }
+    for (c, tree) in todo.into_iter().rev() {
+        copy_tree(src, &so, &dodb, tree)?;
+        copy_object(&so, &dodb, c)?;
+    }
+    Ok(())
+}
+
+fn copy_tree(src: &Repository, so: &Odb, dodb: &Odb, tree: Oid) -> Result<()> {
+    if dodb.exists(tree) {
+        return Ok(());
+    }
+    let t = src
+        .find_tree(tree)
+        .map_err(|e| Error::git("copying ledger objects", e))?;
+    for item in t.iter() {
+        match item.kind() {
+            Some(ObjectType::Tree) => copy_tree(src, so, dodb, item.id())?,
+            Some(ObjectType::Blob) => copy_object(so, dodb, item.id())?,
+            _ => {}
+        }
+    }
+    copy_object(so, dodb, tree)
+}
+
+fn copy_object(so: &Odb, dodb: &Odb, oid: Oid) -> Result<()> {
+    if dodb.exists(oid) {
+        return Ok(());
+    }
+    let g = |e| Error::git(format!("copying object {}", oid), e);
+    let obj = so.read(oid).map_err(g)?;
+    let written = dodb.write(obj.kind(), obj.data()).map_err(g)?;
+    if written != oid {
+        return Err(Error::internal(format!("copying object {} produced {}", oid, written)));
+    }
+    Ok(())
+}

@@ -1,0 +1,90 @@
+//! The raw material verification works on: one [`Record`] per ledger commit (or export line),
+//! read without trusting it, so that a malformed entry becomes a finding instead of an error.
+
+use super::entry::Entry;
+use super::store::Ledger;
+use crate::error::{Error, Result};
+use git2::{ObjectType, Oid};
+
+/// One ledger entry as found, before any check.
+#[derive(Debug, Clone)]
+pub(crate) struct Record {
+    /// Where it was found, for messages: `commit 1a2b3c4` or `line 3`.
+    pub at: String,
+    /// The commit id (hex), where known.
+    pub commit: Option<String>,
+    /// Parent commit ids (hex) as stored.
+    pub parents: Vec<String>,
+    /// The parsed entry, or why it does not parse.
+    pub entry: std::result::Result<Entry, String>,
+    /// The exact bytes of `entry.json`, when the source keeps them (git does, an export does not).
+    pub entry_bytes: Option<Vec<u8>>,
+    /// Bytes of `result.json`, if present.
+    pub result: Option<Vec<u8>>,
+    /// Bytes of `protocol.toml`, if present.
+    pub protocol: Option<Vec<u8>>,
+    /// Names of other files in the commit's tree.
+    pub other_files: Vec<String>,
+    /// The `entry_sha256` the commit message names, where there is one.
+    pub message_sha: Option<String>,
+}
+
+impl Record {
+    /// The entry's sequence number, if the entry parsed.
+    pub fn seq(&self) -> Option<u64> {
+        self.entry.as_ref().ok().map(|e| e.seq)
+    }
+}
+
+/// Reads the records of the chain ending at commit `tip`, first to last, following first
+/// parents. Errors (exit 70): the repository cannot be read, or `tip` is not a commit.
+pub(crate) fn git_records(ledger: &Ledger, tip: Oid) -> Result<Vec<Record>> {
+    let repo = ledger.repo();
+    let mut out = Vec::new();
+    let mut next = Some(tip);
+    while let Some(oid) = next {
+        let commit = repo
+            .find_commit(oid)
+            .map_err(|e| Error::git(format!("reading ledger commit {}", oid), e))?;
+        let tree = commit
+            .tree()
+            .map_err(|e| Error::git(format!("reading the tree of ledger commit {}", oid), e))?;
+        let mut rec = Record {
+            at: format!("commit {}", &oid.to_string()[..7]),
+            commit: Some(oid.to_string()),
+            parents: commit.parent_ids().map(|p| p.to_string()).collect(),
+            entry: Err("the commit has no entry.json".into()),
+            entry_bytes: None,
+            result: None,
+            protocol: None,
+            other_files: vec![],
+            message_sha: commit
+                .message()
+                .and_then(|m| m.lines().find_map(|l| l.strip_prefix("entry_sha256 ")))
+                .map(|s| s.trim().to_string()),
+        };
+        for item in tree.iter() {
+            let name = item.name().unwrap_or("?").to_string();
+            let blob = match item.kind() {
+                Some(ObjectType::Blob) => item
+                    .to_object(repo)
+                    .ok()
+                    .and_then(|o| o.as_blob().map(|b| b.content().to_vec())),
+                _ => None,
+            };
+            match (name.as_str(), blob) {
+                ("entry.json", Some(b)) => {
+                    rec.entry = serde_json::from_slice::<Entry>(&b).map_err(|e| e.to_string());
+                    rec.entry_bytes = Some(b);
+                }
+                ("result.json", Some(b)) => rec.result = Some(b),
+                ("protocol.toml", Some(b)) => rec.protocol = Some(b),
+                _ => rec.other_files.push(name),
+            }
+        }
+        next = commit.parent_id(0).ok();
+        out.push(rec);
+    }
+    out.reverse();
+    Ok(out)
+}

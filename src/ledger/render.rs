@@ -1,0 +1,141 @@
+//! Text forms (`--format human`) of the ledger commands' results.
+
+use super::chain::short;
+use super::export::ExportSummary;
+use super::log::LogItem;
+use super::publish::PublishReport;
+use super::verify::{Finding, VerifyReport};
+use crate::output::Human;
+
+fn finding_line(f: &Finding) -> String {
+    match f.seq {
+        Some(s) => format!("  #{:<4} {:<30} {}\n", s, f.code, f.message),
+        None => format!("  {:<5} {:<30} {}\n", "-", f.code, f.message),
+    }
+}
+
+impl Human for VerifyReport {
+    fn human(&self) -> String {
+        let mut s = format!(
+            "ledger    {} ({} entries{})\n",
+            self.source,
+            self.entries,
+            self.tip
+                .as_deref()
+                .map(|t| format!(", tip {}", t.get(..7).unwrap_or(t)))
+                .unwrap_or_default()
+        );
+        if let Some(p) = &self.protocol {
+            let what = match p.status.as_str() {
+                "matches" => format!("matches the registration of study `{}`", p.study_id),
+                "line-endings-only" => format!(
+                    "matches the registration of study `{}` (line endings differ only)",
+                    p.study_id
+                ),
+                "unregistered" => format!("study `{}` is not registered", p.study_id),
+                _ => format!("CHANGED since the registration of study `{}`", p.study_id),
+            };
+            let seq = p.registered_seq.map(|s| format!(" (#{})", s)).unwrap_or_default();
+            s.push_str(&format!("protocol  {}: {}{}\n", p.path, what, seq));
+        }
+        if let Some(r) = &self.remote {
+            s.push_str(&format!(
+                "published {}: {} entries, {} local entries not yet published\n",
+                r.remote, r.published_entries, r.unpublished_entries
+            ));
+        }
+        if !self.notes.is_empty() {
+            s.push_str("\nnotes:\n");
+            self.notes.iter().for_each(|f| s.push_str(&finding_line(f)));
+        }
+        if !self.findings.is_empty() {
+            s.push_str("\nfindings:\n");
+            self.findings.iter().for_each(|f| s.push_str(&finding_line(f)));
+        }
+        if self.ok {
+            s.push_str("\nOK: the ledger verifies\n");
+        } else {
+            s.push_str(&format!(
+                "\nFAILED: {} finding{}\n",
+                self.findings.len(),
+                if self.findings.len() == 1 { "" } else { "s" }
+            ));
+        }
+        s
+    }
+}
+
+/// A string cut to at most `n` characters, with `…` when cut.
+fn cut(s: &str, n: usize) -> String {
+    if s.chars().count() <= n {
+        s.to_string()
+    } else {
+        let mut t: String = s.chars().take(n.saturating_sub(1)).collect();
+        t.push('…');
+        t
+    }
+}
+
+impl Human for Vec<LogItem> {
+    fn human(&self) -> String {
+        if self.is_empty() {
+            return format!("The ledger is empty (no entries on {}).\n", super::LEDGER_REF);
+        }
+        let mut s = format!(
+            "{:>4}  {:<20}  {:<9}  {:<24}  {:<14}  {:<12}  {}\n",
+            "SEQ", "TIME (UTC)", "KIND", "STUDY", "ACCESS", "PROTOCOL", "DETAILS"
+        );
+        for it in self {
+            let e = &it.entry;
+            let mut details = e
+                .reason
+                .clone()
+                .map(|r| format!("reason: {}", r))
+                .unwrap_or_else(|| match &e.summary {
+                    serde_json::Value::Null => String::new(),
+                    v => v.to_string(),
+                });
+            if e.summary.get("results_seen_at_registration") == Some(&serde_json::Value::Bool(true)) {
+                details = format!("[registered after results were seen] {}", details);
+            }
+            s.push_str(&format!(
+                "{:>4}  {:<20}  {:<9}  {:<24}  {:<14}  {:<12}  {}\n",
+                e.seq,
+                e.time,
+                e.kind.as_str(),
+                cut(&e.study_id, 24),
+                e.data_access.as_str(),
+                e.protocol_sha256.as_deref().map(short).unwrap_or("-"),
+                cut(&details, 80)
+            ));
+        }
+        s
+    }
+}
+
+impl Human for PublishReport {
+    fn human(&self) -> String {
+        if self.updated {
+            format!(
+                "Published {} entries (tip {}) to {} {}\n",
+                self.entries,
+                self.tip.get(..7).unwrap_or(&self.tip),
+                self.remote,
+                self.remote_ref
+            )
+        } else {
+            format!(
+                "{} already has the ledger (tip {}, {} entries)\n",
+                self.remote,
+                self.tip.get(..7).unwrap_or(&self.tip),
+                self.entries
+            )
+        }
+    }
+}
+
+impl Human for ExportSummary {
+    fn human(&self) -> String {
+        format!("Exported {} entries to {}\n", self.entries, self.file)
+    }
+}

@@ -1,0 +1,243 @@
+//! `pledge verify`: checks a ledger copy (the git ref, a published copy, or an export) and, when
+//! given, a protocol file against its study's latest registration. Problems are findings in a
+//! [`VerifyReport`] (the command exits 1 and lists every one), never errors.
+
+use super::chain::{check_chain, short};
+use super::entry::EntryKind;
+use super::records::{git_records, Record};
+use super::store::{Ledger, LEDGER_REF};
+use crate::error::Result;
+use crate::study::LoadedProtocol;
+use serde::Serialize;
+
+/// One problem (or note) found by verification.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Finding {
+    /// Stable kebab-case code, e.g. `entry-hash-mismatch`, `broken-link`, `entry-missing`,
+    /// `entries-reordered`, `seq-duplicate`, `protocol-changed`, `local-truncated`,
+    /// `ledger-rewritten` (README lists them all).
+    pub code: String,
+    /// The entry concerned, when there is one.
+    pub seq: Option<u64>,
+    /// One sentence for people.
+    pub message: String,
+}
+
+impl Finding {
+    /// A finding with `code`, entry `seq` and `message`.
+    pub fn new(code: &str, seq: Option<u64>, message: impl Into<String>) -> Self {
+        Finding {
+            code: code.to_string(),
+            seq,
+            message: message.into(),
+        }
+    }
+}
+
+/// How a protocol file compares with its study's latest registration.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct ProtocolCheck {
+    /// The file as given.
+    pub path: String,
+    /// Its study id.
+    pub study_id: String,
+    /// Its normalized SHA-256 (BOM removed, CRLF → LF).
+    pub sha256: String,
+    /// The latest register/amend entry of the study, if any.
+    pub registered_seq: Option<u64>,
+    /// The hash registered there.
+    pub registered_sha256: Option<String>,
+    /// `matches`, `line-endings-only` (raw bytes differ, normalized hash matches; passes with a
+    /// note), `changed` or `unregistered` (both findings).
+    pub status: String,
+}
+
+/// How the local ledger compares with a published copy.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct RemoteCheck {
+    /// The remote as given.
+    pub remote: String,
+    /// Local ref the published ledger was fetched into.
+    pub fetched_ref: String,
+    /// Entries in the published copy.
+    pub published_entries: usize,
+    /// Local entries not yet published.
+    pub unpublished_entries: usize,
+}
+
+/// The result of `pledge verify`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct VerifyReport {
+    /// True when there is no finding (notes do not count).
+    pub ok: bool,
+    /// What was verified: `refs/pledge/ledger`, or the export file.
+    pub source: String,
+    /// Number of entries (ledger commits or export lines) read.
+    pub entries: usize,
+    /// The tip commit of the ledger (hex), if any.
+    pub tip: Option<String>,
+    /// Every problem found, in chain order, then protocol and remote findings.
+    pub findings: Vec<Finding>,
+    /// Facts that pass but are disclosed (line endings only, a registration after results were
+    /// seen, a lowered data-access level, unpublished entries).
+    pub notes: Vec<Finding>,
+    /// The protocol check, when a protocol was given.
+    pub protocol: Option<ProtocolCheck>,
+    /// The comparison with a published copy, for `--remote`.
+    pub remote: Option<RemoteCheck>,
+}
+
+impl VerifyReport {
+    /// Builds a report over `records` from `source`, running the chain checks and, when
+    /// `protocol` is given, the protocol check.
+    pub(crate) fn build(source: String, tip: Option<String>, records: &[Record], lp: Option<&LoadedProtocol>) -> Self {
+        let chain = check_chain(records);
+        let mut r = VerifyReport {
+            ok: true,
+            source,
+            entries: records.len(),
+            tip,
+            findings: chain.findings,
+            notes: chain.notes,
+            protocol: None,
+            remote: None,
+        };
+        if let Some(lp) = lp {
+            r.protocol = Some(check_protocol(&mut r, records, lp));
+        }
+        r.ok = r.findings.is_empty();
+        r
+    }
+
+    /// Recomputes `ok` after findings were added.
+    pub(crate) fn settle(&mut self) {
+        self.ok = self.findings.is_empty();
+    }
+}
+
+/// Verifies the ledger on [`LEDGER_REF`] and, when given, `protocol` against its registration.
+///
+/// Errors (exit 70) only when the repository cannot be read; every problem of the ledger is a
+/// finding in the report.
+pub fn verify_ledger(ledger: &Ledger, protocol: Option<&LoadedProtocol>) -> Result<VerifyReport> {
+    verify_ref(ledger, LEDGER_REF, protocol)
+}
+
+/// As [`verify_ledger`] for the ledger on `refname` (e.g. a fetched published copy).
+pub fn verify_ref(ledger: &Ledger, refname: &str, protocol: Option<&LoadedProtocol>) -> Result<VerifyReport> {
+    let tip = match ledger.repo().refname_to_id(refname) {
+        Ok(oid) => Some(oid),
+        Err(e) if e.code() == git2::ErrorCode::NotFound => None,
+        Err(e) => return Err(crate::error::Error::git(format!("reading {}", refname), e)),
+    };
+    let records = match tip {
+        Some(t) => git_records(ledger, t)?,
+        None => vec![],
+    };
+    Ok(VerifyReport::build(
+        refname.to_string(),
+        tip.map(|t| t.to_string()),
+        &records,
+        protocol,
+    ))
+}
+
+/// Compares `lp` with the latest registration of its study among `records`.
+fn check_protocol(r: &mut VerifyReport, records: &[Record], lp: &LoadedProtocol) -> ProtocolCheck {
+    let id = lp.protocol.study.id.clone();
+    let path = lp.path.display().to_string();
+    let regs: Vec<&Record> = records
+        .iter()
+        .filter(|x| {
+            x.entry
+                .as_ref()
+                .is_ok_and(|e| e.study_id == id && matches!(e.kind, EntryKind::Register | EntryKind::Amend))
+        })
+        .collect();
+    let latest = regs.last().and_then(|x| x.entry.as_ref().ok());
+    let mut pc = ProtocolCheck {
+        path: path.clone(),
+        study_id: id.clone(),
+        sha256: lp.hash.sha256.clone(),
+        registered_seq: latest.map(|e| e.seq),
+        registered_sha256: latest.and_then(|e| e.protocol_sha256.clone()),
+        status: "matches".into(),
+    };
+    let Some(reg) = latest else {
+        pc.status = "unregistered".into();
+        r.findings.push(Finding::new(
+            "protocol-unregistered",
+            None,
+            format!("{}: study `{}` is not registered in this ledger", path, id),
+        ));
+        return pc;
+    };
+    if pc.registered_sha256.as_deref() == Some(lp.hash.sha256.as_str()) {
+        let raw_registered: Vec<&String> = reg
+            .inputs
+            .iter()
+            .filter(|(k, _)| k.starts_with("protocol:"))
+            .map(|(_, v)| v)
+            .collect();
+        if lp.hash.line_endings_normalized && !raw_registered.contains(&&lp.hash.raw_sha256) {
+            pc.status = "line-endings-only".into();
+            r.notes.push(Finding::new(
+                "line-endings-only",
+                Some(reg.seq),
+                format!(
+                    "{} differs from its registration (#{}) only in line endings or a byte-order mark; the normalized hash matches",
+                    path, reg.seq
+                ),
+            ));
+        }
+        return pc;
+    }
+    pc.status = "changed".into();
+    let older = regs[..regs.len() - 1]
+        .iter()
+        .rev()
+        .filter_map(|x| x.entry.as_ref().ok())
+        .find(|e| e.protocol_sha256.as_deref() == Some(lp.hash.sha256.as_str()));
+    let stored = regs.last().and_then(|x| x.protocol.as_deref());
+    let mut msg = format!(
+        "{} changed since study `{}` was registered (#{}): registered sha256 {}, file now {}",
+        path,
+        id,
+        reg.seq,
+        short(pc.registered_sha256.as_deref().unwrap_or("-")),
+        short(&lp.hash.sha256)
+    );
+    if let Some(line) = stored.and_then(|s| first_difference(s, lp.text.as_bytes())) {
+        msg.push_str(&format!("; first difference at line {}", line));
+    }
+    if let Some(o) = older {
+        msg.push_str(&format!(" (the file is the superseded version of #{})", o.seq));
+    }
+    r.findings.push(Finding::new("protocol-changed", Some(reg.seq), msg));
+    pc
+}
+
+/// 1-based line of the first difference between two texts, line endings normalized.
+fn first_difference(a: &[u8], b: &[u8]) -> Option<usize> {
+    let norm = |x: &[u8]| -> Vec<Vec<u8>> {
+        crate::io::strip_bom(x)
+            .split(|c| *c == b'\n')
+            .map(|l| l.strip_suffix(b"\r").unwrap_or(l).to_vec())
+            .collect()
+    };
+    let (la, lb) = (norm(a), norm(b));
+    let n = la.len().max(lb.len());
+    (0..n).find(|&i| la.get(i) != lb.get(i)).map(|i| i + 1)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn first_difference_ignores_crlf() {
+        assert_eq!(first_difference(b"a\nb\nc\n", b"a\r\nb\r\nc\r\n"), None);
+        assert_eq!(first_difference(b"a\nb\nc\n", b"a\nB\nc\n"), Some(2));
+        assert_eq!(first_difference(b"a\n", b"a\nb\n"), Some(2));
+    }
+}
