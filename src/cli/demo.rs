@@ -47,7 +47,8 @@ pub fn run(a: Args, ctx: &Ctx) -> Outcome {
         eprint!("{}", indent(&out));
         if code != exit::OK {
             let what = if code == exit::STOP { "the stop rule said stop" } else { "a step failed" };
-            return Err(Error { kind: crate::error::ErrorKind::Internal, message: format!("demo: {} at `pledge {}` (exit {})", what, step.join(" "), code), causes: vec![], hint: None });
+            eprintln!("error: demo: {} at `pledge {}` (exit {}); the scratch directory {} is kept", what, step.join(" "), code, dir.display());
+            return Ok((code, String::new()));
         }
     }
     let report = dir.join("report").join("report.md");

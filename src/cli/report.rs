@@ -47,6 +47,7 @@ pub fn run(a: Args, ctx: &Ctx) -> Outcome {
     crate::io::write_atomic(&path, md.as_bytes())?;
     if !built.data.verification.ok {
         eprintln!("warning: the ledger failed verification; the report says so at the top");
+        return Ok((exit::FINDINGS, format!("{}\n", path.display())));
     }
     Ok((exit::OK, format!("{}\n", path.display())))
 }
