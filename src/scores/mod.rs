@@ -1,10 +1,53 @@
 //! Per-topic score inputs: long CSV/TSV (`topic,system,score`), wide CSV/TSV (a topic column and
 //! one column per system), JSON Lines, and `trec_eval -q` output. Topics are joined by id, never
 //! by position; topic ids are strings.
+//!
+//! # Layout detection ([`read`] / [`read_with`])
+//! The file is read with [`crate::io::read_text`] (gzip and a UTF-8 BOM are transparent; CRLF is
+//! fine). Then, in this order:
+//! 1. **JSON Lines** when the name ends in `.jsonl`/`.ndjson` (before `.gz`) or the first
+//!    non-blank character is `{`: one object per line with `topic` (string or integer), `system`
+//!    (string) and `score` (number, or a boolean label as a string). Blank lines are skipped.
+//! 2. **`trec_eval -q` output** when the first non-blank line has exactly three tab-separated
+//!    fields, the third one numeric (or the first one `runid`): `measure<TAB>topic<TAB>value`. The system is named by the
+//!    `runid all NAME` row, else by the file name. One measure is used: [`ReadOptions::measure`],
+//!    else the only measure present (several measures without a choice is an error listing them;
+//!    `P.10` and `P_10` are the same name). The `all` row of the measure is checked against the
+//!    mean of the per-topic values (to 4 decimals, as `trec_eval` prints) and a disagreement is
+//!    reported in [`ScoreTable::notes`] (`trec_eval` without `-c` averages only topics in the run).
+//! 3. **Delimited with a header row**, tab-separated when the first line holds a tab, else
+//!    comma-separated:
+//!    - **long** when the header (case-insensitive) has the columns `topic`, `system`, `score`
+//!      (other columns are ignored);
+//!    - **one system per file** when [`ReadOptions::column`] is set (e.g. `f1` for the 2WikiMQA
+//!      result files): the topic column is the first column named like an id (`topic`, `topic_id`,
+//!      `qid`, `query_id`, `question_id`, `id`, `_id`, `index`), else the first column; the system
+//!      is the file name without extensions; a row with an empty topic id is a summary row (the
+//!      column mean): it is checked against the mean and a disagreement goes to the notes;
+//!    - **wide** otherwise: the first column holds topic ids and every other column is a system.
+//!      When the first header is not an id-like name and the first data row is all numbers (the
+//!      `trec-topic-by-system` files: runs as columns, topics as rows, no id column), topics are
+//!      named by their 1-based row number and a note says so. An empty cell is a missing score.
+//!
+//! Values are numbers (finite; `NaN`/`inf` are errors) or labels, case-insensitive:
+//! `CORRECT`/`INCORRECT`, `true`/`false`, `yes`/`no` → 1/0. Any other label (e.g. `HALTED`) is
+//! an error naming file and line unless mapped with [`ReadOptions::labels`] (`--label HALTED=0`).
+//!
+//! Several files ([`read_many`]) are merged by topic id; a (topic, system) pair given twice is an
+//! error naming the second file and line.
+
+mod delimited;
+mod jsonl;
+mod merge;
+mod trec_eval;
+mod value;
 
 use crate::error::{Error, Result};
 use serde::Serialize;
 use std::path::Path;
+
+pub use merge::merge;
+pub use value::parse_value;
 
 /// Per-topic scores of several systems, joined by topic id.
 ///
@@ -22,13 +65,180 @@ pub struct ScoreTable {
     pub notes: Vec<String>,
 }
 
-/// Reads a score file, detecting its layout (see the module docs).
+/// Options of the score readers; the default reads any layout with the built-in labels.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, serde::Deserialize)]
+pub struct ReadOptions {
+    /// `trec_eval` measure to use when the file holds several (`map`, `P.10` = `P_10`, ...).
+    pub measure: Option<String>,
+    /// Read one system per file from this column (e.g. `f1`); the system is named by the file.
+    pub column: Option<String>,
+    /// Extra value labels (matched case-insensitively) and the score they stand for, e.g.
+    /// `("HALTED", 0.0)`. They take precedence over the built-in labels.
+    pub labels: Vec<(String, f64)>,
+}
+
+/// Reads a score file with default options, detecting its layout (see the module docs).
 ///
 /// Errors (exit 2): missing or empty file, duplicate (topic, system), NaN or non-numeric score;
 /// each names the file and line.
 pub fn read(path: &Path) -> Result<ScoreTable> {
-    Err(Error::internal(format!(
-        "reading scores from {} is not implemented yet",
-        path.display()
-    )))
+    read_with(path, &ReadOptions::default())
 }
+
+/// Reads a score file with `opts` (see the module docs for the detection rules).
+///
+/// Errors (exit 2): as [`read`], plus a `trec_eval` file with several measures and none chosen,
+/// a measure or column that is not in the file.
+pub fn read_with(path: &Path, opts: &ReadOptions) -> Result<ScoreTable> {
+    let text = crate::io::read_text(path)?;
+    let first = text.lines().map(|l| l.trim_end_matches('\r')).find(|l| !l.trim().is_empty());
+    let Some(first) = first else {
+        return Err(Error::in_file(path, "file is empty (expected per-topic scores)"));
+    };
+    let name = path.to_string_lossy().to_ascii_lowercase();
+    let name = name.strip_suffix(".gz").unwrap_or(&name);
+    if name.ends_with(".jsonl") || name.ends_with(".ndjson") || first.trim_start().starts_with('{') {
+        return jsonl::read(path, &text, opts);
+    }
+    let fields: Vec<&str> = first.split('\t').collect();
+    if fields.len() == 3 && (value::is_number(fields[2].trim()) || fields[0].trim() == "runid") {
+        return trec_eval::read(path, &text, opts);
+    }
+    delimited::read(path, &text, opts)
+}
+
+/// Reads several score files and merges them by topic id (see [`merge`]).
+///
+/// Errors (exit 2): as [`read_with`] for each file; a (topic, system) pair present in two files.
+pub fn read_many(paths: &[&Path], opts: &ReadOptions) -> Result<ScoreTable> {
+    let mut tables = Vec::with_capacity(paths.len());
+    for p in paths {
+        tables.push((p.to_path_buf(), read_with(p, opts)?));
+    }
+    merge(tables)
+}
+
+/// The system name a per-system file stands for: its file name without `.gz` and one more
+/// extension (`results/kimi-k2.5.csv.gz` → `kimi-k2.5`).
+pub fn system_name_from_path(path: &Path) -> String {
+    let name = path.file_name().map(|s| s.to_string_lossy().into_owned()).unwrap_or_default();
+    let name = name.strip_suffix(".gz").unwrap_or(&name).to_string();
+    match name.rfind('.') {
+        Some(i) if i > 0 => name[..i].to_string(),
+        _ => name,
+    }
+}
+
+/// Accumulates `(topic, system, score)` triples into a [`ScoreTable`], keeping first-seen order
+/// and rejecting a pair given twice.
+#[derive(Debug, Default)]
+pub(crate) struct Builder {
+    table: ScoreTableInner,
+}
+
+#[derive(Debug, Default)]
+struct ScoreTableInner {
+    systems: Vec<String>,
+    topics: Vec<String>,
+    sys_idx: std::collections::HashMap<String, usize>,
+    topic_idx: std::collections::HashMap<String, usize>,
+    values: Vec<Vec<Option<f64>>>,
+    notes: Vec<String>,
+}
+
+impl Builder {
+    /// Registers a system (so a system with no scores at all still appears).
+    pub(crate) fn system(&mut self, s: &str) -> usize {
+        let t = &mut self.table;
+        if let Some(&i) = t.sys_idx.get(s) {
+            return i;
+        }
+        t.sys_idx.insert(s.to_string(), t.systems.len());
+        t.systems.push(s.to_string());
+        t.values.push(vec![None; t.topics.len()]);
+        t.systems.len() - 1
+    }
+
+    /// Registers a topic.
+    pub(crate) fn topic(&mut self, id: &str) -> usize {
+        let t = &mut self.table;
+        if let Some(&i) = t.topic_idx.get(id) {
+            return i;
+        }
+        t.topic_idx.insert(id.to_string(), t.topics.len());
+        t.topics.push(id.to_string());
+        for v in &mut t.values {
+            v.push(None);
+        }
+        t.topics.len() - 1
+    }
+
+    /// Sets one score; `Err(())` when the pair already has one.
+    pub(crate) fn set(&mut self, topic: &str, system: &str, score: f64) -> std::result::Result<(), ()> {
+        let s = self.system(system);
+        let ti = self.topic(topic);
+        let cell = &mut self.table.values[s][ti];
+        if cell.is_some() {
+            return Err(());
+        }
+        *cell = Some(score);
+        Ok(())
+    }
+
+    /// Adds a note.
+    pub(crate) fn note(&mut self, n: String) {
+        self.table.notes.push(n);
+    }
+
+    /// Whether no score was set.
+    pub(crate) fn is_empty(&self) -> bool {
+        self.table.values.iter().all(|v| v.iter().all(Option::is_none))
+    }
+
+    /// The finished table.
+    pub(crate) fn finish(self) -> ScoreTable {
+        let t = self.table;
+        ScoreTable {
+            systems: t.systems,
+            topics: t.topics,
+            values: t.values,
+            notes: t.notes,
+        }
+    }
+}
+
+/// The error for a pair given twice.
+pub(crate) fn duplicate(path: &Path, line: usize, topic: &str, system: &str) -> Error {
+    Error::at(
+        path,
+        line,
+        format!("duplicate score for topic `{}` and system `{}`", topic, system),
+    )
+}
+
+/// Checks a summary row (`all` or an empty-id row) against the mean of the per-topic values;
+/// returns a note when they differ by more than half a unit of the summary's last printed digit.
+pub(crate) fn check_summary(path: &Path, what: &str, printed: &str, values: &[f64]) -> Option<String> {
+    let stated: f64 = printed.trim().parse().ok()?;
+    if values.is_empty() {
+        return None;
+    }
+    let mean = values.iter().sum::<f64>() / values.len() as f64;
+    let decimals = printed.trim().split('.').nth(1).map(|d| d.len()).unwrap_or(0).min(12);
+    let tol = 0.5 * 10f64.powi(-(decimals as i32)) + 1e-9;
+    if (stated - mean).abs() > tol {
+        Some(format!(
+            "{}: {} states {} but the mean of the {} per-topic values is {:.6}",
+            path.display(),
+            what,
+            printed.trim(),
+            values.len(),
+            mean
+        ))
+    } else {
+        None
+    }
+}
+
+#[cfg(test)]
+mod tests;

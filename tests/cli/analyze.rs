@@ -1,1 +1,248 @@
-//! Integration tests: analyze.
+//! Integration tests: analyze and compare.
+
+use crate::common::{data, Env};
+use pledge::ledger::{Draft, EntryKind, Ledger};
+use serde_json::Value;
+
+const HOTPOT: &str = "analyze/hotpotqa-100-correctness.csv";
+const GPT35: &str = "cot_context_gpt-3.5-turbo_trial1";
+const GPT4: &str = "cot_context_gpt-4_trial1";
+
+fn copy_data(env: &Env, name: &str, to: &str) {
+    env.write(to, std::fs::read(data(name)).unwrap());
+}
+
+fn json(s: &str) -> Value {
+    serde_json::from_str(s).unwrap_or_else(|e| panic!("not JSON ({}): {}", e, s))
+}
+
+fn cmp<'a>(v: &'a Value, system: &str) -> &'a Value {
+    v["comparisons"].as_array().unwrap().iter().find(|c| c["system"] == system).unwrap()
+}
+
+#[test]
+fn compare_hotpotqa_needs_a_label_for_halted_then_gives_real_values() {
+    let env = Env::new();
+    copy_data(&env, HOTPOT, "c.csv");
+    let r = env.run(&["compare", "--scores", "c.csv", "--baseline", GPT35]);
+    assert_eq!(r.code, 2, "{}", r.stderr);
+    assert!(r.stderr.contains("c.csv:") && r.stderr.contains("HALTED"), "{}", r.stderr);
+    let args = ["compare", "--scores", "c.csv", "--baseline", GPT35, "--label", "HALTED=0", "--format", "json", "--seed", "3"];
+    let r = env.run(&args);
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    assert!(r.stderr.contains("writes no ledger entry"));
+    let v = json(&r.stdout);
+    assert_eq!(v["mode"], "compare");
+    let sys: Vec<&Value> = v["systems"].as_array().unwrap().iter().collect();
+    assert_eq!(sys.len(), 6);
+    assert_eq!(sys[0]["mean"], 0.57);
+    assert_eq!(sys[1]["mean"], 0.68);
+    let c = cmp(&v, GPT4);
+    assert_eq!(c["baseline"], GPT35);
+    assert!((c["difference"].as_f64().unwrap() - 0.11).abs() < 1e-12);
+    // 15 vs 4 discordant questions: exact two-sided sign-flip p = 2·Σ_{k≥15} C(19,k)/2^19.
+    let exact = 2.0 * (3876.0 + 969.0 + 171.0 + 19.0 + 1.0) / 524288.0;
+    let p = c["randomization"]["p"].as_f64().unwrap();
+    let se = (exact * (1.0 - exact) / 10_000.0f64).sqrt();
+    assert!((p - exact).abs() < 4.0 * se, "{} vs {}", p, exact);
+    assert_eq!(c["p_adjusted"]["method"], "holm");
+    assert_eq!(c["p_adjusted"]["family"], 5);
+    let h = &c["paired"]["histogram"]["counts"];
+    assert_eq!(h.as_array().unwrap().iter().map(|x| x.as_u64().unwrap()).sum::<u64>(), 10_000);
+    // Same inputs and seed: byte-identical output.
+    assert_eq!(env.run(&args).stdout, r.stdout);
+}
+
+#[test]
+fn compare_swapping_systems_negates_and_keeps_reversal() {
+    let env = Env::new();
+    env.write("s.csv", "topic,A,B\n1,0.5,0.25\n2,0.75,0.5\n3,0.25,0.5\n4,1,0.5\n5,0.5,0.5\n");
+    let run = |base: &str| json(&env.run(&["compare", "--scores", "s.csv", "--baseline", base, "--format", "json"]).stdout);
+    let ab = run("B");
+    let ba = run("A");
+    let (x, y) = (&ab["comparisons"][0], &ba["comparisons"][0]);
+    assert_eq!(x["difference"], 0.15);
+    assert_eq!(y["difference"].as_f64().unwrap(), -0.15);
+    assert_eq!(x["paired"]["reversal_rate"], y["paired"]["reversal_rate"]);
+    assert!(x["paired"]["reversal_rate"].as_f64().unwrap() > 0.0);
+    // Sign-flip over 5 topics is exact: |sum| ≥ 3 quarter-points among 2^5 sign patterns.
+    assert_eq!(x["randomization"]["method"], "exact");
+}
+
+#[test]
+fn compare_reads_trec_eval_and_per_system_csv_files() {
+    let env = Env::new();
+    copy_data(&env, "analyze/input.InexpC2.q.txt", "a.q.txt");
+    copy_data(&env, "analyze/input.aplrob03a.q.txt", "b.q.txt");
+    let r = env.run(&["compare", "--scores", "a.q.txt", "--scores", "b.q.txt", "--format", "json"]);
+    assert_eq!(r.code, 2);
+    assert!(r.stderr.contains("several measures"), "{}", r.stderr);
+    let r = env.run(&["compare", "--scores", "a.q.txt", "--scores", "b.q.txt", "--measure", "map", "--format", "json"]);
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    let v = json(&r.stdout);
+    assert_eq!(v["topics"]["analyzed"], 100);
+    // trec_eval's `all` map of InexpC2 is 0.2249.
+    assert!((v["systems"][0]["mean"].as_f64().unwrap() - 0.2249).abs() < 5e-5);
+    copy_data(&env, "analyze/glm-4.7.csv", "glm-4.7.csv");
+    copy_data(&env, "analyze/kimi-k2.5.csv", "kimi-k2.5.csv");
+    let r = env.run(&["compare", "--scores", "glm-4.7.csv", "--scores", "kimi-k2.5.csv", "--column", "f1", "--format", "json"]);
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    let v = json(&r.stdout);
+    assert_eq!(v["systems"][0]["name"], "glm-4.7");
+    assert_eq!(v["topics"]["analyzed"], 200);
+}
+
+#[test]
+fn compare_missing_topics_policies() {
+    let env = Env::new();
+    env.write("m.csv", "topic,system,score\n1,A,1\n2,A,0\n3,A,1\n1,B,0\n2,B,0\n");
+    let r = env.run(&["compare", "--scores", "m.csv"]);
+    assert_eq!(r.code, 2);
+    assert!(r.stderr.contains("3 (missing for B)"), "{}", r.stderr);
+    let v = json(&env.run(&["compare", "--scores", "m.csv", "--missing-topics", "zero", "--format", "json"]).stdout);
+    assert_eq!((v["topics"]["analyzed"].as_u64(), v["topics"]["filled_with_zero"].as_u64()), (Some(3), Some(1)));
+    let v = json(&env.run(&["compare", "--scores", "m.csv", "--missing-topics", "intersection", "--format", "json"]).stdout);
+    assert_eq!((v["topics"]["analyzed"].as_u64(), v["topics"]["dropped_missing"].as_u64()), (Some(2), Some(1)));
+}
+
+fn registered_env() -> Env {
+    let env = Env::init();
+    env.copy_from_repo("protocols/hotpotqa.toml", "protocols/hotpotqa.toml");
+    copy_data(&env, HOTPOT, "data/correctness.csv");
+    let r = env.run(&["register", "protocols/hotpotqa.toml"]);
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    env
+}
+
+const ANALYZE: [&str; 7] = ["analyze", "protocols/hotpotqa.toml", "--scores", "data/correctness.csv", "--label", "HALTED=0", "--format"];
+
+#[test]
+fn analyze_records_an_entry_and_reruns_to_the_same_hash() {
+    let env = registered_env();
+    let mut args = ANALYZE.to_vec();
+    args.push("json");
+    let r = env.run(&args);
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    let v = json(&r.stdout);
+    assert_eq!(v["mode"], "analyze");
+    assert_eq!(v["generator"]["name"], "ChaCha8Rng");
+    assert_eq!(v["generator"]["seed"], 20261130);
+    assert_eq!(v["comparisons"].as_array().unwrap().len(), 5);
+    let ledger = Ledger::open(env.path()).unwrap();
+    let entries = ledger.entries().unwrap();
+    let last = entries.last().unwrap();
+    assert_eq!(last.entry.kind, EntryKind::Analyze);
+    assert!(last.entry.inputs.contains_key("scores:data/correctness.csv"), "{:?}", last.entry.inputs);
+    assert_eq!(last.entry.rng.as_ref().unwrap().seed, 20261130);
+    assert_eq!(last.entry.summary["comparisons"][0]["adjust"], "holm");
+    let rep = pledge::stats::registered::rerun(&ledger, last).unwrap();
+    assert!(rep.ok, "{:?}", rep.problems);
+    // A changed input is detected.
+    env.write("data/correctness.csv", "_id,a,b\nq,1,0\n");
+    let rep = pledge::stats::registered::rerun(&ledger, last).unwrap();
+    assert!(!rep.ok && rep.problems[0].contains("changed"), "{:?}", rep.problems);
+}
+
+#[test]
+fn analyze_refuses_unregistered_changed_and_stopped_studies() {
+    let env = Env::init();
+    env.copy_from_repo("protocols/hotpotqa.toml", "protocols/hotpotqa.toml");
+    copy_data(&env, HOTPOT, "data/correctness.csv");
+    let r = env.run(&ANALYZE[..6]);
+    assert_eq!(r.code, 1, "{}", r.stderr);
+    assert!(r.stderr.contains("not registered"), "{}", r.stderr);
+    assert_eq!(env.run(&["register", "protocols/hotpotqa.toml"]).code, 0);
+    let text = std::fs::read_to_string(env.join("protocols/hotpotqa.toml")).unwrap();
+    env.write("protocols/hotpotqa.toml", text.replace("trials = 10000", "trials = 2000"));
+    let r = env.run(&ANALYZE[..6]);
+    assert_eq!(r.code, 1);
+    assert!(r.stderr.contains("changed since it was registered"), "{}", r.stderr);
+    env.write("protocols/hotpotqa.toml", &text);
+    let ledger = Ledger::open(env.path()).unwrap();
+    let now = chrono::DateTime::parse_from_rfc3339(crate::common::NOW).unwrap().with_timezone(&chrono::Utc);
+    let draft = Draft { kind: Some(EntryKind::Stop), study_id: "hotpotqa-100-agents".into(), ..Draft::default() };
+    ledger.append(&draft, now).unwrap();
+    let r = env.run(&ANALYZE[..6]);
+    assert_eq!(r.code, 1);
+    assert!(r.stderr.contains("stop rule said stop"), "{}", r.stderr);
+    let mut args = ANALYZE[..6].to_vec();
+    args.extend(["--deviation", "analyzing anyway for the pilot report"]);
+    let r = env.run(&args);
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    let entries = ledger.entries().unwrap();
+    let n = entries.len();
+    assert_eq!(entries[n - 2].entry.kind, EntryKind::Deviation);
+    assert_eq!(entries[n - 2].entry.reason.as_deref(), Some("analyzing anyway for the pilot report"));
+    assert_eq!(entries[n - 1].entry.kind, EntryKind::Analyze);
+    assert_eq!(entries[n - 1].entry.summary["deviation"], true);
+}
+
+#[test]
+fn analyze_refuses_an_assignment_other_than_the_counted_one() {
+    let env = registered_env();
+    let rows: String = std::fs::read_to_string(data(HOTPOT))
+        .unwrap()
+        .lines()
+        .skip(1)
+        .map(|l| {
+            let q = l.split(',').next().unwrap();
+            format!("{},C-{},{},,\n", q, q, q)
+        })
+        .collect();
+    env.write("components.csv", format!("question,component,unit,split,counted\n{}", rows));
+    let ledger = Ledger::open(env.path()).unwrap();
+    let now = chrono::DateTime::parse_from_rfc3339(crate::common::NOW).unwrap().with_timezone(&chrono::Utc);
+    let mut inputs = std::collections::BTreeMap::new();
+    inputs.insert("assignment:components.csv".to_string(), "0".repeat(64));
+    let draft = Draft { kind: Some(EntryKind::Go), study_id: "hotpotqa-100-agents".into(), inputs: inputs.clone(), ..Draft::default() };
+    ledger.append(&draft, now).unwrap();
+    let mut args = ANALYZE[..6].to_vec();
+    args.extend(["--components", "components.csv"]);
+    let r = env.run(&args);
+    assert_eq!(r.code, 1, "{}", r.stderr);
+    assert!(r.stderr.contains("assignment differs"), "{}", r.stderr);
+    let h = pledge::io::sha256_file(&env.join("components.csv")).unwrap();
+    inputs.insert("assignment:components.csv".to_string(), h);
+    ledger.append(&Draft { kind: Some(EntryKind::Go), study_id: "hotpotqa-100-agents".into(), inputs, ..Draft::default() }, now).unwrap();
+    args.extend(["--format", "json"]);
+    let r = env.run(&args);
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    let v = json(&r.stdout);
+    assert_eq!(v["components"]["components"], 100);
+    let c = cmp(&v, GPT4);
+    assert!(c["component"]["interval"].is_array());
+    assert!(c["cluster_robust"]["se"].as_f64().unwrap() > 0.0);
+}
+
+#[test]
+fn bad_inputs_exit_2_with_file_and_line() {
+    let env = Env::new();
+    env.write("dup.csv", "topic,system,score\n1,A,0.5\n2,A,0.5\n1,A,0.7\n");
+    let r = env.run(&["compare", "--scores", "dup.csv"]);
+    assert_eq!(r.code, 2);
+    assert!(r.stderr.contains("dup.csv:4:") && r.stderr.contains("duplicate"), "{}", r.stderr);
+    env.write("nan.csv", "topic,system,score\n1,A,nan\n");
+    let r = env.run(&["compare", "--scores", "nan.csv"]);
+    assert_eq!(r.code, 2);
+    assert!(r.stderr.contains("nan.csv:2:"), "{}", r.stderr);
+    env.write("one.csv", "topic,system,score\n1,A,0.5\n");
+    let r = env.run(&["compare", "--scores", "one.csv"]);
+    assert_eq!(r.code, 2);
+    assert!(r.stderr.contains("at least 2"), "{}", r.stderr);
+}
+
+#[test]
+fn degenerate_data_is_flagged_not_nan() {
+    let env = Env::new();
+    env.write("d.csv", "topic,A,B\n1,0.5,0.25\n2,0.75,0.5\n");
+    let r = env.run(&["compare", "--scores", "d.csv", "--format", "json"]);
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    assert!(!r.stdout.contains("NaN") && !r.stdout.contains("null,\n      \"t\": NaN"));
+    let v = json(&r.stdout);
+    let c = &v["comparisons"][0];
+    assert_eq!(c["paired"]["reversal_rate"], 0.0);
+    assert!(c["t_test"]["t"].is_null() && c["t_test"]["flag"].as_str().unwrap().contains("equal"));
+    assert!(c["flags"].as_array().unwrap().iter().any(|f| f.as_str().unwrap().contains("all per-topic differences are equal")));
+    let h = env.run(&["compare", "--scores", "d.csv"]);
+    assert!(h.stdout.contains("A − B") && h.stdout.contains("flag:"), "{}", h.stdout);
+}

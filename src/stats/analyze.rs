@@ -1,0 +1,291 @@
+//! The analysis of per-topic scores: for each comparison the paired bootstrap over topics (and
+//! within strata, and over whole components when an assignment is given), the paired t-test,
+//! the cluster-robust SE, the sign-flip randomization test, adjusted p-values and the achieved
+//! MDE. Pure computation over loaded inputs; the registration checks live in
+//! [`super::registered`].
+
+use super::bootstrap::{bootstrap, streams, Bootstrap, BootstrapSpec};
+use super::cluster::{crv1, ClusterRobust};
+use super::mde::{achieved_mde, AchievedMde};
+use super::multiple;
+use super::prepare::{prepare, ComponentAccounting, ComponentSpec, Prepared, TopicAccounting};
+use super::randomization::{sign_flip, Randomization};
+use super::settings::Settings;
+use super::ttest::{paired_t, TTest};
+use super::units::Units;
+use crate::components::assignment::AssignmentRow;
+use crate::error::{Error, Result};
+use crate::ledger::RngInfo;
+use crate::protocol::{Estimator, ResamplingUnit};
+use crate::scores::ScoreTable;
+use serde::Serialize;
+use std::collections::BTreeMap;
+
+/// Loaded inputs of an analysis.
+#[derive(Debug, Clone)]
+pub struct Inputs {
+    /// Per-topic scores.
+    pub scores: ScoreTable,
+    /// Component assignment rows, if given.
+    pub assignment: Option<Vec<AssignmentRow>>,
+    /// Restrict the assignment to this split.
+    pub split: Option<String>,
+    /// Topic → stratum, if stratified.
+    pub strata: Option<BTreeMap<String, String>>,
+    /// Name of the strata field (for the output).
+    pub strata_field: Option<String>,
+}
+
+/// Per-system summary.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct SystemSummary {
+    /// System name.
+    pub name: String,
+    /// Mean over analyzed topics (question-weighted).
+    pub mean: f64,
+    /// Mean of component means, when components are known.
+    pub component_mean: Option<f64>,
+    /// Analyzed topics.
+    pub topics: usize,
+    /// Components, when known.
+    pub components: Option<usize>,
+}
+
+/// Adjusted p-value of one comparison.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Adjusted {
+    /// statsmodels name of the method.
+    pub method: String,
+    /// Which p-value is adjusted (`randomization`).
+    pub of: String,
+    /// Number of comparisons in the family.
+    pub family: usize,
+    /// The adjusted p-value.
+    pub p: f64,
+}
+
+/// One comparison: `difference = system − baseline`.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Comparison {
+    /// The system compared.
+    pub system: String,
+    /// What it is compared with.
+    pub baseline: String,
+    /// Observed difference under the primary unit's estimator.
+    pub difference: f64,
+    /// Primary resampling unit (`topic` or `component`).
+    pub primary_unit: String,
+    /// Paired bootstrap over topics (unstratified).
+    pub paired: Bootstrap,
+    /// Bootstrap within strata, when stratified.
+    pub stratified: Option<Bootstrap>,
+    /// Bootstrap over whole components, when an assignment is given.
+    pub component: Option<Bootstrap>,
+    /// Paired t-test on the primary unit-level differences.
+    pub t_test: TTest,
+    /// Cluster-robust (CRV1) SE of the question-weighted difference, with components.
+    pub cluster_robust: Option<ClusterRobust>,
+    /// Sign-flip randomization test over the primary units.
+    pub randomization: Randomization,
+    /// Multiple-comparison adjusted p.
+    pub p_adjusted: Adjusted,
+    /// Achieved MDE at the realized number of primary units.
+    pub mde: AchievedMde,
+    /// Degenerate-data flags (all differences equal, n = 1, one component, zero difference).
+    pub flags: Vec<String>,
+}
+
+/// The full analysis result (stored as the ledger's `result.json`; the report renders it).
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct AnalysisResult {
+    /// Format identifier, `pledge.analysis/1`.
+    pub schema: String,
+    /// `analyze` (checked against a registration) or `compare` (no ledger).
+    pub mode: String,
+    /// Registration status in words.
+    pub registration: String,
+    /// Study id, for `analyze`.
+    pub study_id: Option<String>,
+    /// Settings used.
+    pub settings: Settings,
+    /// Random generator.
+    pub generator: RngInfo,
+    /// Topic accounting under the missing-topics policy.
+    pub topics: TopicAccounting,
+    /// Component accounting.
+    pub components: Option<ComponentAccounting>,
+    /// Strata field and sizes.
+    pub strata: Option<StrataInfo>,
+    /// Systems.
+    pub systems: Vec<SystemSummary>,
+    /// Comparisons.
+    pub comparisons: Vec<Comparison>,
+    /// Notes from reading the inputs.
+    pub notes: Vec<String>,
+    /// Input files and options of an `analyze` run (for `verify --rerun`); `None` for compare.
+    pub options: Option<super::settings::RunOptions>,
+}
+
+/// Strata used.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct StrataInfo {
+    /// Field name.
+    pub field: String,
+    /// (stratum, topics).
+    pub sizes: Vec<(String, usize)>,
+}
+
+/// Runs the analysis. `mode`/`registration`/`study_id` only label the result.
+///
+/// Errors (exit 2): see [`prepare`]; a baseline not among the systems; component resampling
+/// without an assignment; trials = 0.
+pub fn run(inputs: &Inputs, s: &Settings, mode: &str, registration: &str, study_id: Option<String>) -> Result<AnalysisResult> {
+    if s.trials == 0 {
+        return Err(Error::input("analysis.trials must be at least 1"));
+    }
+    if s.resampling_unit == ResamplingUnit::Component && inputs.assignment.is_none() {
+        return Err(Error::input("the protocol resamples components, but no component assignment was given")
+            .with_hint("pass --components FILE (written by `pledge components`)"));
+    }
+    let spec = inputs.assignment.as_ref().map(|rows| ComponentSpec {
+        rows,
+        split: inputs.split.as_deref(),
+        cap: s.max_per_component,
+        keep: s.keep,
+        seed: s.seed,
+    });
+    let p = prepare(&inputs.scores, s.missing_topics, spec.as_ref(), inputs.strata.as_ref())?;
+    let pairs = pairs(&p.systems, s.baseline.as_deref())?;
+    let systems = p
+        .systems
+        .iter()
+        .enumerate()
+        .map(|(i, name)| SystemSummary {
+            name: name.clone(),
+            mean: mean(&p.values[i]),
+            component_mean: p.component_of.as_ref().map(|c| component_units(&p.values[i], c, Estimator::ComponentMean).estimate()),
+            topics: p.topics.len(),
+            components: p.components_info.as_ref().map(|c| c.components),
+        })
+        .collect();
+    let mut comparisons: Vec<Comparison> = pairs.iter().map(|&(a, b)| compare_pair(&p, a, b, s)).collect();
+    let ps: Vec<f64> = comparisons.iter().map(|c| c.randomization.p).collect();
+    let adj = multiple::adjust(&ps, s.adjust);
+    for (c, q) in comparisons.iter_mut().zip(adj) {
+        c.p_adjusted = Adjusted { method: multiple::method_name(s.adjust).into(), of: "randomization".into(), family: ps.len(), p: q };
+    }
+    Ok(AnalysisResult {
+        schema: "pledge.analysis/1".into(),
+        mode: mode.into(),
+        registration: registration.into(),
+        study_id,
+        settings: s.clone(),
+        generator: RngInfo::chacha8(s.seed),
+        topics: p.topics_info.clone(),
+        components: p.components_info.clone(),
+        strata: inputs.strata_field.clone().filter(|_| p.stratum_of.is_some()).map(|field| StrataInfo { field, sizes: p.strata_sizes.clone() }),
+        systems,
+        comparisons,
+        notes: inputs.scores.notes.clone(),
+        options: None,
+    })
+}
+
+/// `(system, baseline)` index pairs: every system against the baseline, or all pairs i < j.
+fn pairs(systems: &[String], baseline: Option<&str>) -> Result<Vec<(usize, usize)>> {
+    match baseline {
+        Some(b) => {
+            let bi = systems.iter().position(|s| s == b).ok_or_else(|| {
+                Error::input(format!("baseline system `{}` is not in the scores (systems: {})", b, systems.join(", ")))
+            })?;
+            Ok((0..systems.len()).filter(|&i| i != bi).map(|i| (i, bi)).collect())
+        }
+        None => Ok((0..systems.len()).flat_map(|i| (i + 1..systems.len()).map(move |j| (i, j))).collect()),
+    }
+}
+
+fn mean(v: &[f64]) -> f64 {
+    if v.is_empty() {
+        0.0
+    } else {
+        v.iter().sum::<f64>() / v.len() as f64
+    }
+}
+
+/// Component units of per-topic values `d` (see [`Units`]).
+fn component_units(d: &[f64], comp: &[usize], est: Estimator) -> Units {
+    let g = comp.iter().copied().max().map_or(0, |m| m + 1);
+    let mut sums = vec![0.0; g];
+    let mut counts = vec![0.0; g];
+    for (x, &c) in d.iter().zip(comp) {
+        sums[c] += x;
+        counts[c] += 1.0;
+    }
+    let (values, weights) = match est {
+        Estimator::ComponentMean => (sums.iter().zip(&counts).map(|(s, c)| if *c > 0.0 { s / c } else { 0.0 }).collect(), vec![1.0; g]),
+        Estimator::QuestionWeighted => (sums, counts),
+    };
+    Units { values, weights, strata: vec![(0..g).collect()] }
+}
+
+fn compare_pair(p: &Prepared, a: usize, b: usize, s: &Settings) -> Comparison {
+    let d: Vec<f64> = p.values[a].iter().zip(&p.values[b]).map(|(x, y)| x - y).collect();
+    let spec = BootstrapSpec {
+        seed: s.seed,
+        stream_base: streams::TOPIC,
+        trials: s.trials as usize,
+        level: s.interval_level,
+        percentile: s.percentile,
+        tie_tolerance: s.tie_tolerance,
+    };
+    let topic_units = Units::topics(d.clone());
+    let paired = bootstrap(&topic_units, &spec, "topic");
+    let stratified = p.stratum_of.as_ref().map(|of| {
+        let k = of.iter().copied().max().map_or(0, |m| m + 1);
+        let mut strata = vec![Vec::new(); k];
+        of.iter().enumerate().for_each(|(i, &st)| strata[st].push(i));
+        let u = Units { strata, ..topic_units.clone() };
+        bootstrap(&u, &spec, "topic (stratified)")
+    });
+    let comp_units = p.component_of.as_ref().map(|c| component_units(&d, c, s.estimator));
+    let component = comp_units
+        .as_ref()
+        .map(|u| bootstrap(u, &BootstrapSpec { stream_base: streams::COMPONENT, ..spec }, "component"));
+    let cluster_robust = p.component_of.as_ref().map(|c| crv1(&d, c, s.interval_level));
+    let (primary, unit_name, difference) = match (&comp_units, s.resampling_unit) {
+        (Some(u), ResamplingUnit::Component) => (u.clone(), "component", u.estimate()),
+        _ => (topic_units.clone(), "topic", topic_units.estimate()),
+    };
+    let unit_diffs = primary.unit_means();
+    let t_test = paired_t(&unit_diffs, s.interval_level);
+    let randomization = sign_flip(&primary.values, s.randomization_trials as usize, s.seed, s.tie_tolerance);
+    let mde = achieved_mde(&unit_diffs, unit_name, s.alpha, s.power, s.sides, s.target_mde);
+    let mut flags = Vec::new();
+    if d.len() == 1 {
+        flags.push("only one topic: no interval or test is meaningful".to_string());
+    }
+    if d.iter().all(|x| (x - d[0]).abs() <= s.tie_tolerance) {
+        flags.push("all per-topic differences are equal: the bootstrap interval has zero width".to_string());
+    }
+    if p.components_info.as_ref().is_some_and(|c| c.components == 1) {
+        flags.push("one component: component resampling cannot estimate sampling error".to_string());
+    }
+    if paired.reversal_rate.is_none() {
+        flags.push("observed difference is 0: no ordering to reverse".to_string());
+    }
+    Comparison {
+        system: p.systems[a].clone(),
+        baseline: p.systems[b].clone(),
+        difference,
+        primary_unit: unit_name.into(),
+        paired,
+        stratified,
+        component,
+        t_test,
+        cluster_robust,
+        randomization,
+        p_adjusted: Adjusted { method: String::new(), of: String::new(), family: 0, p: 1.0 },
+        mde,
+        flags,
+    }
+}

@@ -1,0 +1,292 @@
+//! Preparing the analysis data: the topic universe (scores joined with the component
+//! assignment), the missing-topics policy, strata, and the component groups.
+
+use super::bootstrap::streams;
+use crate::components::assignment::AssignmentRow;
+use crate::error::{Error, Result};
+use crate::protocol::{Keep, MissingTopics};
+use crate::scores::ScoreTable;
+use rand::seq::SliceRandom;
+use rand::SeedableRng;
+use rand_chacha::ChaCha8Rng;
+use serde::Serialize;
+use std::collections::{BTreeMap, HashMap, HashSet};
+
+/// How topics were accounted for (the report states the policy and the counts).
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct TopicAccounting {
+    /// The missing-topics policy (`error`, `zero`, `intersection`).
+    pub policy: MissingTopics,
+    /// Topics in the score input(s).
+    pub in_scores: usize,
+    /// Topics analyzed.
+    pub analyzed: usize,
+    /// (system, topic) cells filled with 0 under `zero`.
+    pub filled_with_zero: usize,
+    /// Topics dropped under `intersection`.
+    pub dropped_missing: usize,
+    /// Scored topics left out by the component assignment (other split, or over the cap).
+    pub excluded_by_assignment: usize,
+    /// Up to 20 of the dropped or excluded topic ids, for the record.
+    pub examples: Vec<String>,
+}
+
+/// How the component assignment was used.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct ComponentAccounting {
+    /// Components with at least one analyzed question.
+    pub components: usize,
+    /// Analyzed questions in them.
+    pub questions: usize,
+    /// Split the assignment was restricted to, if any.
+    pub split: Option<String>,
+    /// Where the per-component cap came from: the file's `counted` column, or applied here.
+    pub cap: String,
+    /// Largest number of analyzed questions in one component.
+    pub largest: usize,
+}
+
+/// Analysis-ready data: complete scores over the analyzed topics.
+#[derive(Debug, Clone)]
+pub struct Prepared {
+    /// Systems.
+    pub systems: Vec<String>,
+    /// Analyzed topics.
+    pub topics: Vec<String>,
+    /// Scores `[system][topic]`, complete.
+    pub values: Vec<Vec<f64>>,
+    /// Component index (0..G) per analyzed topic, when an assignment was given.
+    pub component_of: Option<Vec<usize>>,
+    /// Stratum index per analyzed topic, when strata were given.
+    pub stratum_of: Option<Vec<usize>>,
+    /// Accounting.
+    pub topics_info: TopicAccounting,
+    /// Component accounting.
+    pub components_info: Option<ComponentAccounting>,
+    /// Stratum names with their sizes.
+    pub strata_sizes: Vec<(String, usize)>,
+}
+
+/// Component options from the protocol.
+#[derive(Debug, Clone)]
+pub struct ComponentSpec<'a> {
+    /// Assignment rows.
+    pub rows: &'a [AssignmentRow],
+    /// Restrict to this split.
+    pub split: Option<&'a str>,
+    /// Cap m per component (applied only when the file has no `counted` values).
+    pub cap: u32,
+    /// Which questions the cap keeps.
+    pub keep: Keep,
+    /// Seed for `seeded-sample`.
+    pub seed: u64,
+}
+
+/// Joins and cleans the inputs. Errors (exit 2): missing topics under `error` (listing up to
+/// 20), scored topics absent from the assignment, topics without a stratum, fewer than 2 systems,
+/// no topic left.
+pub fn prepare(
+    table: &ScoreTable,
+    policy: MissingTopics,
+    comp: Option<&ComponentSpec>,
+    strata: Option<&BTreeMap<String, String>>,
+) -> Result<Prepared> {
+    if table.systems.len() < 2 {
+        return Err(Error::input(format!(
+            "the scores hold {} system(s) ({}); a paired comparison needs at least 2",
+            table.systems.len(),
+            table.systems.join(", ")
+        )));
+    }
+    let index: HashMap<&str, usize> = table.topics.iter().enumerate().map(|(i, t)| (t.as_str(), i)).collect();
+    let mut universe: Vec<String> = table.topics.clone();
+    let mut examples = Vec::new();
+    let mut excluded = 0;
+    let mut comp_of_q: HashMap<String, String> = HashMap::new();
+    let mut comp_info = None;
+    if let Some(c) = comp {
+        let all: HashSet<&str> = c.rows.iter().map(|r| r.question.as_str()).collect();
+        let absent: Vec<&String> = table.topics.iter().filter(|t| !all.contains(t.as_str())).collect();
+        if !absent.is_empty() {
+            return Err(Error::input(format!(
+                "{} scored topic(s) are not in the component assignment: {}",
+                absent.len(),
+                list(absent.iter().map(|s| s.as_str()))
+            ))
+            .with_hint("the assignment must come from `pledge components` on the same questions"));
+        }
+        let (kept, cap) = kept_questions(c);
+        let kept_set: HashSet<&str> = kept.iter().map(|r| r.question.as_str()).collect();
+        universe = table.topics.iter().filter(|t| kept_set.contains(t.as_str())).cloned().collect();
+        for t in table.topics.iter().filter(|t| !kept_set.contains(t.as_str())) {
+            excluded += 1;
+            if examples.len() < 20 {
+                examples.push(t.clone());
+            }
+        }
+        let mut extra: Vec<String> = kept.iter().filter(|r| !index.contains_key(r.question.as_str())).map(|r| r.question.clone()).collect();
+        extra.sort();
+        universe.extend(extra);
+        for r in &kept {
+            comp_of_q.insert(r.question.clone(), r.component.clone());
+        }
+        comp_info = Some((c.split.map(str::to_string), cap));
+    }
+    // Missing-topics policy over the universe.
+    let cell = |s: usize, t: &str| index.get(t).and_then(|&i| table.values[s][i]);
+    let missing: Vec<&String> = universe.iter().filter(|t| (0..table.systems.len()).any(|s| cell(s, t).is_none())).collect();
+    let mut filled = 0;
+    let mut dropped = 0;
+    let topics: Vec<String> = match policy {
+        MissingTopics::Error if !missing.is_empty() => {
+            let detail: Vec<String> = missing
+                .iter()
+                .take(20)
+                .map(|t| {
+                    let who: Vec<&str> = (0..table.systems.len()).filter(|&s| cell(s, t).is_none()).map(|s| table.systems[s].as_str()).collect();
+                    format!("{} (missing for {})", t, who.join(", "))
+                })
+                .collect();
+            return Err(Error::input(format!(
+                "{} topic(s) lack a score for some system: {}{}",
+                missing.len(),
+                detail.join("; "),
+                if missing.len() > 20 { "; ..." } else { "" }
+            ))
+            .with_hint("set analysis.missing-topics = \"zero\" or \"intersection\" in the protocol"));
+        }
+        MissingTopics::Intersection => {
+            dropped = missing.len();
+            for t in &missing {
+                if examples.len() < 20 {
+                    examples.push((*t).clone());
+                }
+            }
+            let m: HashSet<&String> = missing.iter().copied().collect();
+            universe.iter().filter(|t| !m.contains(t)).cloned().collect()
+        }
+        _ => universe.clone(),
+    };
+    if topics.is_empty() {
+        return Err(Error::input("no topic is left to analyze"));
+    }
+    let values: Vec<Vec<f64>> = (0..table.systems.len())
+        .map(|s| {
+            topics
+                .iter()
+                .map(|t| {
+                    cell(s, t).unwrap_or_else(|| {
+                        filled += 1;
+                        0.0
+                    })
+                })
+                .collect()
+        })
+        .collect();
+    let (component_of, components_info) = match comp_info {
+        Some((split, cap)) => {
+            let mut ids: Vec<&String> = topics.iter().filter_map(|t| comp_of_q.get(t)).collect();
+            ids.sort();
+            ids.dedup();
+            let pos: HashMap<&String, usize> = ids.iter().enumerate().map(|(i, c)| (*c, i)).collect();
+            let of: Vec<usize> = topics.iter().map(|t| comp_of_q.get(t).and_then(|c| pos.get(c)).copied().unwrap_or(0)).collect();
+            let mut sizes = vec![0usize; ids.len()];
+            of.iter().for_each(|&c| sizes[c] += 1);
+            let info = ComponentAccounting {
+                components: ids.len(),
+                questions: topics.len(),
+                split,
+                cap,
+                largest: sizes.iter().copied().max().unwrap_or(0),
+            };
+            (Some(of), Some(info))
+        }
+        None => (None, None),
+    };
+    let (stratum_of, strata_sizes) = match strata {
+        Some(map) => {
+            let mut names: Vec<&String> = Vec::new();
+            let mut of = Vec::with_capacity(topics.len());
+            let lacking: Vec<&str> = topics.iter().filter(|t| !map.contains_key(*t)).map(|t| t.as_str()).collect();
+            if !lacking.is_empty() {
+                return Err(Error::input(format!("{} topic(s) have no stratum: {}", lacking.len(), list(lacking.into_iter()))));
+            }
+            let mut sorted: Vec<&String> = topics.iter().filter_map(|t| map.get(t)).collect();
+            sorted.sort();
+            sorted.dedup();
+            names.extend(sorted);
+            let pos: HashMap<&String, usize> = names.iter().enumerate().map(|(i, n)| (*n, i)).collect();
+            for t in &topics {
+                of.push(map.get(t).and_then(|s| pos.get(s)).copied().unwrap_or(0));
+            }
+            let sizes = names.iter().enumerate().map(|(i, n)| ((*n).clone(), of.iter().filter(|&&x| x == i).count())).collect();
+            (Some(of), sizes)
+        }
+        None => (None, vec![]),
+    };
+    Ok(Prepared {
+        systems: table.systems.clone(),
+        topics_info: TopicAccounting {
+            policy,
+            in_scores: table.topics.len(),
+            analyzed: topics.len(),
+            filled_with_zero: filled,
+            dropped_missing: dropped,
+            excluded_by_assignment: excluded,
+            examples,
+        },
+        topics,
+        values,
+        component_of,
+        stratum_of,
+        components_info,
+        strata_sizes,
+    })
+}
+
+/// The assignment rows kept for analysis and a description of the cap: the file's `counted`
+/// column when any row has a value (rows with `counted = 0` are left out), else the cap m applied
+/// here with the keep rule (`first-by-id`: smallest question ids in byte order; `seeded-sample`:
+/// a ChaCha8 sample seeded with the analysis seed, components in id order).
+fn kept_questions<'a>(c: &ComponentSpec<'a>) -> (Vec<&'a AssignmentRow>, String) {
+    let rows: Vec<&AssignmentRow> = c.rows.iter().filter(|r| c.split.map_or(true, |s| r.split.as_deref() == Some(s))).collect();
+    if rows.iter().any(|r| r.counted.is_some()) {
+        let kept = rows.into_iter().filter(|r| r.counted != Some(false)).collect();
+        return (kept, "from the assignment's counted column".into());
+    }
+    let mut by: BTreeMap<&str, Vec<&AssignmentRow>> = BTreeMap::new();
+    for r in rows {
+        by.entry(r.component.as_str()).or_default().push(r);
+    }
+    let m = c.cap.max(1) as usize;
+    let mut rng = ChaCha8Rng::seed_from_u64(c.seed);
+    rng.set_stream(streams::KEEP);
+    let mut kept = Vec::new();
+    for (_, mut qs) in by {
+        qs.sort_by(|a, b| a.question.as_bytes().cmp(b.question.as_bytes()));
+        if qs.len() > m {
+            match c.keep {
+                Keep::FirstById => qs.truncate(m),
+                Keep::SeededSample => {
+                    qs.shuffle(&mut rng);
+                    qs.truncate(m);
+                }
+            }
+        }
+        kept.extend(qs);
+    }
+    let rule = match c.keep {
+        Keep::FirstById => "first-by-id",
+        Keep::SeededSample => "seeded-sample",
+    };
+    (kept, format!("applied here: at most {} per component, {}", m, rule))
+}
+
+fn list<'a>(it: impl Iterator<Item = &'a str>) -> String {
+    let v: Vec<&str> = it.collect();
+    let mut s = v.iter().take(20).copied().collect::<Vec<_>>().join(", ");
+    if v.len() > 20 {
+        s.push_str(", ...");
+    }
+    s
+}

@@ -1,0 +1,75 @@
+//! Strata of topics for the stratified bootstrap.
+//!
+//! The stratum of each topic comes from a column named by the protocol's `analysis.strata-field`
+//! in a CSV/TSV file with a header (comma, or tab when the header holds one): `--strata FILE`,
+//! or else the score file itself when it is delimited and has that column (long layout: the
+//! value must agree on every row of a topic). The topic column is `topic` (or the first id-like
+//! column: `topic_id`, `qid`, `query_id`, `question_id`, `id`, `_id`, `index`; else the first).
+
+use crate::error::{Error, Result};
+use std::collections::BTreeMap;
+use std::path::Path;
+
+/// Reads topic → stratum from `path`'s column `field`.
+///
+/// Errors (exit 2): no such column, an empty topic or stratum, a topic with two strata (naming
+/// file and line).
+pub fn read_strata(path: &Path, field: &str) -> Result<BTreeMap<String, String>> {
+    let text = crate::io::read_text(path)?;
+    let first = text.lines().next().unwrap_or("");
+    let delim = if first.contains('\t') { b'\t' } else { b',' };
+    let mut rdr = csv::ReaderBuilder::new().delimiter(delim).from_reader(text.as_bytes());
+    let headers: Vec<String> = rdr
+        .headers()
+        .map_err(|e| Error::at(path, 1, "cannot read the header row").caused_by(e))?
+        .iter()
+        .map(|h| h.trim().to_string())
+        .collect();
+    let f = headers
+        .iter()
+        .position(|h| h.eq_ignore_ascii_case(field))
+        .ok_or_else(|| Error::at(path, 1, format!("no strata column `{}` in the header ({})", field, headers.join(", "))))?;
+    const IDS: [&str; 8] = ["topic", "topic_id", "qid", "query_id", "question_id", "id", "_id", "index"];
+    let t = IDS
+        .iter()
+        .find_map(|n| headers.iter().position(|h| h.eq_ignore_ascii_case(n)))
+        .unwrap_or(0);
+    let mut out = BTreeMap::new();
+    for rec in rdr.records() {
+        let rec = rec.map_err(|e| {
+            Error::at(path, e.position().map_or(0, |p| p.line() as usize), "malformed row").caused_by(e)
+        })?;
+        let line = rec.position().map_or(0, |p| p.line() as usize);
+        let (topic, stratum) = (rec.get(t).unwrap_or("").trim(), rec.get(f).unwrap_or("").trim());
+        if topic.is_empty() {
+            continue;
+        }
+        if stratum.is_empty() {
+            return Err(Error::at(path, line, format!("topic `{}` has an empty `{}`", topic, field)));
+        }
+        match out.get(topic) {
+            Some(s) if s != stratum => {
+                return Err(Error::at(path, line, format!("topic `{}` is in two strata (`{}` and `{}`)", topic, s, stratum)))
+            }
+            _ => {
+                out.insert(topic.to_string(), stratum.to_string());
+            }
+        }
+    }
+    Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn reads_and_rejects_conflicts() {
+        let d = tempfile::tempdir().unwrap();
+        let p = d.path().join("s.csv");
+        std::fs::write(&p, "topic,system,score,kind\n1,A,0.5,nav\n1,B,0.1,nav\n2,A,1,info\n").unwrap();
+        let m = super::read_strata(&p, "kind").unwrap();
+        assert_eq!(m.get("2").map(String::as_str), Some("info"));
+        std::fs::write(&p, "topic,kind\n1,nav\n1,info\n").unwrap();
+        assert!(super::read_strata(&p, "kind").unwrap_err().message.contains("s.csv:3:"));
+        assert!(super::read_strata(&p, "nope").unwrap_err().message.contains("s.csv:1:"));
+    }
+}

@@ -1,0 +1,109 @@
+//! Paired t-test and its confidence interval (as `scipy.stats.ttest_rel`, two-sided).
+
+use serde::Serialize;
+use statrs::distribution::{ContinuousCDF, StudentsT};
+
+/// A one-sample t-test of the mean of the differences against 0.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct TTest {
+    /// Number of differences n.
+    pub n: usize,
+    /// Mean difference.
+    pub mean: f64,
+    /// Sample variance of the differences (ddof 1).
+    pub variance: f64,
+    /// Standard error sd/√n.
+    pub se: f64,
+    /// t statistic; `None` when undefined (n < 2 or zero variance; see `flag`).
+    pub t: Option<f64>,
+    /// Degrees of freedom n − 1.
+    pub df: usize,
+    /// Two-sided p-value; `None` when undefined.
+    pub p: Option<f64>,
+    /// Confidence interval for the mean difference at `level`; `None` when undefined.
+    pub ci: Option<[f64; 2]>,
+    /// Level of `ci`.
+    pub level: f64,
+    /// Why a value is missing (n < 2, all differences equal).
+    pub flag: Option<String>,
+}
+
+/// Paired t-test of differences `d` with a `level` confidence interval (Student t, df = n − 1).
+/// With n < 2 or zero variance the statistic is undefined: `t`, `p` and `ci` are `None` and
+/// `flag` says why (never NaN).
+pub fn paired_t(d: &[f64], level: f64) -> TTest {
+    let n = d.len();
+    let mean = if n > 0 { d.iter().sum::<f64>() / n as f64 } else { 0.0 };
+    // Equal values give exactly zero variance (rounding in the mean must not fake a tiny one).
+    let equal = super::units::all_equal(d);
+    let variance = if n > 1 && !equal { d.iter().map(|x| (x - mean).powi(2)).sum::<f64>() / (n - 1) as f64 } else { 0.0 };
+    let se = if n > 0 { (variance / n as f64).sqrt() } else { 0.0 };
+    t_from(n, mean, variance, se, n.saturating_sub(1), level)
+}
+
+/// A t-test from an estimate, its standard error and degrees of freedom (used by the cluster-
+/// robust test with df = G − 1).
+pub fn t_from(n: usize, mean: f64, variance: f64, se: f64, df: usize, level: f64) -> TTest {
+    let mut out = TTest { n, mean, variance, se, t: None, df, p: None, ci: None, level, flag: None };
+    if df < 1 {
+        out.flag = Some("fewer than 2 units: no t-test".into());
+        return out;
+    }
+    if se <= 0.0 || !se.is_finite() {
+        out.flag = Some("all differences are equal (zero variance): no t-test".into());
+        return out;
+    }
+    let Ok(dist) = StudentsT::new(0.0, 1.0, df as f64) else {
+        out.flag = Some("invalid degrees of freedom".into());
+        return out;
+    };
+    let t = mean / se;
+    let p = (2.0 * dist.cdf(-t.abs())).min(1.0);
+    let q = dist.inverse_cdf(1.0 - (1.0 - level) / 2.0);
+    out.t = Some(t);
+    out.p = Some(p);
+    out.ci = Some([mean - q * se, mean + q * se]);
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    pub const X: [f64; 20] = [0.70, 0.30, 0.20, 0.60, 0.40, 0.40, 0.00, 0.70, 0.10, 0.30, 0.50, 0.40, 0.00, 0.60, 0.50, 0.30, 0.10, 0.50, 0.20, 0.10];
+    pub const Y: [f64; 20] = [0.50, 0.10, 0.00, 0.20, 0.40, 0.30, 0.00, 0.50, 0.30, 0.30, 0.40, 0.40, 0.10, 0.40, 0.20, 0.10, 0.10, 0.60, 0.30, 0.20];
+    pub const Z: [f64; 20] = [0.00, 0.00, 0.20, 0.10, 0.30, 0.30, 0.10, 0.20, 0.40, 0.40, 0.40, 0.30, 0.30, 0.20, 0.20, 0.20, 0.10, 0.50, 0.40, 0.30];
+
+    fn diff(a: &[f64], b: &[f64]) -> Vec<f64> {
+        a.iter().zip(b).map(|(x, y)| x - y).collect()
+    }
+
+    /// Oracle: statistics.md data set S (scipy.stats.ttest_rel).
+    #[test]
+    fn data_set_s() {
+        let cases = [
+            (diff(&X, &Y), 0.0750, 0.0251315789, 2.1157598613, 0.0477967618, [0.0008059447, 0.1491940553]),
+            (diff(&X, &Z), 0.1000, 0.0768421053, 1.6133008790, 0.1231651046, [-0.0297355057, 0.2297355057]),
+            (diff(&Y, &Z), 0.0250, 0.0293421053, 0.6526936254, 0.5217734484, [-0.0551687029, 0.1051687029]),
+        ];
+        for (d, mean, var, t, p, ci) in cases {
+            let r = paired_t(&d, 0.95);
+            assert!((r.mean - mean).abs() < 1e-9);
+            assert!((r.variance - var).abs() < 1e-9);
+            assert!((r.t.unwrap() - t).abs() < 1e-9, "{:?}", r.t);
+            assert!((r.p.unwrap() - p).abs() < 1e-9, "{:?}", r.p);
+            let c = r.ci.unwrap();
+            assert!((c[0] - ci[0]).abs() < 1e-9 && (c[1] - ci[1]).abs() < 1e-9, "{:?}", c);
+            assert_eq!(r.df, 19);
+        }
+    }
+
+    #[test]
+    fn degenerate_is_flagged() {
+        let r = paired_t(&[0.1, 0.1, 0.1], 0.95);
+        assert!(r.t.is_none() && r.p.is_none() && r.flag.is_some());
+        let r = paired_t(&[0.3], 0.95);
+        assert!(r.flag.unwrap().contains("fewer than 2"));
+        assert_eq!(r.mean, 0.3);
+    }
+}
