@@ -1,0 +1,220 @@
+//! Human-readable text of `pledge power`: every difference and SD carries its unit.
+
+use super::{Both, Report};
+use crate::output::Human;
+use crate::power::pilot::PilotEstimate;
+use crate::power::sample_size::Detectable;
+use crate::power::Requirement;
+use crate::protocol::Scale;
+use std::fmt::Write;
+
+/// "fraction (0-1)" or "points (0-100)".
+fn unit_name(s: Scale) -> &'static str {
+    match s {
+        Scale::Fraction => "fraction (0-1 scale)",
+        Scale::Points => "points (0-100 scale)",
+    }
+}
+
+/// A value in the scale's unit: `0.03` or `3 points`.
+fn val(v: f64, s: Scale) -> String {
+    let t = format!("{:.6}", v);
+    let t = t.trim_end_matches('0').trim_end_matches('.').to_string();
+    format!("{}{}", t, s.unit())
+}
+
+fn sides(n: u8) -> &'static str {
+    if n == 1 {
+        "one-sided"
+    } else {
+        "two-sided"
+    }
+}
+
+fn design_line(o: &mut String, r: &Requirement) {
+    let _ = writeln!(o, "  alpha {}, power {}, {}", r.alpha, r.power, sides(r.sides));
+    if let (Some(m), Some(icc)) = (r.per_component, r.icc) {
+        let _ = writeln!(
+            o,
+            "  clustering: m = {} questions per component, ICC {} -> design effect {:.4}",
+            m, icc, r.design_effect
+        );
+    }
+}
+
+fn req_line(o: &mut String, label: &str, r: &Requirement, what: &str) {
+    let _ = write!(
+        o,
+        "  {:<30} {} {} (unrounded {:.6}",
+        label, r.components, what, r.unrounded
+    );
+    if r.per_component.is_some() {
+        let _ = write!(o, "; {:.6} independent questions", r.independent_n);
+    }
+    if r.at_minimum {
+        let _ = write!(o, "; 2 is the smallest n with a t-test and already reaches the power");
+    }
+    let _ = writeln!(o, ")");
+}
+
+fn both_block(o: &mut String, b: &Both, method: &str, what: &str) {
+    req_line(o, "paired t-test (non-central t):", &b.t, what);
+    req_line(o, "normal approximation:", &b.normal, what);
+    let chosen = if method == "t" { &b.t } else { &b.normal };
+    let _ = writeln!(o, "Answer (method {}): {} {}", method, chosen.components, what);
+}
+
+impl Human for Report {
+    fn human(&self) -> String {
+        let mut o = String::new();
+        match self {
+            Report::Required {
+                scale,
+                method,
+                requirements: b,
+            } => {
+                let r = &b.t;
+                let _ = writeln!(o, "Components needed to detect a difference of {}", val(r.mde, *scale));
+                let _ = writeln!(o, "  unit: {}", unit_name(*scale));
+                let per = if r.per_component.is_some() {
+                    "question"
+                } else {
+                    "component"
+                };
+                let _ = writeln!(
+                    o,
+                    "  SD of the per-{} paired difference {}, effect size d = {:.6}",
+                    per,
+                    val(r.sd, *scale),
+                    r.effect_size
+                );
+                design_line(&mut o, r);
+                both_block(&mut o, b, method, "components");
+            }
+            Report::Detectable { scale, detectable } => detectable_text(&mut o, detectable, *scale),
+            Report::Discordant {
+                scale,
+                method,
+                discordant: d,
+                requirements: b,
+            } => {
+                let _ = writeln!(
+                    o,
+                    "Paired binary accuracy: questions needed to detect {}",
+                    val(b.t.mde, *scale)
+                );
+                let _ = writeln!(o, "  unit: {}", unit_name(*scale));
+                let _ = writeln!(
+                    o,
+                    "  discordant shares p10 = {}, p01 = {} (expected difference {:.6} as a fraction)",
+                    d.p10, d.p01, d.expected_difference
+                );
+                let _ = writeln!(
+                    o,
+                    "  Var(d) = p10 + p01 - (p10 - p01)^2 = {:.6} (fraction^2); SD {}",
+                    d.variance,
+                    val(b.t.sd, *scale)
+                );
+                design_line(&mut o, &b.t);
+                let what = if b.t.per_component.is_some() {
+                    "components"
+                } else {
+                    "questions"
+                };
+                both_block(&mut o, b, method, what);
+            }
+            Report::Pilot {
+                scale,
+                method,
+                pilot,
+                requirements,
+                clustered,
+            } => {
+                pilot_text(&mut o, pilot, *scale);
+                if let Some(b) = requirements {
+                    let _ = writeln!(
+                        o,
+                        "Components needed to detect {} (SD = component-level SD, components like the pilot's):",
+                        val(b.t.mde, *scale)
+                    );
+                    design_line(&mut o, &b.t);
+                    both_block(&mut o, b, method, "components");
+                }
+                if let Some(b) = clustered {
+                    let _ = writeln!(o, "With the per-question SD and the pilot's ICC:");
+                    design_line(&mut o, &b.t);
+                    both_block(&mut o, b, method, "components");
+                }
+            }
+        }
+        o
+    }
+}
+
+fn detectable_text(o: &mut String, d: &Detectable, s: Scale) {
+    let _ = writeln!(o, "Difference detectable with {} components", d.components);
+    let _ = writeln!(o, "  unit: {}", unit_name(s));
+    let _ = writeln!(o, "  SD of the paired difference {}", val(d.sd, s));
+    let _ = writeln!(o, "  alpha {}, power {}, {}", d.alpha, d.power, sides(d.sides));
+    if let (Some(m), Some(icc)) = (d.per_component, d.icc) {
+        let _ = writeln!(
+            o,
+            "  clustering: m = {}, ICC {} -> design effect {:.4}, effective sample size {:.4}",
+            m, icc, d.design_effect, d.effective_n
+        );
+    }
+    let _ = writeln!(o, "  paired t-test (non-central t):  MDE {}", val(d.mde_t, s));
+    let _ = writeln!(o, "  normal approximation:           MDE {}", val(d.mde_normal, s));
+    if let Some(p) = &d.at_mde {
+        let _ = writeln!(
+            o,
+            "Power at a difference of {} (d = {:.6}): t-test {:.6}, normal {:.6}",
+            val(p.mde, s),
+            p.effect_size,
+            p.power_t,
+            p.power_normal
+        );
+    }
+}
+
+fn pilot_text(o: &mut String, p: &PilotEstimate, s: Scale) {
+    let _ = writeln!(
+        o,
+        "Pilot: {} - {} on {} questions in {} components",
+        p.systems[0], p.systems[1], p.questions, p.components
+    );
+    let _ = writeln!(o, "  unit: {}", unit_name(s));
+    if p.missing > 0 || p.not_counted > 0 {
+        let _ = writeln!(
+            o,
+            "  left out: {} without both scores, {} not counted by the cap",
+            p.missing, p.not_counted
+        );
+    }
+    let _ = writeln!(o, "  mean paired difference {}", val(p.mean_difference, s));
+    let _ = writeln!(
+        o,
+        "  SD of the per-question paired difference {}",
+        val(p.sd_question, s)
+    );
+    let _ = writeln!(
+        o,
+        "  SD of the component-level paired difference {}",
+        val(p.sd_component, s)
+    );
+    match &p.icc {
+        Some(i) => {
+            let _ = writeln!(
+                o,
+                "  ICC (one-way ANOVA) {:.6}, used {:.6} (largest component {} questions)",
+                i.estimate, i.used, p.max_per_component
+            );
+        }
+        None => {
+            let _ = writeln!(o, "  ICC: not estimated");
+        }
+    }
+    for n in &p.notes {
+        let _ = writeln!(o, "  note: {}", n);
+    }
+}
