@@ -27,8 +27,24 @@ pub fn steps() -> Vec<Vec<&'static str>> {
     vec![
         vec!["init"],
         vec!["register", "protocols/hotpotqa.toml"],
-        vec!["components", "protocols/hotpotqa.toml", "--questions", "data/questions.json", "--out", "components.csv"],
-        vec!["analyze", "protocols/hotpotqa.toml", "--scores", "data/correctness.csv", "--components", "components.csv"],
+        vec![
+            "components",
+            "protocols/hotpotqa.toml",
+            "--questions",
+            "data/questions.json",
+            "--out",
+            "components.csv",
+        ],
+        vec![
+            "analyze",
+            "protocols/hotpotqa.toml",
+            "--scores",
+            "data/correctness.csv",
+            "--label",
+            "HALTED=0",
+            "--components",
+            "components.csv",
+        ],
         vec!["report", "--out", "report"],
         vec!["verify", "protocols/hotpotqa.toml"],
     ]
@@ -46,8 +62,18 @@ pub fn run(a: Args, ctx: &Ctx) -> Outcome {
         let (code, out) = super::run(args, &sub);
         eprint!("{}", indent(&out));
         if code != exit::OK {
-            let what = if code == exit::STOP { "the stop rule said stop" } else { "a step failed" };
-            eprintln!("error: demo: {} at `pledge {}` (exit {}); the scratch directory {} is kept", what, step.join(" "), code, dir.display());
+            let what = if code == exit::STOP {
+                "the stop rule said stop"
+            } else {
+                "a step failed"
+            };
+            eprintln!(
+                "error: demo: {} at `pledge {}` (exit {}); the scratch directory {} is kept",
+                what,
+                step.join(" "),
+                code,
+                dir.display()
+            );
             return Ok((code, String::new()));
         }
     }
@@ -68,12 +94,17 @@ fn prepare(dir: &Path, ctx: &Ctx) -> Result<()> {
         if dir.join(MARKER).exists() {
             std::fs::remove_dir_all(dir).map_err(|e| Error::io("removing the previous demo in", dir, e))?;
         } else if !empty {
-            return Err(Error::input(format!("{} exists and is not a pledge demo directory", dir.display()))
-                .with_hint("pass another directory: pledge demo DIR"));
+            return Err(
+                Error::input(format!("{} exists and is not a pledge demo directory", dir.display()))
+                    .with_hint("pass another directory: pledge demo DIR"),
+            );
         }
     }
     let files: [(&str, &[u8]); 5] = [
-        (MARKER, b"created by `pledge demo`; the next demo run replaces this directory\n"),
+        (
+            MARKER,
+            b"created by `pledge demo`; the next demo run replaces this directory\n",
+        ),
         ("protocols/hotpotqa.toml", PROTOCOL.as_bytes()),
         ("data/questions.json", QUESTIONS),
         ("data/correctness.csv", CORRECTNESS),
@@ -98,7 +129,20 @@ fn commit_files(dir: &Path, ctx: &Ctx, names: &[&str]) -> Result<()> {
     }
     index.write().map_err(g)?;
     let tree = repo.find_tree(index.write_tree().map_err(g)?).map_err(g)?;
-    let sig = git2::Signature::new("pledge demo", "demo@pledge.invalid", &git2::Time::new(ctx.now.timestamp(), 0)).map_err(g)?;
-    repo.commit(Some("HEAD"), &sig, &sig, "Example study: 100 HotpotQA questions and six agents' correctness", &tree, &[]).map_err(g)?;
+    let sig = git2::Signature::new(
+        "pledge demo",
+        "demo@pledge.invalid",
+        &git2::Time::new(ctx.now.timestamp(), 0),
+    )
+    .map_err(g)?;
+    repo.commit(
+        Some("HEAD"),
+        &sig,
+        &sig,
+        "Example study: 100 HotpotQA questions and six agents' correctness",
+        &tree,
+        &[],
+    )
+    .map_err(g)?;
     Ok(())
 }

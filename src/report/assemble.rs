@@ -34,14 +34,21 @@ pub fn pick_study(entries: &[StoredEntry], study_id: Option<&str>) -> Result<Str
     ids.dedup();
     match study_id {
         Some(id) if ids.contains(&id) => Ok(id.to_string()),
-        Some(id) => Err(Error::input(format!("study `{}` is not registered in this ledger", id))
-            .with_hint(format!("registered studies: {}", if ids.is_empty() { "none".into() } else { ids.join(", ") }))),
-        None => match ids.as_slice() {
-            [] => Err(Error::input("the ledger has no registered study").with_hint("run `pledge register PROTOCOL` first")),
-            [one] => Ok(one.to_string()),
-            many => Err(Error::input("the ledger holds several studies: name one with --study")
-                .with_hint(format!("registered studies: {}", many.join(", ")))),
-        },
+        Some(id) => Err(
+            Error::input(format!("study `{}` is not registered in this ledger", id)).with_hint(format!(
+                "registered studies: {}",
+                if ids.is_empty() { "none".into() } else { ids.join(", ") }
+            )),
+        ),
+        None => {
+            match ids.as_slice() {
+                [] => Err(Error::input("the ledger has no registered study")
+                    .with_hint("run `pledge register PROTOCOL` first")),
+                [one] => Ok(one.to_string()),
+                many => Err(Error::input("the ledger holds several studies: name one with --study")
+                    .with_hint(format!("registered studies: {}", many.join(", ")))),
+            }
+        }
     }
 }
 
@@ -50,7 +57,12 @@ pub fn pick_study(entries: &[StoredEntry], study_id: Option<&str>) -> Result<Str
 ///
 /// Errors: the study has no analysis entry (exit 2, with a hint to run `pledge analyze`);
 /// a stored protocol or result that cannot be read (exit 2).
-pub fn assemble(ledger: &Ledger, entries: &[StoredEntry], study_id: &str, verification: VerificationView) -> Result<Assembled> {
+pub fn assemble(
+    ledger: &Ledger,
+    entries: &[StoredEntry],
+    study_id: &str,
+    verification: VerificationView,
+) -> Result<Assembled> {
     let _ = ledger;
     let mine: Vec<&StoredEntry> = entries.iter().filter(|e| e.entry.study_id == study_id).collect();
     let first_reg = mine
@@ -63,16 +75,27 @@ pub fn assemble(ledger: &Ledger, entries: &[StoredEntry], study_id: &str, verifi
         .find(|e| matches!(e.entry.kind, EntryKind::Register | EntryKind::Amend))
         .copied()
         .unwrap_or(first_reg);
-    let text = reg
-        .protocol_text
-        .as_deref()
-        .ok_or_else(|| Error::input(format!("ledger entry #{} does not hold the protocol text", reg.entry.seq)))?;
-    let protocol: Protocol = crate::protocol::parse(text, Path::new(reg.entry.protocol_path.as_deref().unwrap_or("protocol.toml")))?;
+    let text = reg.protocol_text.as_deref().ok_or_else(|| {
+        Error::input(format!(
+            "ledger entry #{} does not hold the protocol text",
+            reg.entry.seq
+        ))
+    })?;
+    let protocol: Protocol = crate::protocol::parse(
+        text,
+        Path::new(reg.entry.protocol_path.as_deref().unwrap_or("protocol.toml")),
+    )?;
     let analyze = mine.iter().rev().find(|e| e.entry.kind == EntryKind::Analyze).copied();
-    let count = mine.iter().rev().find(|e| matches!(e.entry.kind, EntryKind::Stop | EntryKind::Go | EntryKind::Count)).copied();
+    let count = mine
+        .iter()
+        .rev()
+        .find(|e| matches!(e.entry.kind, EntryKind::Stop | EntryKind::Go | EntryKind::Count))
+        .copied();
     if analyze.is_none() && count.map(|c| c.entry.kind) != Some(EntryKind::Stop) {
-        return Err(Error::input(format!("the ledger has no analysis of study `{}` to report", study_id))
-            .with_hint("run `pledge analyze PROTOCOL --scores FILE` first"));
+        return Err(
+            Error::input(format!("the ledger has no analysis of study `{}` to report", study_id))
+                .with_hint("run `pledge analyze PROTOCOL --scores FILE` first"),
+        );
     }
     let mut svgs = BTreeMap::new();
     let study = StudyView {
@@ -84,7 +107,12 @@ pub fn assemble(ledger: &Ledger, entries: &[StoredEntry], study_id: &str, verifi
         protocol_sha256: reg.entry.protocol_sha256.clone().unwrap_or_default(),
         registered_at: first_reg.entry.time.clone(),
         registered_seq: first_reg.entry.seq,
-        registered_commit: first_reg.entry.git_head.as_deref().map(|h| format!("`{}`", &h[..h.len().min(12)])).unwrap_or_else(|| "none (no commit yet)".into()),
+        registered_commit: first_reg
+            .entry
+            .git_head
+            .as_deref()
+            .map(|h| format!("`{}`", &h[..h.len().min(12)]))
+            .unwrap_or_else(|| "none (no commit yet)".into()),
         data_access: first_reg.entry.data_access_label(),
         registered_after_results_seen: mine
             .iter()
@@ -113,5 +141,18 @@ pub fn assemble(ledger: &Ledger, entries: &[StoredEntry], study_id: &str, verifi
         .collect();
     let summary = sections::summary(&protocol, &components, &results, &pool);
     let reproduce = sections::reproduce_view(&protocol, &mine, entries, reg);
-    Ok(Assembled { data: ReportData { study, verification, summary, components, power, results, pool, changes, reproduce }, svgs })
+    Ok(Assembled {
+        data: ReportData {
+            study,
+            verification,
+            summary,
+            components,
+            power,
+            results,
+            pool,
+            changes,
+            reproduce,
+        },
+        svgs,
+    })
 }

@@ -26,5 +26,6 @@ pub fn render(data: &ReportData, template: Option<(&str, &str)>) -> Result<Strin
 fn template_error(name: &str, e: minijinja::Error) -> Error {
     let line = e.line().map(|l| format!(":{}", l)).unwrap_or_default();
     let detail = e.detail().map(|d| format!(" ({})", d)).unwrap_or_default();
-    Error::input(format!("{}{}: {}{}", name, line, e.kind(), detail)).with_hint("every variable a template uses must exist in the report data; see `pledge report --help`")
+    Error::input(format!("{}{}: {}{}", name, line, e.kind(), detail))
+        .with_hint("every variable a template uses must exist in the report data; see `pledge report --help`")
 }

@@ -37,8 +37,15 @@ fn s(v: &Value, path: &[&str]) -> Option<String> {
 
 /// The stored `result.json` of an entry, parsed.
 pub(super) fn result_json(e: &StoredEntry) -> Result<Value> {
-    let bytes = e.result.as_deref().ok_or_else(|| Error::input(format!("ledger entry #{} ({}) holds no result", e.entry.seq, e.entry.kind.as_str())))?;
-    serde_json::from_slice(bytes).map_err(|err| Error::input(format!("ledger entry #{}: result.json is not JSON", e.entry.seq)).caused_by(err))
+    let bytes = e.result.as_deref().ok_or_else(|| {
+        Error::input(format!(
+            "ledger entry #{} ({}) holds no result",
+            e.entry.seq,
+            e.entry.kind.as_str()
+        ))
+    })?;
+    serde_json::from_slice(bytes)
+        .map_err(|err| Error::input(format!("ledger entry #{}: result.json is not JSON", e.entry.seq)).caused_by(err))
 }
 
 fn unit_word(unit: &str, n: u64) -> String {
@@ -59,8 +66,24 @@ pub fn components_view(e: &StoredEntry, p: &Protocol, svgs: &mut BTreeMap<String
     let questions = int(&count, &["questions"]).unwrap_or(0);
     let units = int(&count, &["units"]).unwrap_or(0);
     let mut rows = Vec::new();
-    let mut chart = vec![format!("flowchart TB\n  R0[\"{} candidate questions<br/>{} {}\"]", fmt_count(questions), fmt_count(units), unit_word(&unit, units))];
-    for (i, row) in at(&count, &["ablation"]).and_then(Value::as_array).cloned().unwrap_or_default().iter().enumerate() {
+    let start = if unit == "question" {
+        format!("{} candidate questions", fmt_count(questions))
+    } else {
+        format!(
+            "{} candidate questions<br/>{} {}",
+            fmt_count(questions),
+            fmt_count(units),
+            unit_word(&unit, units)
+        )
+    };
+    let mut chart = vec![format!("flowchart TB\n  R0[\"{}\"]", start)];
+    for (i, row) in at(&count, &["ablation"])
+        .and_then(Value::as_array)
+        .cloned()
+        .unwrap_or_default()
+        .iter()
+        .enumerate()
+    {
         let name = s(row, &["rule"]).unwrap_or_default();
         let comps = int(row, &["components"]).unwrap_or(0);
         let with = int(row, &["with_candidates"]).unwrap_or(0);
@@ -70,19 +93,50 @@ pub fn components_view(e: &StoredEntry, p: &Protocol, svgs: &mut BTreeMap<String
             rule: name.clone(),
             components: fmt_count(comps),
             with_candidates: fmt_count(with),
-            largest: format!("{} {}, {} questions", fmt_count(lu), unit_word(&unit, lu), fmt_count(lq)),
+            largest: if unit == "question" {
+                format!("{} {}", fmt_count(lq), unit_word(&unit, lq))
+            } else {
+                format!(
+                    "{} {}, {} questions",
+                    fmt_count(lu),
+                    unit_word(&unit, lu),
+                    fmt_count(lq)
+                )
+            },
         });
-        chart.push(format!("  R{} --> R{}[\"{}<br/>{} components ({} with candidates)\"]", i, i + 1, name.replace('"', "'"), fmt_count(comps), fmt_count(with)));
+        chart.push(format!(
+            "  R{} --> R{}[\"{}<br/>{} components ({} with candidates)\"]",
+            i,
+            i + 1,
+            name.replace('"', "'"),
+            fmt_count(comps),
+            fmt_count(with)
+        ));
     }
     let mut sizes: Vec<(u64, u64)> = Vec::new();
     let mut labels: Vec<String> = Vec::new();
-    for b in at(&count, &["histogram"]).and_then(Value::as_array).cloned().unwrap_or_default() {
-        let (lo, hi, n) = (int(&b, &["min"]).unwrap_or(0), int(&b, &["max"]).unwrap_or(0), int(&b, &["components"]).unwrap_or(0));
+    for b in at(&count, &["histogram"])
+        .and_then(Value::as_array)
+        .cloned()
+        .unwrap_or_default()
+    {
+        let (lo, hi, n) = (
+            int(&b, &["min"]).unwrap_or(0),
+            int(&b, &["max"]).unwrap_or(0),
+            int(&b, &["components"]).unwrap_or(0),
+        );
         sizes.push((lo, n));
-        labels.push(if lo == hi { lo.to_string() } else { format!("{}–{}", lo, hi) });
+        labels.push(if lo == hi {
+            lo.to_string()
+        } else {
+            format!("{}–{}", lo, hi)
+        });
     }
     let name = "component-sizes.svg".to_string();
-    svgs.insert(name.clone(), svg::component_sizes_svg("Components by number of candidate questions", &sizes, &labels)?);
+    svgs.insert(
+        name.clone(),
+        svg::component_sizes_svg("Components by number of candidate questions", &sizes, &labels)?,
+    );
     let decision = s(&stop, &["decision"]).unwrap_or_else(|| e.entry.kind.as_str().to_string());
     let counted = int(&stop, &["counted"]).unwrap_or(0);
     let required = int(&stop, &["required"]);
@@ -100,7 +154,12 @@ pub fn components_view(e: &StoredEntry, p: &Protocol, svgs: &mut BTreeMap<String
                 ),
                 None => "given in the protocol".into(),
             };
-            format!("{} {} ({})", s(sp, &["name"]).unwrap_or_default(), fmt_count(int(sp, &["required"]).unwrap_or(0)), how)
+            format!(
+                "{} {} ({})",
+                s(sp, &["name"]).unwrap_or_default(),
+                fmt_count(int(sp, &["required"]).unwrap_or(0)),
+                how
+            )
         })
         .collect();
     let rule = s(&stop, &["required_rule"]).unwrap_or_default();
@@ -108,7 +167,11 @@ pub fn components_view(e: &StoredEntry, p: &Protocol, svgs: &mut BTreeMap<String
         present: true,
         when: format!("at {} (ledger entry #{})", e.entry.time, e.entry.seq),
         questions: fmt_count(questions),
-        units: format!("{} {}", fmt_count(units), unit_word(&unit, units)),
+        units: if unit == "question" {
+            "each question its own node".into()
+        } else {
+            format!("{} {}", fmt_count(units), unit_word(&unit, units))
+        },
         rows,
         mermaid: chart.join("\n"),
         counted: fmt_count(counted),
@@ -117,10 +180,22 @@ pub fn components_view(e: &StoredEntry, p: &Protocol, svgs: &mut BTreeMap<String
             _ => "components holding at least one candidate question".into(),
         },
         required: required.map(fmt_count).unwrap_or_else(|| "none set".into()),
-        required_how: if splits.is_empty() { "no splits registered".into() } else { format!("{}: {}", rule, splits.join("; ")) },
+        required_how: if splits.is_empty() {
+            "no splits registered".into()
+        } else {
+            format!("{}: {}", rule, splits.join("; "))
+        },
         decision: match decision.as_str() {
-            "stop" => format!("stop — {} counted < {} required", fmt_count(counted), required.map(fmt_count).unwrap_or_default()),
-            "go" => format!("go — {} counted ≥ {} required", fmt_count(counted), required.map(fmt_count).unwrap_or_default()),
+            "stop" => format!(
+                "stop — {} counted < {} required",
+                fmt_count(counted),
+                required.map(fmt_count).unwrap_or_default()
+            ),
+            "go" => format!(
+                "go — {} counted ≥ {} required",
+                fmt_count(counted),
+                required.map(fmt_count).unwrap_or_default()
+            ),
             other => other.to_string(),
         },
         sizes_svg: name,
@@ -128,14 +203,25 @@ pub fn components_view(e: &StoredEntry, p: &Protocol, svgs: &mut BTreeMap<String
 }
 
 fn interval(b: &Value, scale: Scale) -> String {
-    match (num(b, &["interval", "0"]).or_else(|| at(b, &["interval"]).and_then(|v| v.get(0)).and_then(Value::as_f64)), at(b, &["interval"]).and_then(|v| v.get(1)).and_then(Value::as_f64)) {
+    match (
+        num(b, &["interval", "0"]).or_else(|| at(b, &["interval"]).and_then(|v| v.get(0)).and_then(Value::as_f64)),
+        at(b, &["interval"]).and_then(|v| v.get(1)).and_then(Value::as_f64),
+    ) {
         (Some(lo), Some(hi)) => format!("[{}, {}]", fmt_diff(lo, scale), fmt_diff(hi, scale)),
         _ => "—".into(),
     }
 }
 
 fn file_safe(name: &str) -> String {
-    name.chars().map(|c| if c.is_ascii_alphanumeric() || c == '-' || c == '.' { c } else { '_' }).collect()
+    name.chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || c == '-' || c == '.' {
+                c
+            } else {
+                '_'
+            }
+        })
+        .collect()
 }
 
 /// Results section from the latest analyze entry.
@@ -143,25 +229,52 @@ pub fn results_view(e: &StoredEntry, p: &Protocol, svgs: &mut BTreeMap<String, S
     let r = result_json(e)?;
     let scale = p.target.scale;
     let settings = at(&r, &["settings"]).cloned().unwrap_or(Value::Null);
-    let systems = at(&r, &["systems"]).and_then(Value::as_array).cloned().unwrap_or_default();
+    let systems = at(&r, &["systems"])
+        .and_then(Value::as_array)
+        .cloned()
+        .unwrap_or_default();
     let systems = systems
         .iter()
         .map(|sy| SystemView {
             name: s(sy, &["name"]).unwrap_or_default(),
-            mean: num(sy, &["mean"]).map(|m| fmt_value(m, scale)).unwrap_or_else(|| "—".into()),
+            mean: num(sy, &["mean"])
+                .map(|m| fmt_value(m, scale))
+                .unwrap_or_else(|| "—".into()),
             topics: int(sy, &["topics"]).map(fmt_count).unwrap_or_else(|| "—".into()),
             components: int(sy, &["components"]).map(fmt_count).unwrap_or_else(|| "—".into()),
         })
         .collect();
     let mut comparisons = Vec::new();
-    for (i, c) in at(&r, &["comparisons"]).and_then(Value::as_array).cloned().unwrap_or_default().iter().enumerate() {
-        let name = format!("{} − {}", s(c, &["system"]).unwrap_or_default(), s(c, &["baseline"]).unwrap_or_default());
+    for (i, c) in at(&r, &["comparisons"])
+        .and_then(Value::as_array)
+        .cloned()
+        .unwrap_or_default()
+        .iter()
+        .enumerate()
+    {
+        let name = format!(
+            "{} − {}",
+            s(c, &["system"]).unwrap_or_default(),
+            s(c, &["baseline"]).unwrap_or_default()
+        );
         let paired = at(c, &["paired"]).cloned().unwrap_or(Value::Null);
         let comp = at(c, &["component"]).cloned();
-        let primary = if s(c, &["primary_unit"]).as_deref() == Some("component") { comp.clone().unwrap_or(paired.clone()) } else { paired.clone() };
-        let file = format!("bootstrap-{}-{}.svg", i + 1, file_safe(&s(c, &["system"]).unwrap_or_default()));
+        let primary = if s(c, &["primary_unit"]).as_deref() == Some("component") {
+            comp.clone().unwrap_or(paired.clone())
+        } else {
+            paired.clone()
+        };
+        let file = format!(
+            "bootstrap-{}-{}.svg",
+            i + 1,
+            file_safe(&s(c, &["system"]).unwrap_or_default())
+        );
         if let Some(h) = at(&primary, &["histogram"]) {
-            let counts: Vec<u64> = h.get("counts").and_then(Value::as_array).map(|a| a.iter().filter_map(Value::as_u64).collect()).unwrap_or_default();
+            let counts: Vec<u64> = h
+                .get("counts")
+                .and_then(Value::as_array)
+                .map(|a| a.iter().filter_map(Value::as_u64).collect())
+                .unwrap_or_default();
             let (min, w) = (num(h, &["min"]).unwrap_or(0.0), num(h, &["bin_width"]).unwrap_or(0.0));
             let width = if w > 0.0 { w } else { 1e-3 };
             let edges: Vec<f64> = (0..=counts.len()).map(|k| min + k as f64 * width).collect();
@@ -170,10 +283,22 @@ pub fn results_view(e: &StoredEntry, p: &Protocol, svgs: &mut BTreeMap<String, S
             let hi = iv.and_then(|v| v.get(1)).and_then(Value::as_f64).unwrap_or(min);
             if !counts.is_empty() {
                 let title = format!("{} ({} bootstrap)", name, s(&primary, &["unit"]).unwrap_or_default());
-                svgs.insert(file.clone(), svg::bootstrap_svg(&title, &Histogram { edges, counts }, lo, hi, num(&primary, &["observed"]).unwrap_or(0.0))?);
+                svgs.insert(
+                    file.clone(),
+                    svg::bootstrap_svg(
+                        &title,
+                        &Histogram { edges, counts },
+                        lo,
+                        hi,
+                        num(&primary, &["observed"]).unwrap_or(0.0),
+                    )?,
+                );
             }
         }
-        let mut flags: Vec<String> = at(c, &["flags"]).and_then(Value::as_array).map(|a| a.iter().filter_map(|f| f.as_str().map(str::to_string)).collect()).unwrap_or_default();
+        let mut flags: Vec<String> = at(c, &["flags"])
+            .and_then(Value::as_array)
+            .map(|a| a.iter().filter_map(|f| f.as_str().map(str::to_string)).collect())
+            .unwrap_or_default();
         if let Some(m) = at(c, &["mde"]) {
             if m.get("meets_target").and_then(Value::as_bool) == Some(false) {
                 flags.push(format!(
@@ -187,11 +312,17 @@ pub fn results_view(e: &StoredEntry, p: &Protocol, svgs: &mut BTreeMap<String, S
         }
         comparisons.push(ComparisonView {
             name,
-            diff: num(c, &["difference"]).map(|d| fmt_diff(d, scale)).unwrap_or_else(|| "—".into()),
+            diff: num(c, &["difference"])
+                .map(|d| fmt_diff(d, scale))
+                .unwrap_or_else(|| "—".into()),
             paired_ci: interval(&paired, scale),
             component_ci: comp.as_ref().map(|b| interval(b, scale)).unwrap_or_else(|| "—".into()),
-            reversal: num(&primary, &["reversal_rate"]).map(fmt_pct).unwrap_or_else(|| "— (no difference)".into()),
-            ties: num(&primary, &["ties_share"]).map(fmt_pct).unwrap_or_else(|| "—".into()),
+            reversal: num(&primary, &["reversal_rate"])
+                .map(fmt_pct)
+                .unwrap_or_else(|| "— (no difference)".into()),
+            ties: num(&primary, &["ties_share"])
+                .map(fmt_pct)
+                .unwrap_or_else(|| "—".into()),
             t_p: num(c, &["t_test", "p"]).map(fmt_p).unwrap_or_else(|| "—".into()),
             rand_p: num(c, &["randomization", "p"]).map(fmt_p).unwrap_or_else(|| "—".into()),
             adj_p: num(c, &["p_adjusted", "p"]).map(fmt_p).unwrap_or_else(|| "—".into()),
@@ -201,7 +332,10 @@ pub fn results_view(e: &StoredEntry, p: &Protocol, svgs: &mut BTreeMap<String, S
     }
     let level = num(&settings, &["interval_level"]).unwrap_or(p.analysis.interval_level);
     let topics = at(&r, &["topics"]).cloned().unwrap_or(Value::Null);
-    let mut notes: Vec<String> = at(&r, &["notes"]).and_then(Value::as_array).map(|a| a.iter().filter_map(|n| n.as_str().map(str::to_string)).collect()).unwrap_or_default();
+    let mut notes: Vec<String> = at(&r, &["notes"])
+        .and_then(Value::as_array)
+        .map(|a| a.iter().filter_map(|n| n.as_str().map(str::to_string)).collect())
+        .unwrap_or_default();
     if let Some(n) = int(&topics, &["filled_with_zero"]).filter(|n| *n > 0) {
         notes.push(format!("{} missing scores were filled with 0", n));
     }
@@ -233,21 +367,42 @@ pub fn results_view(e: &StoredEntry, p: &Protocol, svgs: &mut BTreeMap<String, S
 /// Power section: registered target and the detectable difference achieved.
 pub fn power_view(p: &Protocol, count: Option<&StoredEntry>, analyze: Option<&StoredEntry>) -> PowerView {
     let t = &p.target;
-    let required = count.and_then(|c| int(&c.entry.summary, &["required"])).map(fmt_count).unwrap_or_else(|| "not counted".into());
+    let required = count
+        .and_then(|c| int(&c.entry.summary, &["required"]))
+        .map(fmt_count)
+        .unwrap_or_else(|| "not counted".into());
     let achieved = analyze
         .and_then(|a| result_json(a).ok())
-        .and_then(|r| at(&r, &["comparisons"]).and_then(|c| c.get(0)).and_then(|c| c.get("mde")).cloned())
+        .and_then(|r| {
+            at(&r, &["comparisons"])
+                .and_then(|c| c.get(0))
+                .and_then(|c| c.get("mde"))
+                .cloned()
+        })
         .and_then(|m| {
             let v = num(&m, &["achieved"])?;
-            Some(format!("{} at {} {}s (normal approximation, σ̂ = {})", fmt_value(v, t.scale), int(&m, &["n"]).unwrap_or(0), s(&m, &["unit"]).unwrap_or_default(), fmt_value(num(&m, &["sd"]).unwrap_or(0.0), t.scale)))
+            Some(format!(
+                "{} at {} {}s (normal approximation, σ̂ = {})",
+                fmt_value(v, t.scale),
+                int(&m, &["n"]).unwrap_or(0),
+                s(&m, &["unit"]).unwrap_or_default(),
+                fmt_value(num(&m, &["sd"]).unwrap_or(0.0), t.scale)
+            ))
         })
         .unwrap_or_else(|| "not analyzed".into());
     PowerView {
         target_mde: fmt_value(t.mde, t.scale),
         alpha: format!("{}", t.alpha),
         power: format!("{}", t.power),
-        sides: if t.sides == 1 { "one-sided".into() } else { "two-sided".into() },
-        sd: t.sd.map(|v| fmt_value(v, t.scale)).unwrap_or_else(|| "not given".into()),
+        sides: if t.sides == 1 {
+            "one-sided".into()
+        } else {
+            "two-sided".into()
+        },
+        sd: t
+            .sd
+            .map(|v| fmt_value(v, t.scale))
+            .unwrap_or_else(|| "not given".into()),
         sd_source: t.sd_source.clone().unwrap_or_else(|| "source not stated".into()),
         required,
         achieved_mde: achieved,
@@ -256,12 +411,17 @@ pub fn power_view(p: &Protocol, count: Option<&StoredEntry>, analyze: Option<&St
 
 /// Pool-bias statement: from the analysis of TREC runs when it holds one, else the protocol's.
 pub fn pool_view(p: &Protocol, analyze: Option<&StoredEntry>) -> PoolView {
-    let from_runs = analyze.and_then(|a| result_json(a).ok()).and_then(|r| s(&r, &["pool_bias", "statement"]));
+    let from_runs = analyze
+        .and_then(|a| result_json(a).ok())
+        .and_then(|r| s(&r, &["pool_bias", "statement"]));
     let statement = from_runs.or_else(|| p.pool.statement.clone()).unwrap_or_else(|| {
         if p.pool.contributors.is_empty() {
             "The protocol does not state whether the evaluated systems contributed to the judgments.".into()
         } else {
-            format!("Runs that contributed to the judgment pool: {}.", p.pool.contributors.join(", "))
+            format!(
+                "Runs that contributed to the judgment pool: {}.",
+                p.pool.contributors.join(", ")
+            )
         }
     });
     PoolView { statement }
@@ -273,7 +433,12 @@ pub fn summary(p: &Protocol, c: &ComponentsView, r: &ResultsView, pool: &PoolVie
     if r.present {
         let means: Vec<String> = r.systems.iter().map(|s| format!("{} {}", s.name, s.mean)).collect();
         let topics = r.systems.first().map(|s| s.topics.clone()).unwrap_or_default();
-        out.push(format!("Mean {} over {} topics: {}.", p.target.metric, topics, means.join(", ")));
+        out.push(format!(
+            "Mean {} over {} topics: {}.",
+            p.target.metric,
+            topics,
+            means.join(", ")
+        ));
         for cmp in &r.comparisons {
             out.push(format!(
                 "{}: difference {}, paired interval {}, reversal rate {} of resamples.",
@@ -295,25 +460,45 @@ pub fn reproduce_view(p: &Protocol, mine: &[&StoredEntry], all: &[StoredEntry], 
             inputs.insert(k.clone(), v.clone());
         }
     }
-    let rng = mine.iter().rev().find(|e| e.entry.kind == crate::ledger::EntryKind::Analyze).and_then(|e| e.entry.rng.clone());
+    let rng = mine
+        .iter()
+        .rev()
+        .find(|e| e.entry.kind == crate::ledger::EntryKind::Analyze)
+        .and_then(|e| e.entry.rng.clone());
     let path = reg.entry.protocol_path.clone().unwrap_or_default();
     let file_of = |prefix: &str| inputs.keys().find_map(|k| k.strip_prefix(prefix).map(str::to_string));
     let mut commands = vec![format!("pledge verify {}", path)];
     if let Some(q) = file_of("questions:") {
-        let passages = file_of("passages:").map(|x| format!(" --passages {}", x)).unwrap_or_default();
-        let out = file_of("assignment:").map(|x| format!(" --out {}", x)).unwrap_or_default();
-        commands.push(format!("pledge components {}{} --questions {}{} --dry-run", path, passages, q, out));
+        let passages = file_of("passages:")
+            .map(|x| format!(" --passages {}", x))
+            .unwrap_or_default();
+        let out = file_of("assignment:")
+            .map(|x| format!(" --out {}", x))
+            .unwrap_or_default();
+        commands.push(format!(
+            "pledge components {}{} --questions {}{} --dry-run",
+            path, passages, q, out
+        ));
     }
     commands.push("pledge verify --rerun".into());
     commands.push("pledge export ledger.jsonl && pledge verify --ledger ledger.jsonl".into());
     ReproduceView {
         tool: format!("{} {}", reg.entry.tool.name, reg.entry.tool.version),
-        generator: rng.as_ref().map(|r| format!("{} ({})", r.name, r.version)).unwrap_or_else(|| "none used".into()),
-        seed: rng.as_ref().map(|r| r.seed.to_string()).unwrap_or_else(|| p.analysis.seed.to_string()),
+        generator: rng
+            .as_ref()
+            .map(|r| format!("{} ({})", r.name, r.version))
+            .unwrap_or_else(|| "none used".into()),
+        seed: rng
+            .as_ref()
+            .map(|r| r.seed.to_string())
+            .unwrap_or_else(|| p.analysis.seed.to_string()),
         trials: fmt_count(p.analysis.trials as u64),
         ledger_tip: all.last().map(|e| e.entry.entry_sha256.clone()).unwrap_or_default(),
         entries: all.len() as u64,
-        inputs: inputs.into_iter().map(|(name, sha256)| InputView { name, sha256 }).collect(),
+        inputs: inputs
+            .into_iter()
+            .map(|(name, sha256)| InputView { name, sha256 })
+            .collect(),
         commands,
     }
 }
@@ -331,9 +516,17 @@ pub fn verification_view(ledger: &crate::ledger::Ledger) -> Result<VerificationV
         })
         .collect();
     let summary = if v.ok {
-        format!("passed: {} entries, hash chain intact, tip `{}`", v.entries, v.tip.as_deref().map(|t| &t[..t.len().min(12)]).unwrap_or("-"))
+        format!(
+            "passed: {} entries, hash chain intact, tip `{}`",
+            v.entries,
+            v.tip.as_deref().map(|t| &t[..t.len().min(12)]).unwrap_or("-")
+        )
     } else {
         format!("**FAILED** with {} finding(s), listed at the top", findings.len())
     };
-    Ok(VerificationView { ok: v.ok, summary, findings })
+    Ok(VerificationView {
+        ok: v.ok,
+        summary,
+        findings,
+    })
 }

@@ -52,16 +52,26 @@ pub fn bootstrap_svg(title: &str, h: &Histogram, lo: f64, hi: f64, observed: f64
             .draw()
             .map_err(plot_err)?;
         let band = RGBColor(255, 214, 153).mix(0.6);
-        chart.draw_series(std::iter::once(Rectangle::new([(lo, 0.0), (hi, ymax)], band.filled()))).map_err(plot_err)?;
+        chart
+            .draw_series(std::iter::once(Rectangle::new([(lo, 0.0), (hi, ymax)], band.filled())))
+            .map_err(plot_err)?;
         let bar = RGBColor(70, 110, 170);
         chart
-            .draw_series(h.counts.iter().enumerate().map(|(i, &c)| {
-                Rectangle::new([(h.edges[i], 0.0), (h.edges[i + 1], c as f64)], bar.filled())
-            }))
+            .draw_series(
+                h.counts
+                    .iter()
+                    .enumerate()
+                    .map(|(i, &c)| Rectangle::new([(h.edges[i], 0.0), (h.edges[i + 1], c as f64)], bar.filled())),
+            )
             .map_err(plot_err)?;
-        chart.draw_series(LineSeries::new(vec![(0.0, 0.0), (0.0, ymax)], BLACK.stroke_width(1))).map_err(plot_err)?;
         chart
-            .draw_series(LineSeries::new(vec![(observed, 0.0), (observed, ymax)], RED.stroke_width(2)))
+            .draw_series(LineSeries::new(vec![(0.0, 0.0), (0.0, ymax)], BLACK.stroke_width(1)))
+            .map_err(plot_err)?;
+        chart
+            .draw_series(LineSeries::new(
+                vec![(observed, 0.0), (observed, ymax)],
+                RED.stroke_width(2),
+            ))
             .map_err(plot_err)?
             .label(format!("observed {:.4}", observed))
             .legend(|(x, y)| PathElement::new(vec![(x, y), (x + 16, y)], RED));
@@ -98,18 +108,18 @@ pub fn component_sizes_svg(title: &str, sizes: &[(u64, u64)], labels: &[String])
             .margin(12)
             .x_label_area_size(36)
             .y_label_area_size(48)
-            .build_cartesian_2d(0f64..n as f64, 0.0..ymax)
+            .build_cartesian_2d(-0.5f64..n as f64 - 0.5, 0.0..ymax)
             .map_err(plot_err)?;
         chart
             .configure_mesh()
             .disable_mesh()
             .x_desc("questions in the component")
             .y_desc("components")
-            .x_labels(n.min(20))
+            .x_labels(n + 1)
             .x_label_formatter(&|v| {
-                let i = v.floor() as usize;
-                if (v - v.floor() - 0.5).abs() < 0.26 || n <= 20 {
-                    labels.get(i).cloned().unwrap_or_default()
+                let i = v.round();
+                if (v - i).abs() < 1e-6 && i >= 0.0 {
+                    labels.get(i as usize).cloned().unwrap_or_default()
                 } else {
                     String::new()
                 }
@@ -119,9 +129,11 @@ pub fn component_sizes_svg(title: &str, sizes: &[(u64, u64)], labels: &[String])
             .map_err(plot_err)?;
         let bar = RGBColor(70, 110, 170);
         chart
-            .draw_series(sizes.iter().enumerate().map(|(i, &(_, c))| {
-                Rectangle::new([(i as f64 + 0.1, 0.0), (i as f64 + 0.9, c as f64)], bar.filled())
-            }))
+            .draw_series(
+                sizes.iter().enumerate().map(|(i, &(_, c))| {
+                    Rectangle::new([(i as f64 - 0.4, 0.0), (i as f64 + 0.4, c as f64)], bar.filled())
+                }),
+            )
             .map_err(plot_err)?;
         root.present().map_err(plot_err)?;
     }
@@ -134,7 +146,10 @@ mod tests {
 
     #[test]
     fn svgs_are_deterministic_and_well_formed() {
-        let h = Histogram { edges: vec![-0.1, 0.0, 0.1, 0.2], counts: vec![5, 50, 20] };
+        let h = Histogram {
+            edges: vec![-0.1, 0.0, 0.1, 0.2],
+            counts: vec![5, 50, 20],
+        };
         let a = bootstrap_svg("gpt-4 − gpt-3.5", &h, -0.05, 0.15, 0.11).unwrap();
         let b = bootstrap_svg("gpt-4 − gpt-3.5", &h, -0.05, 0.15, 0.11).unwrap();
         assert_eq!(a, b);
@@ -142,6 +157,16 @@ mod tests {
         assert!(a.contains("interval [-0.0500, 0.1500]"), "{}", a);
         let c = component_sizes_svg("sizes", &[(1, 90), (2, 5)], &["1".into(), "2".into()]).unwrap();
         assert!(c.contains("<rect"));
-        assert!(bootstrap_svg("x", &Histogram { edges: vec![0.0], counts: vec![1] }, 0.0, 0.0, 0.0).is_err());
+        assert!(bootstrap_svg(
+            "x",
+            &Histogram {
+                edges: vec![0.0],
+                counts: vec![1]
+            },
+            0.0,
+            0.0,
+            0.0
+        )
+        .is_err());
     }
 }
