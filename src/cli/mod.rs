@@ -44,7 +44,7 @@ Exit codes:
 #[command(name = "pledge", version, about, after_help = EXIT_CODES, max_term_width = 100)]
 pub struct Cli {
     /// Run as if started in DIR (like `git -C`).
-    #[arg(short = 'C', global = true, value_name = "DIR")]
+    #[arg(short = 'C', global = true, value_name = "DIR", id = "chdir")]
     pub dir: Option<PathBuf>,
     #[command(subcommand)]
     command: Command,

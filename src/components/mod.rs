@@ -1,5 +1,155 @@
 //! Component counting under link rules (seed article "10,702 Questions, Only 5 Components"):
 //! questions that rely on the same passage, on near-identical passages, or on each other's decoy
 //! documents are one component, and statistics count components, not questions.
+//!
+//! Pipeline: [`read`] the corpus → build the graph of units and passages ([`rules::graph`]) →
+//! add each link rule's edges in protocol order to a union-find, taking a [`count::Snapshot`]
+//! after each (the ablation table) → final components, histogram → [`stop::decide`] the stop
+//! rule → optionally [`assign::assign`] whole components to splits. Entry point: [`count`].
 
+pub mod assign;
 pub mod assignment;
+pub mod count;
+pub mod join;
+pub mod layouts;
+pub mod read;
+pub mod rules;
+pub mod shingle;
+pub mod stop;
+pub mod unionfind;
+
+use crate::error::Result;
+use crate::protocol::{LinkKind, Protocol};
+use assignment::AssignmentRow;
+use serde::Serialize;
+
+/// Progress reporting for long stages (the CLI shows an indicatif bar; the library never prints).
+pub trait Progress: Sync {
+    /// A stage begins; `total` units of work (0 when unknown).
+    fn start(&self, stage: &str, total: u64);
+    /// `n` more units done.
+    fn advance(&self, n: u64);
+    /// The stage is over.
+    fn finish(&self);
+}
+
+/// No progress output.
+pub struct NoProgress;
+
+impl Progress for NoProgress {
+    fn start(&self, _: &str, _: u64) {}
+    fn advance(&self, _: u64) {}
+    fn finish(&self) {}
+}
+
+/// One row of the ablation table: the counts once this rule (and all before it) are applied.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct AblationRow {
+    /// The rule's name from the protocol.
+    pub rule: String,
+    /// Its kind (kebab-case).
+    pub kind: LinkKind,
+    /// Edges the rule contributed (for a near-duplicate rule: passage pairs with Jaccard ≥ t).
+    pub links: usize,
+    /// Counts after the rule.
+    #[serde(flatten)]
+    pub counts: count::Snapshot,
+}
+
+/// The result of counting: what `pledge components` prints and stores in the ledger.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct CountResult {
+    /// The component unit: `question` or a field name.
+    pub unit: String,
+    /// Passages read.
+    pub passages: usize,
+    /// Candidate questions read.
+    pub questions: usize,
+    /// Unit nodes (questions, or distinct unit field values).
+    pub units: usize,
+    /// Titles of a HotpotQA/MuSiQue file seen with differing texts (the first text is kept).
+    pub conflicting_titles: usize,
+    /// Counts with no link rule (questions joined only to their own passages).
+    pub before_rules: count::Snapshot,
+    /// One row per link rule, in protocol order; the last row is the final count.
+    pub ablation: Vec<AblationRow>,
+    /// Components in all, after every rule.
+    pub components: usize,
+    /// Components holding at least one candidate question, after every rule.
+    pub with_candidates: usize,
+    /// The largest component holding candidates (by units, then questions; first by id on ties).
+    pub largest: Option<count::Component>,
+    /// Histogram of candidate-holding components by candidate questions.
+    pub histogram: Vec<count::Bin>,
+    /// The candidate-holding components (id, units, size), in id order.
+    #[serde(skip)]
+    pub list: Vec<count::Component>,
+    /// The question → component assignment (no split, no cap), one row per question.
+    #[serde(skip)]
+    pub rows: Vec<AssignmentRow>,
+}
+
+/// Counts components of `corpus` under `protocol`'s unit and link rules.
+///
+/// Errors (exit 2): a question lacking the unit field; a shared-field rule without `field`.
+pub fn count(protocol: &Protocol, corpus: &read::Corpus, progress: &dyn Progress) -> Result<CountResult> {
+    let unit = protocol.components.unit.as_str();
+    let g = rules::graph(corpus, unit)?;
+    let mut qcount = vec![0u32; g.nodes.len()];
+    for &n in &g.question_node {
+        qcount[n as usize] += 1;
+    }
+    let mut uf = unionfind::UnionFind::new(g.nodes.len());
+    for (a, b) in rules::base_edges(corpus, &g) {
+        uf.union(a as usize, b as usize);
+    }
+    let before_rules = count::snapshot(&mut uf, &g, &qcount);
+    let mut texts = rules::Texts::default();
+    let mut ablation = Vec::new();
+    for rule in &protocol.link_rules {
+        let (edges, pairs) = rules::edges(corpus, &g, rule, &mut texts, progress)?;
+        for &(a, b) in &edges {
+            uf.union(a as usize, b as usize);
+        }
+        ablation.push(AblationRow {
+            rule: rule.name.clone(),
+            kind: rule.kind,
+            links: pairs.unwrap_or(edges.len()),
+            counts: count::snapshot(&mut uf, &g, &qcount),
+        });
+    }
+    let last = ablation.last().map(|r| r.counts.clone()).unwrap_or_else(|| before_rules.clone());
+    let ids: Vec<&str> = corpus.questions.iter().map(|q| q.id.as_str()).collect();
+    let (list, of_q) = count::components(&mut uf, &g, &ids);
+    let largest = list.iter().max_by(|a, b| (a.units, a.size).cmp(&(b.units, b.size)).then(b.id.len().cmp(&a.id.len())).then(b.id.cmp(&a.id))).cloned();
+    let rows = corpus
+        .questions
+        .iter()
+        .enumerate()
+        .map(|(qi, q)| AssignmentRow {
+            question: q.id.clone(),
+            component: list[of_q[qi]].id.clone(),
+            unit: g.nodes[g.question_node[qi] as usize].label.clone(),
+            split: None,
+            counted: None,
+        })
+        .collect();
+    Ok(CountResult {
+        unit: unit.to_string(),
+        passages: corpus.passages.len(),
+        questions: corpus.questions.len(),
+        units: g.nodes.iter().filter(|n| n.unit).count(),
+        conflicting_titles: corpus.conflicting_titles,
+        before_rules,
+        components: last.components,
+        with_candidates: last.with_candidates,
+        largest,
+        histogram: count::histogram(&list),
+        list,
+        rows,
+        ablation,
+    })
+}
+
+#[cfg(test)]
+mod tests;

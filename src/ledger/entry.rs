@@ -211,6 +211,17 @@ impl Entry {
         canonical_json(&v)
     }
 
+    /// The declared data-access level in words, e.g. `nothing run yet`.
+    pub fn data_access_label(&self) -> String {
+        match self.data_access {
+            DataAccess::NothingRun => "nothing run yet",
+            DataAccess::PilotOnly => "pilot data only",
+            DataAccess::ResultsUnseen => "results produced but not seen",
+            DataAccess::ResultsSeen => "results seen",
+        }
+        .to_string()
+    }
+
     /// SHA-256 (hex) of [`Entry::canonical_bytes`].
     pub fn compute_sha256(&self) -> String {
         crate::io::sha256_hex(&self.canonical_bytes())

@@ -1,1 +1,27 @@
-//! TREC runs and qrels: per-topic measures as trec_eval computes them, and pool bias.
+//! TREC runs and qrels: per-topic measures computed as trec_eval computes them, the
+//! `trec_eval -q` text format, a [`ScoreTable`](crate::scores::ScoreTable) for the analysis, and
+//! the pool-bias statement.
+//!
+//! Reference implementation: usnistgov/trec_eval (commit f4253652), checked to its 4 printed
+//! decimals on its own test suite and on 17 TREC 2003 Robust runs (`tests/data/trec/`).
+//! Documents of a topic are ordered by score descending, then docno descending (trec_eval's
+//! `comp_sim_docno`); the rank column is ignored. A document is relevant when its grade is at
+//! least the relevance level (default 1, trec_eval `-l`).
+
+mod evaluate;
+mod measures;
+mod parse;
+mod pool;
+mod qrels;
+mod run;
+mod table;
+mod topic;
+
+pub use evaluate::{evaluate, evaluate_run, trec_text, trec_value, EvalOptions, Evaluation, RunEvaluation, TopicRow};
+pub use measures::{parse_all, Measure, CUTOFFS};
+pub use parse::Duplicates;
+pub use pool::{pool_bias, LeaveOneOut, PoolBias, RunPoolBias};
+pub use qrels::{Qrels, TopicQrels};
+pub use run::{Retrieved, Run};
+pub use table::score_table;
+pub use topic::{topic_values, Judging};

@@ -1,0 +1,82 @@
+//! The two multi-hop QA layouts mapped to passages (see [`super::read`] for the mapping).
+
+use super::read::Layout;
+use crate::error::{Error, Result};
+use serde_json::{Map, Value};
+use std::collections::HashSet;
+
+/// A paragraph of a question: (title = passage id, text, supporting?).
+pub type Paragraph = (String, String, bool);
+
+/// The question id and paragraphs of a HotpotQA or MuSiQue record; `err` builds a located error.
+pub fn paragraphs(
+    m: &Map<String, Value>,
+    layout: Layout,
+    _line: usize,
+    err: impl Fn(String) -> Error,
+) -> Result<(String, Vec<Paragraph>)> {
+    match layout {
+        Layout::Hotpotqa => hotpotqa(m, &err),
+        _ => musique(m, &err),
+    }
+}
+
+fn hotpotqa(m: &Map<String, Value>, err: &impl Fn(String) -> Error) -> Result<(String, Vec<Paragraph>)> {
+    let id = match m.get("_id").or_else(|| m.get("id")) {
+        Some(Value::String(s)) => s.clone(),
+        _ => return Err(err("missing `_id` (HotpotQA layout)".into())),
+    };
+    let mut support = HashSet::new();
+    if let Some(Value::Array(facts)) = m.get("supporting_facts") {
+        for f in facts {
+            match f.get(0) {
+                Some(Value::String(t)) => {
+                    support.insert(t.clone());
+                }
+                _ => return Err(err("`supporting_facts` must hold [title, sentence index] pairs".into())),
+            }
+        }
+    }
+    let ctx = match m.get("context") {
+        Some(Value::Array(c)) => c,
+        _ => return Err(err("`context` must be a list of [title, [sentences]]".into())),
+    };
+    let mut out = Vec::with_capacity(ctx.len());
+    for p in ctx {
+        let (title, sents) = match (p.get(0), p.get(1)) {
+            (Some(Value::String(t)), Some(Value::Array(s))) => (t, s),
+            _ => return Err(err("`context` entries must be [title, [sentences]]".into())),
+        };
+        let mut text = String::new();
+        for s in sents {
+            match s {
+                Value::String(s) => text.push_str(s),
+                _ => return Err(err(format!("paragraph `{}`: sentences must be strings", title))),
+            }
+        }
+        out.push((title.clone(), text, support.contains(title)));
+    }
+    Ok((id, out))
+}
+
+fn musique(m: &Map<String, Value>, err: &impl Fn(String) -> Error) -> Result<(String, Vec<Paragraph>)> {
+    let id = match m.get("id").or_else(|| m.get("_id")) {
+        Some(Value::String(s)) => s.clone(),
+        _ => return Err(err("missing `id` (MuSiQue layout)".into())),
+    };
+    let paras = match m.get("paragraphs") {
+        Some(Value::Array(p)) => p,
+        _ => return Err(err("`paragraphs` must be a list".into())),
+    };
+    let mut out = Vec::with_capacity(paras.len());
+    for p in paras {
+        let title = p.get("title").and_then(Value::as_str);
+        let text = p.get("paragraph_text").and_then(Value::as_str);
+        let sup = p.get("is_supporting").and_then(Value::as_bool).unwrap_or(false);
+        match (title, text) {
+            (Some(t), Some(x)) => out.push((t.to_string(), x.to_string(), sup)),
+            _ => return Err(err("`paragraphs` entries need `title` and `paragraph_text`".into())),
+        }
+    }
+    Ok((id, out))
+}

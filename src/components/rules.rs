@@ -1,0 +1,164 @@
+//! The component graph and the edges each link rule adds.
+//!
+//! Nodes: with `components.unit = "question"`, one node per question and one per passage; with a
+//! field as unit (e.g. `doc`), one node per distinct value of that field, shared by the questions
+//! and the passages that carry the value (a passage without the field is a node of its own, not a
+//! unit). Every question is always joined to the passages it uses (`passages`): that is what a
+//! question relies on, and it makes "the same passage id" a link by construction. The rules add:
+//! - `identical-passage`: passages whose normalized texts are identical (non-empty texts only: an
+//!   empty text links to nothing);
+//! - `near-duplicate-passage`: passages whose shingle sets have Jaccard ≥ threshold
+//!   ([`super::join`], exact);
+//! - `decoy`: a question and each passage it uses as a decoy / distractor (so, with a field unit,
+//!   the decoy's document);
+//! - `shared-field`: questions with the same value of the field (questions without it: no link).
+
+use super::read::Corpus;
+use super::{join, shingle, Progress};
+use crate::error::{Error, Result};
+use crate::protocol::{LinkKind, LinkRule, Normalization};
+use std::collections::HashMap;
+
+/// A node of the component graph.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Node {
+    /// The question id, passage id, or unit field value.
+    pub label: String,
+    /// Whether the node is a unit (a question, or a unit field value), as opposed to a passage.
+    pub unit: bool,
+}
+
+/// The graph's nodes and where each question and passage sits.
+#[derive(Debug, Clone)]
+pub struct Graph {
+    /// Nodes.
+    pub nodes: Vec<Node>,
+    /// Node of each question (same order as the corpus).
+    pub question_node: Vec<u32>,
+    /// Node of each passage.
+    pub passage_node: Vec<u32>,
+}
+
+/// Builds the nodes for the unit `unit` (`question` or a field name).
+///
+/// Errors (exit 2): a question without the unit field, naming where it was read.
+pub fn graph(corpus: &Corpus, unit: &str) -> Result<Graph> {
+    let mut nodes = Vec::new();
+    let mut by_value: HashMap<String, u32> = HashMap::new();
+    let mut value_node = |v: &String, nodes: &mut Vec<Node>| -> u32 {
+        *by_value.entry(v.clone()).or_insert_with(|| {
+            nodes.push(Node { label: v.to_string(), unit: true });
+            nodes.len() as u32 - 1
+        })
+    };
+    let mut question_node = Vec::with_capacity(corpus.questions.len());
+    for q in &corpus.questions {
+        if unit == "question" {
+            nodes.push(Node { label: q.id.clone(), unit: true });
+            question_node.push(nodes.len() as u32 - 1);
+        } else {
+            let v = q.fields.get(unit).ok_or_else(|| {
+                Error::input(format!("{}: question `{}` has no `{}` field (the component unit)", q.loc, q.id, unit))
+            })?;
+            question_node.push(value_node(v, &mut nodes));
+        }
+    }
+    let mut passage_node = Vec::with_capacity(corpus.passages.len());
+    for p in &corpus.passages {
+        match p.fields.get(unit).filter(|_| unit != "question") {
+            Some(v) => passage_node.push(value_node(v, &mut nodes)),
+            None => {
+                nodes.push(Node { label: p.id.clone(), unit: false });
+                passage_node.push(nodes.len() as u32 - 1);
+            }
+        }
+    }
+    Ok(Graph { nodes, question_node, passage_node })
+}
+
+/// Edges every graph has: each question to the passages it uses.
+pub fn base_edges(corpus: &Corpus, g: &Graph) -> Vec<(u32, u32)> {
+    let mut e = Vec::new();
+    for (qi, q) in corpus.questions.iter().enumerate() {
+        for &p in &q.passages {
+            e.push((g.question_node[qi], g.passage_node[p]));
+        }
+    }
+    e
+}
+
+/// Normalized texts, computed once per normalization form.
+#[derive(Default)]
+pub struct Texts {
+    cache: HashMap<&'static str, Vec<String>>,
+}
+
+impl Texts {
+    fn get(&mut self, corpus: &Corpus, n: Normalization) -> &Vec<String> {
+        let key = match n {
+            Normalization::None => "none",
+            Normalization::Nfc => "nfc",
+            Normalization::Nfkc => "nfkc",
+        };
+        self.cache.entry(key).or_insert_with(|| {
+            use rayon::prelude::*;
+            corpus.passages.par_iter().map(|p| shingle::normalize(&p.text, n)).collect()
+        })
+    }
+}
+
+/// The edges rule `rule` adds, and for a near-duplicate rule the number of passage pairs found.
+pub fn edges(
+    corpus: &Corpus,
+    g: &Graph,
+    rule: &LinkRule,
+    texts: &mut Texts,
+    progress: &dyn Progress,
+) -> Result<(Vec<(u32, u32)>, Option<usize>)> {
+    let mut e = Vec::new();
+    match rule.kind {
+        LinkKind::IdenticalPassage => {
+            let t = texts.get(corpus, rule.normalization);
+            let mut first: HashMap<&str, usize> = HashMap::with_capacity(t.len());
+            for (i, s) in t.iter().enumerate() {
+                if s.is_empty() {
+                    continue;
+                }
+                let f = *first.entry(s.as_str()).or_insert(i);
+                if f != i {
+                    e.push((g.passage_node[f], g.passage_node[i]));
+                }
+            }
+        }
+        LinkKind::NearDuplicatePassage => {
+            let t = texts.get(corpus, rule.normalization);
+            progress.start("shingling", 0);
+            let sets = shingle::token_sets(t, rule.shingle_size());
+            progress.start("near-duplicate join", sets.len() as u64);
+            let pairs = join::join(&sets, rule.jaccard(), &|n| progress.advance(n));
+            progress.finish();
+            e.extend(pairs.iter().map(|&(a, b)| (g.passage_node[a as usize], g.passage_node[b as usize])));
+            return Ok((e, Some(pairs.len())));
+        }
+        LinkKind::Decoy => {
+            for (qi, q) in corpus.questions.iter().enumerate() {
+                for &p in &q.decoys {
+                    e.push((g.question_node[qi], g.passage_node[p]));
+                }
+            }
+        }
+        LinkKind::SharedField => {
+            let field = rule.field.as_deref().ok_or_else(|| {
+                Error::input(format!("link rule `{}` (shared-field) needs a `field`", rule.name))
+            })?;
+            let mut first: HashMap<&str, usize> = HashMap::new();
+            for (qi, q) in corpus.questions.iter().enumerate() {
+                if let Some(v) = q.fields.get(field) {
+                    let f = *first.entry(v.as_str()).or_insert(qi);
+                    e.push((g.question_node[f], g.question_node[qi]));
+                }
+            }
+        }
+    }
+    Ok((e, None))
+}

@@ -1,0 +1,158 @@
+//! Builds [`ReportData`] from the ledger alone: the registered protocol text stored in the
+//! register/amend commit, the recorded count/stop/go result, and the recorded analyses. The
+//! same ledger therefore always gives the same report.
+
+use super::model::*;
+use super::sections;
+use crate::error::{Error, Result};
+use crate::ledger::{EntryKind, Ledger, StoredEntry};
+use crate::protocol::Protocol;
+use std::collections::BTreeMap;
+use std::path::Path;
+
+/// A report: its data and the SVG files to write beside it (file name → SVG text).
+#[derive(Debug, Clone)]
+pub struct Assembled {
+    /// What the template renders.
+    pub data: ReportData,
+    /// Pictures to write next to the Markdown, by file name.
+    pub svgs: BTreeMap<String, String>,
+}
+
+/// The study to report on: `study_id`, or the only study in the ledger.
+///
+/// Errors: an empty ledger, an unknown study id, or several studies without `--study`
+/// (exit 2, listing them).
+pub fn pick_study(entries: &[StoredEntry], study_id: Option<&str>) -> Result<String> {
+    let mut ids: Vec<&str> = entries
+        .iter()
+        .filter(|e| matches!(e.entry.kind, EntryKind::Register | EntryKind::Amend))
+        .map(|e| e.entry.study_id.as_str())
+        .collect();
+    ids.dedup();
+    ids.sort();
+    ids.dedup();
+    match study_id {
+        Some(id) if ids.contains(&id) => Ok(id.to_string()),
+        Some(id) => Err(
+            Error::input(format!("study `{}` is not registered in this ledger", id)).with_hint(format!(
+                "registered studies: {}",
+                if ids.is_empty() { "none".into() } else { ids.join(", ") }
+            )),
+        ),
+        None => {
+            match ids.as_slice() {
+                [] => Err(Error::input("the ledger has no registered study")
+                    .with_hint("run `pledge register PROTOCOL` first")),
+                [one] => Ok(one.to_string()),
+                many => Err(Error::input("the ledger holds several studies: name one with --study")
+                    .with_hint(format!("registered studies: {}", many.join(", ")))),
+            }
+        }
+    }
+}
+
+/// Assembles the report of `study_id` from `entries`; `verification` is the ledger check's
+/// result (ok, summary line, findings).
+///
+/// Errors: the study has no analysis entry (exit 2, with a hint to run `pledge analyze`);
+/// a stored protocol or result that cannot be read (exit 2).
+pub fn assemble(
+    ledger: &Ledger,
+    entries: &[StoredEntry],
+    study_id: &str,
+    verification: VerificationView,
+) -> Result<Assembled> {
+    let _ = ledger;
+    let mine: Vec<&StoredEntry> = entries.iter().filter(|e| e.entry.study_id == study_id).collect();
+    let first_reg = mine
+        .iter()
+        .find(|e| e.entry.kind == EntryKind::Register)
+        .ok_or_else(|| Error::input(format!("study `{}` has no register entry", study_id)))?;
+    let reg = mine
+        .iter()
+        .rev()
+        .find(|e| matches!(e.entry.kind, EntryKind::Register | EntryKind::Amend))
+        .copied()
+        .unwrap_or(first_reg);
+    let text = reg.protocol_text.as_deref().ok_or_else(|| {
+        Error::input(format!(
+            "ledger entry #{} does not hold the protocol text",
+            reg.entry.seq
+        ))
+    })?;
+    let protocol: Protocol = crate::protocol::parse(
+        text,
+        Path::new(reg.entry.protocol_path.as_deref().unwrap_or("protocol.toml")),
+    )?;
+    let analyze = mine.iter().rev().find(|e| e.entry.kind == EntryKind::Analyze).copied();
+    let count = mine
+        .iter()
+        .rev()
+        .find(|e| matches!(e.entry.kind, EntryKind::Stop | EntryKind::Go | EntryKind::Count))
+        .copied();
+    if analyze.is_none() && count.map(|c| c.entry.kind) != Some(EntryKind::Stop) {
+        return Err(
+            Error::input(format!("the ledger has no analysis of study `{}` to report", study_id))
+                .with_hint("run `pledge analyze PROTOCOL --scores FILE` first"),
+        );
+    }
+    let mut svgs = BTreeMap::new();
+    let study = StudyView {
+        id: study_id.to_string(),
+        title: protocol.study.title.clone(),
+        description: protocol.study.description.trim().to_string(),
+        registered_by: protocol.study.registered_by.clone(),
+        protocol_path: reg.entry.protocol_path.clone().unwrap_or_default(),
+        protocol_sha256: reg.entry.protocol_sha256.clone().unwrap_or_default(),
+        registered_at: first_reg.entry.time.clone(),
+        registered_seq: first_reg.entry.seq,
+        registered_commit: first_reg
+            .entry
+            .git_head
+            .as_deref()
+            .map(|h| format!("`{}`", &h[..h.len().min(12)]))
+            .unwrap_or_else(|| "none (no commit yet)".into()),
+        data_access: first_reg.entry.data_access_label(),
+        registered_after_results_seen: mine
+            .iter()
+            .filter(|e| matches!(e.entry.kind, EntryKind::Register | EntryKind::Amend))
+            .any(|e| e.entry.data_access == crate::ledger::DataAccess::ResultsSeen),
+    };
+    let components = match count {
+        Some(c) => sections::components_view(c, &protocol, &mut svgs)?,
+        None => ComponentsView::default(),
+    };
+    let results = match analyze {
+        Some(a) => sections::results_view(a, &protocol, &mut svgs)?,
+        None => ResultsView::default(),
+    };
+    let power = sections::power_view(&protocol, count, analyze);
+    let pool = sections::pool_view(&protocol, analyze);
+    let changes = mine
+        .iter()
+        .filter(|e| matches!(e.entry.kind, EntryKind::Amend | EntryKind::Deviation))
+        .map(|e| ChangeView {
+            seq: e.entry.seq,
+            time: e.entry.time.clone(),
+            kind: e.entry.kind.as_str().to_string(),
+            reason: e.entry.reason.clone().unwrap_or_default().replace('\n', " "),
+        })
+        .collect();
+    let summary = sections::summary(&protocol, &components, &results, &pool);
+    let reproduce = sections::reproduce_view(&protocol, &mine, entries, reg);
+    Ok(Assembled {
+        data: ReportData {
+            study,
+            verification,
+            summary,
+            components,
+            power,
+            results,
+            pool,
+            changes,
+            reproduce,
+        },
+        svgs,
+    })
+}

@@ -1,0 +1,224 @@
+//! The data a report template sees. Every number is already formatted in Rust, with its unit,
+//! so a template never formats numbers and the same ledger always renders the same text.
+
+use serde::Serialize;
+
+/// Everything the template renders.
+#[derive(Debug, Clone, Serialize)]
+pub struct ReportData {
+    /// Identity and registration.
+    pub study: StudyView,
+    /// Ledger verification result (a failure is shown at the top).
+    pub verification: VerificationView,
+    /// The seed article's three sentences: mean and topic count; interval and reversal rate;
+    /// pool bias.
+    pub summary: Vec<String>,
+    /// Component count, ablation table and stop-rule decision.
+    pub components: ComponentsView,
+    /// Registered target and achieved detectable difference.
+    pub power: PowerView,
+    /// Per-system means and comparisons.
+    pub results: ResultsView,
+    /// Pool-bias statement.
+    pub pool: PoolView,
+    /// Amendments and deviations, in ledger order.
+    pub changes: Vec<ChangeView>,
+    /// How to reproduce and verify.
+    pub reproduce: ReproduceView,
+}
+
+/// `study.*`.
+#[derive(Debug, Clone, Serialize)]
+pub struct StudyView {
+    pub id: String,
+    pub title: String,
+    pub description: String,
+    pub registered_by: String,
+    pub protocol_path: String,
+    pub protocol_sha256: String,
+    pub registered_at: String,
+    pub registered_seq: u64,
+    pub registered_commit: String,
+    pub data_access: String,
+    pub registered_after_results_seen: bool,
+}
+
+/// `verification.*`.
+#[derive(Debug, Clone, Serialize)]
+pub struct VerificationView {
+    pub ok: bool,
+    pub summary: String,
+    pub findings: Vec<String>,
+}
+
+/// One row of the rule ablation table.
+#[derive(Debug, Clone, Serialize)]
+pub struct AblationRow {
+    pub rule: String,
+    pub components: String,
+    pub with_candidates: String,
+    pub largest: String,
+}
+
+/// `components.*`.
+#[derive(Debug, Clone, Serialize, Default)]
+pub struct ComponentsView {
+    pub present: bool,
+    pub when: String,
+    pub questions: String,
+    pub units: String,
+    pub rows: Vec<AblationRow>,
+    pub mermaid: String,
+    pub counted: String,
+    pub counted_what: String,
+    pub required: String,
+    pub required_how: String,
+    pub decision: String,
+    pub sizes_svg: String,
+}
+
+/// `power.*`.
+#[derive(Debug, Clone, Serialize)]
+pub struct PowerView {
+    pub target_mde: String,
+    pub alpha: String,
+    pub power: String,
+    pub sides: String,
+    pub sd: String,
+    pub sd_source: String,
+    pub required: String,
+    pub achieved_mde: String,
+}
+
+/// One system's row.
+#[derive(Debug, Clone, Serialize)]
+pub struct SystemView {
+    pub name: String,
+    pub mean: String,
+    pub topics: String,
+    pub components: String,
+}
+
+/// One comparison's row.
+#[derive(Debug, Clone, Serialize)]
+pub struct ComparisonView {
+    pub name: String,
+    pub diff: String,
+    pub paired_ci: String,
+    pub component_ci: String,
+    pub reversal: String,
+    pub ties: String,
+    pub t_p: String,
+    pub rand_p: String,
+    pub adj_p: String,
+    pub flags: String,
+    pub svg: String,
+}
+
+/// `results.*`.
+#[derive(Debug, Clone, Serialize, Default)]
+pub struct ResultsView {
+    pub present: bool,
+    pub metric: String,
+    pub missing_policy: String,
+    pub interval_desc: String,
+    pub adjust: String,
+    pub systems: Vec<SystemView>,
+    pub comparisons: Vec<ComparisonView>,
+    pub notes: Vec<String>,
+}
+
+/// `pool.*`.
+#[derive(Debug, Clone, Serialize)]
+pub struct PoolView {
+    pub statement: String,
+}
+
+/// An amendment or deviation.
+#[derive(Debug, Clone, Serialize)]
+pub struct ChangeView {
+    pub seq: u64,
+    pub time: String,
+    pub kind: String,
+    pub reason: String,
+}
+
+/// An input file and its hash.
+#[derive(Debug, Clone, Serialize)]
+pub struct InputView {
+    pub name: String,
+    pub sha256: String,
+}
+
+/// `reproduce.*`.
+#[derive(Debug, Clone, Serialize)]
+pub struct ReproduceView {
+    pub tool: String,
+    pub generator: String,
+    pub seed: String,
+    pub trials: String,
+    pub ledger_tip: String,
+    pub entries: u64,
+    pub inputs: Vec<InputView>,
+    pub commands: Vec<String>,
+}
+
+/// Formats a value of the metric with its unit: 4 decimals on the fraction scale, 2 on points.
+pub fn fmt_value(v: f64, scale: crate::protocol::Scale) -> String {
+    match scale {
+        crate::protocol::Scale::Fraction => format!("{:.4}", v),
+        crate::protocol::Scale::Points => format!("{:.2} points", v),
+    }
+}
+
+/// Formats a difference, signed, with its unit.
+pub fn fmt_diff(v: f64, scale: crate::protocol::Scale) -> String {
+    match scale {
+        crate::protocol::Scale::Fraction => format!("{:+.4}", v),
+        crate::protocol::Scale::Points => format!("{:+.2} points", v),
+    }
+}
+
+/// Formats a share as a percentage with one decimal, e.g. `2.3%`.
+pub fn fmt_pct(v: f64) -> String {
+    format!("{:.1}%", v * 100.0)
+}
+
+/// Formats a p-value: 4 decimals, or `< 0.0001`.
+pub fn fmt_p(p: f64) -> String {
+    if p < 0.0001 {
+        "< 0.0001".into()
+    } else {
+        format!("{:.4}", p)
+    }
+}
+
+/// Formats an integer with thousands separators, e.g. `10,702`.
+pub fn fmt_count(n: u64) -> String {
+    let s = n.to_string();
+    let mut out = String::new();
+    for (i, ch) in s.chars().enumerate() {
+        if i > 0 && (s.len() - i) % 3 == 0 {
+            out.push(',');
+        }
+        out.push(ch);
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::protocol::Scale;
+
+    #[test]
+    fn formats() {
+        assert_eq!(fmt_count(10702), "10,702");
+        assert_eq!(fmt_count(5), "5");
+        assert_eq!(fmt_count(1000000), "1,000,000");
+        assert_eq!(fmt_value(0.6813, Scale::Fraction), "0.6813");
+        assert_eq!(fmt_diff(3.0, Scale::Points), "+3.00 points");
+        assert_eq!(fmt_pct(0.02345), "2.3%");
+        assert_eq!(fmt_p(0.00001), "< 0.0001");
+    }
+}

@@ -1,0 +1,135 @@
+//! Qrels reader: `qid iter docno rel` per line (whitespace-separated, gzip allowed), as trec_eval's
+//! `get_qrels.c` reads them. Grades are integers; negative grades are allowed.
+
+use super::parse::{fields, Duplicates};
+use crate::error::{Error, Result};
+use std::collections::{BTreeMap, HashMap};
+use std::path::Path;
+
+/// The judgments of one topic: docno -> grade.
+#[derive(Debug, Clone, Default)]
+pub struct TopicQrels {
+    /// Grade of each judged document. A negative grade is judged and non-relevant (by default;
+    /// see [`super::EvalOptions::negative_unjudged`] for trec_eval's "in pool, unjudged").
+    pub grades: HashMap<String, i32>,
+}
+
+impl TopicQrels {
+    /// Number of documents with grade >= `level` (trec_eval's num_rel at `-l level`).
+    pub fn num_rel(&self, level: i32) -> usize {
+        self.grades.values().filter(|&&g| g >= level).count()
+    }
+}
+
+/// Relevance judgments of several topics, keyed by topic id (byte order).
+#[derive(Debug, Clone, Default)]
+pub struct Qrels {
+    /// Topic id -> its judgments.
+    pub topics: BTreeMap<String, TopicQrels>,
+}
+
+impl Qrels {
+    /// Reads a qrels file (gzip detected). Lines starting with `#` and blank lines are skipped;
+    /// doc ids may contain `#`.
+    ///
+    /// Errors (exit 2, `file:line`): fewer than 4 fields, a grade that is not an integer, a
+    /// duplicate (topic, docno) (unless `dups` is [`Duplicates::KeepFirst`]), an empty file.
+    pub fn read(path: &Path, dups: Duplicates) -> Result<Qrels> {
+        let text = crate::io::read_text(path)?;
+        Qrels::parse(&text, path, dups)
+    }
+
+    /// Parses qrels text; `path` is used in error messages only.
+    pub fn parse(text: &str, path: &Path, dups: Duplicates) -> Result<Qrels> {
+        let mut q = Qrels::default();
+        let mut seen = 0usize;
+        let mut cur: Option<(String, TopicQrels)> = None;
+        for (no, line) in crate::io::lines(text) {
+            let Some(f) = fields::<4>(line, path, no, "qid iter docno rel")? else {
+                continue;
+            };
+            let grade: i32 = f[3]
+                .parse()
+                .map_err(|_| Error::at(path, no, format!("relevance grade `{}` is not an integer", f[3])))?;
+            seen += 1;
+            // Lines of one topic are usually contiguous: keep the current topic at hand.
+            if cur.as_ref().map(|(t, _)| t.as_str() != f[0]).unwrap_or(true) {
+                if let Some((t, tq)) = cur.take() {
+                    q.topics.insert(t, tq);
+                }
+                let tq = q.topics.remove(f[0]).unwrap_or_default();
+                cur = Some((f[0].to_string(), tq));
+            }
+            if let Some((_, tq)) = cur.as_mut() {
+                if tq.grades.contains_key(f[2]) {
+                    if dups == Duplicates::Error {
+                        return Err(Error::at(
+                            path,
+                            no,
+                            format!("duplicate judgment of document `{}` for topic `{}`", f[2], f[0]),
+                        )
+                        .with_hint("pass --keep-first-duplicate to keep the first judgment"));
+                    }
+                } else {
+                    tq.grades.insert(f[2].to_string(), grade);
+                }
+            }
+        }
+        if let Some((t, tq)) = cur.take() {
+            q.topics.insert(t, tq);
+        }
+        if seen == 0 {
+            return Err(Error::in_file(
+                path,
+                "qrels file has no judgments (expected `qid iter docno rel` lines)",
+            ));
+        }
+        Ok(q)
+    }
+
+    /// The judgments of `topic`, if any.
+    pub fn topic(&self, topic: &str) -> Option<&TopicQrels> {
+        self.topics.get(topic)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn p() -> &'static Path {
+        Path::new("q.txt")
+    }
+
+    #[test]
+    fn reads_graded_negative_and_hash_ids() {
+        let q = Qrels::parse("# c\n1 0 a#1 2\n1 0 b -1\n\n2 0 a 0\n1 0 c 1\n", p(), Duplicates::Error).unwrap();
+        assert_eq!(q.topics.len(), 2);
+        let t1 = q.topic("1").unwrap();
+        assert_eq!(t1.grades["a#1"], 2);
+        assert_eq!(t1.grades["b"], -1);
+        assert_eq!(t1.num_rel(1), 2);
+        assert_eq!(t1.num_rel(2), 1);
+    }
+
+    #[test]
+    fn errors_name_line() {
+        let e = Qrels::parse("1 0 a 1\n1 0 b\n", p(), Duplicates::Error).unwrap_err();
+        assert!(e.message.starts_with("q.txt:2:"), "{}", e.message);
+        let e = Qrels::parse("1 0 a x\n", p(), Duplicates::Error).unwrap_err();
+        assert!(
+            e.message.contains("q.txt:1:") && e.message.contains("not an integer"),
+            "{}",
+            e.message
+        );
+        let e = Qrels::parse("1 0 a 1\n1 0 a 0\n", p(), Duplicates::Error).unwrap_err();
+        assert!(
+            e.message.contains("q.txt:2:") && e.message.contains("duplicate"),
+            "{}",
+            e.message
+        );
+        let q = Qrels::parse("1 0 a 1\n1 0 a 0\n", p(), Duplicates::KeepFirst).unwrap();
+        assert_eq!(q.topic("1").unwrap().grades["a"], 1);
+        assert!(Qrels::parse("# only\n", p(), Duplicates::Error).is_err());
+    }
+}

@@ -1,0 +1,158 @@
+//! Run reader: `qid Q0 docno rank score tag` per line (spaces or tabs, gzip allowed). The rank
+//! column is ignored: documents are ordered as trec_eval orders them (score descending, then
+//! docno descending in byte order; `form_res_rels.c`, `comp_sim_docno`).
+
+use super::parse::{fields, Duplicates};
+use crate::error::{Error, Result};
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+/// One retrieved document.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Retrieved {
+    /// Document id (may contain `#`).
+    pub docno: String,
+    /// Retrieval score (higher is better).
+    pub score: f64,
+}
+
+/// A TREC run: the ranked documents of each topic, already in trec_eval's order.
+#[derive(Debug, Clone)]
+pub struct Run {
+    /// The file it was read from.
+    pub path: PathBuf,
+    /// The run tag (6th column of the first line).
+    pub tag: String,
+    /// Topic id (byte order) -> documents, best first.
+    pub topics: BTreeMap<String, Vec<Retrieved>>,
+}
+
+impl Run {
+    /// Reads a run file (gzip detected). Blank lines and lines starting with `#` are skipped.
+    ///
+    /// Errors (exit 2, `file:line`): fewer than 6 fields, a score that is not a finite number,
+    /// a duplicate (topic, docno) unless `dups` is [`Duplicates::KeepFirst`]; an empty run.
+    pub fn read(path: &Path, dups: Duplicates) -> Result<Run> {
+        let text = crate::io::read_text(path)?;
+        Run::parse(&text, path, dups)
+    }
+
+    /// Parses run text; `path` is kept and used in error messages.
+    pub fn parse(text: &str, path: &Path, dups: Duplicates) -> Result<Run> {
+        let mut tag: Option<String> = None;
+        // Per topic: (docno, score, line).
+        let mut raw: BTreeMap<&str, Vec<(&str, f64, usize)>> = BTreeMap::new();
+        let mut last: Option<(&str, usize)> = None;
+        let mut groups: Vec<Vec<(&str, f64, usize)>> = Vec::new();
+        let mut index: BTreeMap<&str, usize> = BTreeMap::new();
+        for (no, line) in crate::io::lines(text) {
+            let Some(f) = fields::<6>(line, path, no, "qid Q0 docno rank score tag")? else {
+                continue;
+            };
+            let score: f64 = match f[4].parse::<f64>() {
+                Ok(s) if s.is_finite() => s,
+                _ => return Err(Error::at(path, no, format!("score `{}` is not a finite number", f[4]))),
+            };
+            if tag.is_none() {
+                tag = Some(f[5].to_string());
+            }
+            let g = match last {
+                Some((t, g)) if t == f[0] => g,
+                _ => {
+                    let g = *index.entry(f[0]).or_insert_with(|| {
+                        groups.push(Vec::new());
+                        groups.len() - 1
+                    });
+                    last = Some((f[0], g));
+                    g
+                }
+            };
+            groups[g].push((f[2], score, no));
+        }
+        for (t, g) in index {
+            raw.insert(t, std::mem::take(&mut groups[g]));
+        }
+        let Some(tag) = tag else {
+            return Err(Error::in_file(
+                path,
+                "run is empty (expected `qid Q0 docno rank score tag` lines)",
+            ));
+        };
+        let mut topics = BTreeMap::new();
+        for (t, mut docs) in raw {
+            // Duplicates: sort by docno, then line, and look at neighbours.
+            docs.sort_unstable_by(|a, b| a.0.cmp(b.0).then(a.2.cmp(&b.2)));
+            if docs.windows(2).any(|w| w[0].0 == w[1].0) {
+                if dups == Duplicates::Error {
+                    let w = docs.windows(2).find(|w| w[0].0 == w[1].0).map(|w| (w[0].0, w[1].2));
+                    let (d, no) = w.unwrap_or(("", 0));
+                    return Err(
+                        Error::at(path, no, format!("document `{}` appears twice for topic `{}`", d, t))
+                            .with_hint("pass --keep-first-duplicate to keep the first line"),
+                    );
+                }
+                docs.dedup_by(|b, a| a.0 == b.0);
+            }
+            docs.sort_unstable_by(|a, b| b.1.total_cmp(&a.1).then_with(|| b.0.cmp(a.0)));
+            let list = docs
+                .into_iter()
+                .map(|(d, s, _)| Retrieved {
+                    docno: d.to_string(),
+                    score: s,
+                })
+                .collect();
+            topics.insert(t.to_string(), list);
+        }
+        Ok(Run {
+            path: path.to_path_buf(),
+            tag,
+            topics,
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn p() -> &'static Path {
+        Path::new("r.txt")
+    }
+
+    #[test]
+    fn orders_by_score_then_docno_descending() {
+        let r = Run::parse(
+            "1 Q0 a 1 2.0 T\n1\tQ0\tc\t9\t1.0\tT\n1 Q0 b 3 2.0 T\n2 Q0 x#1 1 5 T\n",
+            p(),
+            Duplicates::Error,
+        )
+        .unwrap();
+        assert_eq!(r.tag, "T");
+        let d: Vec<_> = r.topics["1"].iter().map(|x| x.docno.as_str()).collect();
+        assert_eq!(d, vec!["b", "a", "c"]);
+        assert_eq!(r.topics["2"][0].docno, "x#1");
+    }
+
+    #[test]
+    fn bad_lines() {
+        let e = Run::parse("1 Q0 a 1 2.0 T\n1 Q0 b 1 2.0\n", p(), Duplicates::Error).unwrap_err();
+        assert!(e.message.starts_with("r.txt:2:"), "{}", e.message);
+        let e = Run::parse("1 Q0 a 1 high T\n", p(), Duplicates::Error).unwrap_err();
+        assert!(
+            e.message.starts_with("r.txt:1:") && e.message.contains("not a finite"),
+            "{}",
+            e.message
+        );
+        let e = Run::parse("1 Q0 a 1 2 T\n2 Q0 a 1 1 T\n1 Q0 a 2 1 T\n", p(), Duplicates::Error).unwrap_err();
+        assert!(
+            e.message.starts_with("r.txt:3:") && e.message.contains("twice"),
+            "{}",
+            e.message
+        );
+        let r = Run::parse("1 Q0 a 1 2 T\n1 Q0 a 2 9 T\n", p(), Duplicates::KeepFirst).unwrap();
+        assert_eq!(r.topics["1"].len(), 1);
+        assert_eq!(r.topics["1"][0].score, 2.0);
+        let e = Run::parse("\n# nothing\n", p(), Duplicates::Error).unwrap_err();
+        assert!(e.message.contains("empty"), "{}", e.message);
+    }
+}
