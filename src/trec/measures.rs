@@ -58,9 +58,9 @@ impl Measure {
             Measure::P(k) => format!("P_{}", k),
             Measure::Ndcg => "ndcg".into(),
             Measure::NdcgCut(k) => format!("ndcg_cut_{}", k),
-            Measure::Rbp(p) if p == 0.9 => "rbp".into(),
+            Measure::Rbp(0.9) => "rbp".into(),
             Measure::Rbp(p) => format!("rbp_{}", p),
-            Measure::RbpResid(p) if p == 0.9 => "rbp_resid".into(),
+            Measure::RbpResid(0.9) => "rbp_resid".into(),
             Measure::RbpResid(p) => format!("rbp_resid_{}", p),
             Measure::Judged(k) => format!("judged_{}", k),
         }
