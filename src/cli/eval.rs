@@ -134,12 +134,17 @@ pub fn run(a: Args, ctx: &Ctx) -> Outcome {
         Duplicates::Error
     };
     let qrels_path = resolve(ctx, &a.qrels);
-    let qrels = Qrels::read(&qrels_path, dups)?;
-    let runs: Vec<Run> = a
-        .runs
-        .par_iter()
-        .map(|p| Run::read(&resolve(ctx, p), dups))
-        .collect::<crate::Result<_>>()?;
+    // The qrels and the runs are read in parallel.
+    let (qrels, runs) = rayon::join(
+        || Qrels::read(&qrels_path, dups),
+        || {
+            a.runs
+                .par_iter()
+                .map(|p| Run::read(&resolve(ctx, p), dups))
+                .collect::<crate::Result<Vec<Run>>>()
+        },
+    );
+    let (qrels, runs) = (qrels?, runs?);
     let opts = EvalOptions {
         measures: measures.clone(),
         complete: a.complete,

@@ -58,9 +58,9 @@ impl Measure {
             Measure::P(k) => format!("P_{}", k),
             Measure::Ndcg => "ndcg".into(),
             Measure::NdcgCut(k) => format!("ndcg_cut_{}", k),
-            Measure::Rbp(p) if p == 0.9 => "rbp".into(),
+            Measure::Rbp(0.9) => "rbp".into(),
             Measure::Rbp(p) => format!("rbp_{}", p),
-            Measure::RbpResid(p) if p == 0.9 => "rbp_resid".into(),
+            Measure::RbpResid(0.9) => "rbp_resid".into(),
             Measure::RbpResid(p) => format!("rbp_resid_{}", p),
             Measure::Judged(k) => format!("judged_{}", k),
         }
@@ -169,4 +169,32 @@ pub fn parse_all<S: AsRef<str>>(specs: &[S]) -> Result<Vec<Measure>> {
         }
     }
     Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn parses_trec_eval_names() {
+        assert_eq!(Measure::parse("P.10").unwrap(), vec![Measure::P(10)]);
+        assert_eq!(Measure::parse("P_10").unwrap(), vec![Measure::P(10)]);
+        assert_eq!(Measure::parse("P.5,10").unwrap(), vec![Measure::P(5), Measure::P(10)]);
+        assert_eq!(Measure::parse("P").unwrap().len(), 9);
+        assert_eq!(Measure::parse("ndcg_cut.10").unwrap(), vec![Measure::NdcgCut(10)]);
+        assert_eq!(Measure::parse("ndcg_cut_20").unwrap(), vec![Measure::NdcgCut(20)]);
+        assert_eq!(Measure::parse("rbp.p=0.95").unwrap(), vec![Measure::Rbp(0.95)]);
+        assert_eq!(Measure::parse("rbp_resid").unwrap()[0].name(), "rbp_resid");
+        assert_eq!(Measure::parse("judged.10").unwrap()[0].name(), "judged_10");
+        assert_eq!(Measure::parse("Rprec").unwrap()[0].name(), "Rprec");
+        assert!(Measure::parse("P.0").is_err());
+        assert!(Measure::parse("map.3").is_err());
+        assert!(Measure::parse("rbp.p=1.5").is_err());
+        assert!(Measure::parse("mapp").is_err());
+        assert_eq!(
+            parse_all(&["map", "map", "P.10"]).unwrap(),
+            vec![Measure::Map, Measure::P(10)]
+        );
+        assert_eq!(parse_all::<&str>(&[]).unwrap(), Measure::defaults());
+    }
 }

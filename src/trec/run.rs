@@ -4,7 +4,7 @@
 
 use super::parse::{fields, Duplicates};
 use crate::error::{Error, Result};
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashSet};
 use std::path::{Path, PathBuf};
 
 /// One retrieved document.
@@ -79,20 +79,27 @@ impl Run {
             ));
         };
         let mut topics = BTreeMap::new();
+        let mut seen: HashSet<&str> = HashSet::new();
         for (t, mut docs) in raw {
-            // Duplicates: sort by docno, then line, and look at neighbours.
-            docs.sort_unstable_by(|a, b| a.0.cmp(b.0).then(a.2.cmp(&b.2)));
-            if docs.windows(2).any(|w| w[0].0 == w[1].0) {
-                if dups == Duplicates::Error {
-                    let w = docs.windows(2).find(|w| w[0].0 == w[1].0).map(|w| (w[0].0, w[1].2));
-                    let (d, no) = w.unwrap_or(("", 0));
-                    return Err(
-                        Error::at(path, no, format!("document `{}` appears twice for topic `{}`", d, t))
-                            .with_hint("pass --keep-first-duplicate to keep the first line"),
-                    );
+            // Duplicates: a set of the topic's docnos, in line order, so the first line wins.
+            seen.clear();
+            let mut dup_at: Option<(&str, usize)> = None;
+            let before = docs.len();
+            docs.retain(|d| {
+                let fresh = seen.insert(d.0);
+                if !fresh && dup_at.is_none() {
+                    dup_at = Some((d.0, d.2));
                 }
-                docs.dedup_by(|b, a| a.0 == b.0);
+                fresh
+            });
+            if let (Some((d, no)), Duplicates::Error) = (dup_at, dups) {
+                return Err(
+                    Error::at(path, no, format!("document `{}` appears twice for topic `{}`", d, t))
+                        .with_hint("pass --keep-first-duplicate to keep the first line"),
+                );
             }
+            debug_assert!(docs.len() <= before);
+            // trec_eval's order; runs usually come in this order already, which sorts fast.
             docs.sort_unstable_by(|a, b| b.1.total_cmp(&a.1).then_with(|| b.0.cmp(a.0)));
             let list = docs
                 .into_iter()

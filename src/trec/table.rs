@@ -75,3 +75,27 @@ pub fn score_table(qrels: &Qrels, runs: &[Run], metric: &str, complete: bool) ->
         notes,
     })
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::trec::Duplicates;
+    use std::path::Path;
+
+    #[test]
+    fn table_of_runs() {
+        let p = Path::new("x");
+        let q = Qrels::parse("1 0 a 1\n2 0 b 1\n3 0 c 1\n", p, Duplicates::Error).unwrap();
+        let r1 = Run::parse("1 Q0 a 1 2 A\n2 Q0 x 1 2 A\n9 Q0 a 1 1 A\n", p, Duplicates::Error).unwrap();
+        let r2 = Run::parse("1 Q0 z 1 2 B\n1 Q0 a 2 1 B\n", p, Duplicates::Error).unwrap();
+        let t = score_table(&q, &[r1.clone(), r2.clone()], "recip_rank", false).unwrap();
+        assert_eq!(t.systems, vec!["A", "B"]);
+        assert_eq!(t.topics, vec!["1", "2"]);
+        assert_eq!(t.values, vec![vec![Some(1.0), Some(0.0)], vec![Some(0.5), None]]);
+        assert_eq!(t.notes.len(), 1);
+        let t = score_table(&q, &[r1.clone(), r2], "recip_rank", true).unwrap();
+        assert_eq!(t.topics, vec!["1", "2", "3"]);
+        assert_eq!(t.values[1], vec![Some(0.5), Some(0.0), Some(0.0)]);
+        assert!(score_table(&q, &[r1.clone(), r1], "map", false).is_err());
+    }
+}
