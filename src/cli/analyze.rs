@@ -14,8 +14,16 @@ use std::path::PathBuf;
 pub struct ScoreArgs {
     /// Per-topic score file (long/wide CSV or TSV, JSON Lines, trec_eval -q output; gzip ok).
     /// Repeat for one file per system.
-    #[arg(long, value_name = "FILE", required = true)]
+    #[arg(long, value_name = "FILE", required_unless_present = "qrels")]
     pub scores: Vec<PathBuf>,
+    /// Qrels to evaluate TREC runs against (instead of --scores): the per-topic values of the
+    /// protocol's metric (analyze) or of --measure, default map (compare), computed as trec_eval
+    /// does; the report then carries the pool-bias check of these runs.
+    #[arg(long, value_name = "FILE", conflicts_with = "scores", requires = "run")]
+    pub qrels: Option<PathBuf>,
+    /// A TREC run file (with --qrels; repeat for each system).
+    #[arg(long, value_name = "FILE", requires = "qrels")]
+    pub run: Vec<PathBuf>,
     /// trec_eval measure to use when the file has several (e.g. map, P.10).
     #[arg(long, value_name = "NAME")]
     pub measure: Option<String>,
@@ -150,6 +158,10 @@ pub fn analyze(a: AnalyzeArgs, ctx: &Ctx) -> Outcome {
         baseline: a.common.baseline.clone(),
         split: a.common.split.clone(),
         deviation: a.deviation.clone(),
+        trec: a.common.qrels.as_ref().map(|q| crate::stats::registered::TrecFiles {
+            qrels: resolve(ctx, q),
+            runs: a.common.run.iter().map(|p| resolve(ctx, p)).collect(),
+        }),
     };
     let out = run_analyze(&ledger, &req, ctx.now)?;
     if let Some(d) = &out.deviation {
@@ -203,8 +215,14 @@ pub fn compare(a: CompareArgs, ctx: &Ctx) -> Outcome {
         read: read_options(&a.common)?,
         baseline: a.common.baseline.clone(),
         split: a.common.split.clone(),
+        trec: a.common.qrels.as_ref().map(|q| crate::stats::settings::TrecInputs {
+            qrels: show(q),
+            runs: a.common.run.iter().map(show).collect(),
+            measure: a.common.measure.clone().unwrap_or_else(|| "map".into()),
+            complete: matches!(a.missing_topics, MissingArg::Zero),
+        }),
     };
-    let inputs = load_inputs(&ctx.cwd, &opts, a.strata_field.as_deref())?;
+    let inputs = load_inputs(&ctx.cwd, &opts, a.strata_field.as_deref(), None)?;
     let result = crate::stats::run(
         &inputs,
         &s,

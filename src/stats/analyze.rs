@@ -32,6 +32,8 @@ pub struct Inputs {
     pub split: Option<String>,
     /// Topic → stratum, if stratified.
     pub strata: Option<BTreeMap<String, String>>,
+    /// Pool-bias check of the runs, when the scores come from qrels + runs.
+    pub pool_bias: Option<crate::trec::PoolBias>,
     /// Name of the strata field (for the output).
     pub strata_field: Option<String>,
 }
@@ -122,6 +124,9 @@ pub struct AnalysisResult {
     pub comparisons: Vec<Comparison>,
     /// Notes from reading the inputs.
     pub notes: Vec<String>,
+    /// Pool-bias check (qrels + runs only): judged@k, contributors, leave-one-run-out.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub pool_bias: Option<crate::trec::PoolBias>,
     /// Input files and options of an `analyze` run (for `verify --rerun`); `None` for compare.
     pub options: Option<super::settings::RunOptions>,
 }
@@ -222,6 +227,7 @@ pub fn run(
         systems,
         comparisons,
         notes,
+        pool_bias: inputs.pool_bias.clone(),
         options: None,
     })
 }

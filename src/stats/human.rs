@@ -171,6 +171,9 @@ impl Human for AnalysisResult {
         for c in &self.comparisons {
             comparison(&mut out, c);
         }
+        if let Some(pb) = &self.pool_bias {
+            let _ = writeln!(out, "\npool bias: {}", pb.statement);
+        }
         if !self.notes.is_empty() {
             let _ = writeln!(out);
             for n in &self.notes {

@@ -39,6 +39,8 @@ pub struct Request {
     pub strata: Option<PathBuf>,
     /// Reader options.
     pub read: crate::scores::ReadOptions,
+    /// Qrels and runs evaluated with the protocol's metric instead of score files.
+    pub trec: Option<TrecFiles>,
     /// Baseline override.
     pub baseline: Option<String>,
     /// Split of the assignment to analyze.
@@ -102,8 +104,16 @@ pub fn refusals(entries: &[StoredEntry], study: &str, assignment: Option<&str>) 
 
 /// Loads the inputs named by `opts` (paths resolved against `root`); notes name files by the
 /// recorded (relative) path so that the result does not depend on where the repository lies.
-pub fn load_inputs(root: &Path, opts: &RunOptions, strata_field: Option<&str>) -> Result<Inputs> {
+pub fn load_inputs(
+    root: &Path,
+    opts: &RunOptions,
+    strata_field: Option<&str>,
+    pool: Option<&crate::protocol::Pool>,
+) -> Result<Inputs> {
     let abs = |p: &str| root.join(p);
+    if let Some(t) = &opts.trec {
+        return load_trec(root, opts, t, strata_field, pool);
+    }
     let paths: Vec<PathBuf> = opts.scores.iter().map(|p| abs(p)).collect();
     let refs: Vec<&Path> = paths.iter().map(PathBuf::as_path).collect();
     let mut scores = crate::scores::read_many(&refs, &opts.read)?;
@@ -138,7 +148,51 @@ pub fn load_inputs(root: &Path, opts: &RunOptions, strata_field: Option<&str>) -
         split: opts.split.clone(),
         strata,
         strata_field: strata_field.map(str::to_string),
+        pool_bias: None,
     })
+}
+
+/// Inputs from qrels + runs: scores are the per-topic values of the measure; the pool-bias
+/// check runs on the same runs with the protocol's `[pool]` (default pool when none).
+fn load_trec(
+    root: &Path,
+    opts: &RunOptions,
+    t: &super::settings::TrecInputs,
+    strata_field: Option<&str>,
+    pool: Option<&crate::protocol::Pool>,
+) -> Result<Inputs> {
+    use crate::trec::{Duplicates, Qrels, Run};
+    let qrels = Qrels::read(&root.join(&t.qrels), Duplicates::Error)?;
+    let runs = t
+        .runs
+        .iter()
+        .map(|r| Run::read(&root.join(r), Duplicates::Error))
+        .collect::<Result<Vec<_>>>()?;
+    let scores = crate::trec::score_table(&qrels, &runs, &t.measure, t.complete)?;
+    let default_pool = crate::protocol::Pool::default();
+    let pool_bias = Some(crate::trec::pool_bias(&qrels, &runs, pool.unwrap_or(&default_pool), &t.measure)?);
+    let assignment = match &opts.components {
+        Some(c) => Some(crate::components::assignment::read(&root.join(c))?),
+        None => None,
+    };
+    let strata = match (strata_field, &opts.strata) {
+        (Some(f), Some(s)) => Some(read_strata(&root.join(s), f)?),
+        (Some(f), None) => {
+            return Err(Error::input(format!("the protocol stratifies by `{}`", f))
+                .with_hint("with --qrels/--run, pass --strata FILE with the topic and stratum columns"))
+        }
+        _ => None,
+    };
+    Ok(Inputs { scores, assignment, split: opts.split.clone(), strata, strata_field: strata_field.map(str::to_string), pool_bias })
+}
+
+/// Qrels and run files given to `analyze` (absolute or relative to the working directory).
+#[derive(Debug, Clone)]
+pub struct TrecFiles {
+    /// Qrels file.
+    pub qrels: PathBuf,
+    /// Run files.
+    pub runs: Vec<PathBuf>,
 }
 
 /// Runs `pledge analyze`: checks, analysis, ledger entries.
@@ -187,10 +241,16 @@ pub fn analyze(ledger: &Ledger, req: &Request, now: DateTime<Utc>) -> Result<Out
         read: req.read.clone(),
         baseline: req.baseline.clone(),
         split: req.split.clone(),
+        trec: req.trec.as_ref().map(|t| super::settings::TrecInputs {
+            qrels: rel(&t.qrels),
+            runs: t.runs.iter().map(|p| rel(p)).collect(),
+            measure: lp.protocol.target.metric.clone(),
+            complete: lp.protocol.analysis.missing_topics == crate::protocol::MissingTopics::Zero,
+        }),
     };
     let root = ledger.root();
     let settings = settings_for(&lp.protocol, &opts);
-    let inputs = load_inputs(&root, &opts, lp.protocol.analysis.strata_field.as_deref())?;
+    let inputs = load_inputs(&root, &opts, lp.protocol.analysis.strata_field.as_deref(), Some(&lp.protocol.pool))?;
     let registration = match (reg, &req.deviation) {
         (Some(seq), None) => format!("protocol registered (entry #{}), sha256 {}", seq, lp.hash.sha256),
         (_, Some(r)) => format!(
@@ -210,6 +270,12 @@ pub fn analyze(ledger: &Ledger, req: &Request, now: DateTime<Utc>) -> Result<Out
     hashes.insert(format!("protocol:{}", rel(&lp.path)), lp.hash.raw_sha256.clone());
     for (p, r) in req.scores.iter().zip(&opts.scores) {
         hashes.insert(format!("scores:{}", r), crate::io::sha256_file(p)?);
+    }
+    if let (Some(t), Some(tr)) = (&req.trec, &opts.trec) {
+        hashes.insert(format!("qrels:{}", tr.qrels), crate::io::sha256_file(&t.qrels)?);
+        for (p, r) in t.runs.iter().zip(&tr.runs) {
+            hashes.insert(format!("run:{}", r), crate::io::sha256_file(p)?);
+        }
     }
     if let (Some(h), Some(r)) = (&assign_hash, &opts.components) {
         hashes.insert(format!("assignment:{}", r), h.clone());

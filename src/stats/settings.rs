@@ -117,4 +117,23 @@ pub struct RunOptions {
     pub baseline: Option<String>,
     /// Split the assignment was restricted to.
     pub split: Option<String>,
+    /// TREC qrels and runs evaluated directly instead of score files (issue: analyze accepts
+    /// qrels + runs), with the trec_eval measure used.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub trec: Option<TrecInputs>,
+}
+
+/// Qrels and runs given to `analyze`/`compare` instead of per-topic score files: the per-topic
+/// values of `measure` (trec_eval's definition, see [`crate::trec`]) become the scores, and the
+/// pool-bias check runs on the same runs.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct TrecInputs {
+    /// Qrels file.
+    pub qrels: String,
+    /// Run files, in the order given; systems are named by their run tags.
+    pub runs: Vec<String>,
+    /// trec_eval measure, e.g. `map`, `P.10`, `ndcg_cut.10`.
+    pub measure: String,
+    /// Zero-fill qrels topics a run lacks (trec_eval `-c`).
+    pub complete: bool,
 }

@@ -386,3 +386,64 @@ fn degenerate_data_is_flagged_not_nan() {
     let h = env.run(&["compare", "--scores", "d.csv"]);
     assert!(h.stdout.contains("A − B") && h.stdout.contains("flag:"), "{}", h.stdout);
 }
+
+/// `analyze` evaluates qrels + runs directly with the protocol's metric, records the qrels and
+/// run hashes, carries the pool-bias check into the result and the report, and reruns.
+#[test]
+fn analyze_accepts_qrels_and_runs() {
+    let env = crate::common::Env::init();
+    for f in ["robust03_qrels.subset.txt.gz", "input.InexpC2.subset.gz", "input.uic0301.subset.gz"] {
+        env.write(f, std::fs::read(crate::common::data(&format!("trec/{}", f))).unwrap());
+    }
+    env.write(
+        "p.toml",
+        r#"schema-version = 1
+[study]
+id = "robust03-subset"
+title = "Robust03, 10 topics"
+registered-by = "test"
+[target]
+metric = "map"
+mde = 0.05
+[analysis]
+seed = 7
+trials = 2000
+randomization-trials = 2000
+[pool]
+contributors = ["uic0301"]
+depth = 100
+judged-k = 10
+"#,
+    );
+    assert_eq!(env.run(&["register", "p.toml"]).code, 0);
+    let args = [
+        "analyze", "p.toml", "--qrels", "robust03_qrels.subset.txt.gz", "--run", "input.InexpC2.subset.gz",
+        "--run", "input.uic0301.subset.gz", "--format", "json",
+    ];
+    let r = env.run(&args);
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    let v: serde_json::Value = serde_json::from_str(&r.stdout).unwrap();
+    // Means of map over the 10 topics, from trec_eval's own per-topic output of these runs
+    // (tests/data/trec/input.*.subset.q.txt): InexpC2 0.1277, uic0301 0.2473.
+    let mean = |name: &str| {
+        v["systems"].as_array().unwrap().iter().find(|s| s["name"] == name).unwrap()["mean"].as_f64().unwrap()
+    };
+    assert!((mean("InexpC2") - 0.1277).abs() < 5e-5, "{}", mean("InexpC2"));
+    assert!((mean("uic0301") - 0.2473).abs() < 5e-5);
+    let pb = &v["pool_bias"];
+    assert_eq!(pb["metric"], "map");
+    let runs = pb["runs"].as_array().unwrap();
+    assert_eq!(runs.iter().filter(|r| r["contributor"] == true).count(), 1);
+    assert!(pb["statement"].as_str().unwrap().contains("uic0301"), "{}", pb["statement"]);
+    let log = env.run(&["log", "--format", "json"]);
+    assert!(log.stdout.contains("qrels:robust03_qrels.subset.txt.gz"), "{}", log.stdout);
+    assert!(log.stdout.contains("run:input.uic0301.subset.gz"));
+    let re = env.run(&["verify", "--rerun"]);
+    assert_eq!(re.code, 0, "{}\n{}", re.stdout, re.stderr);
+    assert!(re.stdout.contains("rerun-matches") || re.stdout.contains("recomputed"), "{}", re.stdout);
+    let rep = env.run(&["report", "--out", "rep"]);
+    assert_eq!(rep.code, 0, "{}", rep.stderr);
+    let md = std::fs::read_to_string(env.join("rep/report.md")).unwrap();
+    let pool = &md[md.find("## Pool bias").unwrap()..];
+    assert!(pool.contains("uic0301"), "{}", pool);
+}
