@@ -23,7 +23,11 @@ pub fn normalize(text: &str, n: Normalization) -> String {
 /// The distinct character n-grams of `text` as string slices (sorted, deduplicated).
 pub fn shingles(text: &str, n: usize) -> Vec<&str> {
     let n = n.max(1);
-    let bounds: Vec<usize> = text.char_indices().map(|(i, _)| i).chain(std::iter::once(text.len())).collect();
+    let bounds: Vec<usize> = text
+        .char_indices()
+        .map(|(i, _)| i)
+        .chain(std::iter::once(text.len()))
+        .collect();
     let chars = bounds.len() - 1;
     if chars == 0 {
         return vec![];
@@ -48,7 +52,11 @@ fn packed_set(text: &str, n: usize) -> Vec<u128> {
         let k = chars.iter().fold(0u128, |k, &c| (k << 21) | c as u128);
         return vec![k | ((chars.len() as u128) << 110) | (1u128 << 127)];
     }
-    let mask: u128 = if n * 21 >= 128 { u128::MAX } else { (1u128 << (n * 21)) - 1 };
+    let mask: u128 = if n * 21 >= 128 {
+        u128::MAX
+    } else {
+        (1u128 << (n * 21)) - 1
+    };
     let mut k: u128 = 0;
     let mut v = Vec::with_capacity(chars.len() + 1 - n);
     for (i, &c) in chars.iter().enumerate() {

@@ -33,7 +33,11 @@ fn corpus(passages: &[(&str, &str)], questions: &[(&str, &[usize], &[usize])]) -
     Corpus {
         passages: passages
             .iter()
-            .map(|(id, t)| Passage { id: id.to_string(), text: t.to_string(), fields: Default::default() })
+            .map(|(id, t)| Passage {
+                id: id.to_string(),
+                text: t.to_string(),
+                fields: Default::default(),
+            })
             .collect(),
         questions: questions
             .iter()
@@ -91,11 +95,29 @@ fn six_question_ablation_by_hand() {
         ]
     );
     assert_eq!((r.components, r.with_candidates), (3, 3));
-    let comp: Vec<(&str, &str)> = r.rows.iter().map(|x| (x.question.as_str(), x.component.as_str())).collect();
-    assert_eq!(comp, vec![("q1", "C1"), ("q2", "C1"), ("q3", "C2"), ("q4", "C2"), ("q5", "C1"), ("q6", "C3")]);
+    let comp: Vec<(&str, &str)> = r
+        .rows
+        .iter()
+        .map(|x| (x.question.as_str(), x.component.as_str()))
+        .collect();
+    assert_eq!(
+        comp,
+        vec![
+            ("q1", "C1"),
+            ("q2", "C1"),
+            ("q3", "C2"),
+            ("q4", "C2"),
+            ("q5", "C1"),
+            ("q6", "C3")
+        ]
+    );
     let largest = r.largest.unwrap();
     assert_eq!((largest.id.as_str(), largest.units, largest.size), ("C1", 3, 3));
-    let bins: Vec<_> = r.histogram.iter().map(|b| (b.min, b.max, b.components, b.questions)).collect();
+    let bins: Vec<_> = r
+        .histogram
+        .iter()
+        .map(|b| (b.min, b.max, b.components, b.questions))
+        .collect();
     assert_eq!(bins, vec![(1, 1, 1, 1), (2, 2, 1, 2), (3, 4, 1, 3)]);
 }
 
@@ -103,7 +125,10 @@ fn six_question_ablation_by_hand() {
 fn chain_of_near_duplicates_is_one_component() {
     // n = 1: J(A,B) = 5/6, J(B,C) = 6/7, J(A,C) = 5/7 < 0.8.
     let rules = "[[link-rules]]\nname = \"near\"\nkind = \"near-duplicate-passage\"\nshingle-size = 1\njaccard = 0.8\n";
-    let c = corpus(&[("a", "abcde"), ("b", "abcdef"), ("c", "abcdefg")], &[("q1", &[0], &[]), ("q2", &[1], &[]), ("q3", &[2], &[])]);
+    let c = corpus(
+        &[("a", "abcde"), ("b", "abcdef"), ("c", "abcdefg")],
+        &[("q1", &[0], &[]), ("q2", &[1], &[]), ("q3", &[2], &[])],
+    );
     let r = count(&protocol("question", rules, ""), &c, &NoProgress).unwrap();
     assert_eq!(r.ablation[0].links, 2);
     assert_eq!(r.with_candidates, 1);
@@ -114,8 +139,26 @@ fn nfc_nfd_and_empty_and_short_texts() {
     let nfc = "대한민국 헌법 제1조";
     let nfd: String = unicode_normalization::UnicodeNormalization::nfd(nfc).collect();
     let c = corpus(
-        &[("a", nfc), ("b", &nfd), ("c", "café"), ("d", "cafe\u{301}"), ("e", ""), ("f", ""), ("g", "ab"), ("h", "ab")],
-        &[("q1", &[0], &[]), ("q2", &[1], &[]), ("q3", &[2], &[]), ("q4", &[3], &[]), ("q5", &[4], &[]), ("q6", &[5], &[]), ("q7", &[6], &[]), ("q8", &[7], &[])],
+        &[
+            ("a", nfc),
+            ("b", &nfd),
+            ("c", "café"),
+            ("d", "cafe\u{301}"),
+            ("e", ""),
+            ("f", ""),
+            ("g", "ab"),
+            ("h", "ab"),
+        ],
+        &[
+            ("q1", &[0], &[]),
+            ("q2", &[1], &[]),
+            ("q3", &[2], &[]),
+            ("q4", &[3], &[]),
+            ("q5", &[4], &[]),
+            ("q6", &[5], &[]),
+            ("q7", &[6], &[]),
+            ("q8", &[7], &[]),
+        ],
     );
     let ident = "[[link-rules]]\nname = \"i\"\nkind = \"identical-passage\"\nnormalization = \"{}\"\n";
     let r = count(&protocol("question", &ident.replace("{}", "nfc"), ""), &c, &NoProgress).unwrap();
@@ -136,7 +179,14 @@ fn field_unit_and_shared_field() {
     let mut c = six();
     for (i, q) in c.questions.iter_mut().enumerate() {
         q.fields.insert("doc".into(), format!("d{}", i / 2));
-        q.fields.insert("topic".into(), if i == 0 || i == 5 { "x".into() } else { format!("t{}", i) });
+        q.fields.insert(
+            "topic".into(),
+            if i == 0 || i == 5 {
+                "x".into()
+            } else {
+                format!("t{}", i)
+            },
+        );
     }
     let r = count(&protocol("doc", "", ""), &c, &NoProgress).unwrap();
     // Units d0 (q1,q2), d1 (q3,q4), d2 (q5,q6): 3 units; 8 passages without `doc` are nodes too.
@@ -164,7 +214,10 @@ fn stop_rule_and_assignment() {
         }
     }
     let counted: Vec<_> = a.rows.iter().map(|x| x.counted).collect();
-    assert_eq!(counted, vec![Some(true), Some(true), Some(true), Some(true), Some(false), Some(true)]);
+    assert_eq!(
+        counted,
+        vec![Some(true), Some(true), Some(true), Some(true), Some(false), Some(true)]
+    );
     assert_eq!(a, assign::assign(&p, &r, &d.splits).unwrap());
     let p = protocol("question", "", splits.replace("= 2", "= 9").as_str());
     let r = count(&p, &six(), &NoProgress).unwrap();
@@ -182,7 +235,11 @@ fn naive_partition(c: &Corpus, n: usize, t: f64) -> BTreeSet<BTreeSet<String>> {
             edges.push((qi, c.questions.len() + p));
         }
     }
-    let texts: Vec<String> = c.passages.iter().map(|p| shingle::normalize(&p.text, protocol::Normalization::Nfc)).collect();
+    let texts: Vec<String> = c
+        .passages
+        .iter()
+        .map(|p| shingle::normalize(&p.text, protocol::Normalization::Nfc))
+        .collect();
     let sets = shingle::token_sets(&texts, n);
     for (a, b) in join::brute_force(&sets, t) {
         edges.push((c.questions.len() + a as usize, c.questions.len() + b as usize));
