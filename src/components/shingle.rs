@@ -70,38 +70,39 @@ fn packed_set(text: &str, n: usize) -> Vec<u128> {
     v
 }
 
-/// Ranks keys globally by ascending document frequency (ties by key) and rewrites each set as
-/// sorted rank ids. Parallel sort-based, no hash map.
-fn rank_sets<K: Ord + Copy + Send + Sync>(sets: Vec<Vec<K>>) -> Vec<Vec<u32>> {
-    let mut all: Vec<K> = Vec::with_capacity(sets.iter().map(Vec::len).sum());
-    for s in &sets {
-        all.extend_from_slice(s);
-    }
-    all.par_sort_unstable();
-    let mut uniq: Vec<(K, u32)> = Vec::new();
-    for &k in &all {
-        match uniq.last_mut() {
-            Some((last, c)) if *last == k => *c += 1,
-            _ => uniq.push((k, 1)),
+/// Ranks keys globally by ascending document frequency (ties by key) and writes each set as
+/// sorted rank ids. `keyed` holds one `(key, record)` per distinct shingle of a record. Parallel
+/// sort, then one linear pass: no hash map and no per-key search.
+fn rank_sets<K: Ord + Copy + Send + Sync>(mut keyed: Vec<(K, u32)>, records: usize) -> Vec<Vec<u32>> {
+    keyed.par_sort_unstable();
+    // Group boundaries (one group per distinct key) and document frequencies.
+    let mut starts: Vec<u32> = Vec::new();
+    for (i, (k, _)) in keyed.iter().enumerate() {
+        if i == 0 || keyed[i - 1].0 != *k {
+            starts.push(i as u32);
         }
     }
-    drop(all);
-    let mut order: Vec<u32> = (0..uniq.len() as u32).collect();
-    order.par_sort_unstable_by_key(|&i| (uniq[i as usize].1, i));
-    let mut rank = vec![0u32; uniq.len()];
-    for (r, &i) in order.iter().enumerate() {
-        rank[i as usize] = r as u32;
+    starts.push(keyed.len() as u32);
+    let groups = starts.len() - 1;
+    let df = |g: usize| starts[g + 1] - starts[g];
+    let mut order: Vec<u32> = (0..groups as u32).collect();
+    order.par_sort_unstable_by_key(|&g| (df(g as usize), g));
+    let mut rank = vec![0u32; groups];
+    for (r, &g) in order.iter().enumerate() {
+        rank[g as usize] = r as u32;
     }
-    sets.into_par_iter()
-        .map(|s| {
-            let mut v: Vec<u32> = s
-                .into_iter()
-                .map(|k| rank[uniq.partition_point(|(u, _)| *u < k)])
-                .collect();
-            v.sort_unstable();
-            v
-        })
-        .collect()
+    let mut sizes = vec![0usize; records];
+    for &(_, rec) in &keyed {
+        sizes[rec as usize] += 1;
+    }
+    let mut out: Vec<Vec<u32>> = sizes.iter().map(|&n| Vec::with_capacity(n)).collect();
+    for g in 0..groups {
+        for &(_, rec) in &keyed[starts[g] as usize..starts[g + 1] as usize] {
+            out[rec as usize].push(rank[g]);
+        }
+    }
+    out.par_iter_mut().for_each(|v| v.sort_unstable());
+    out
 }
 
 /// Token sets of `texts` (already normalized): one sorted, distinct `Vec<u32>` per text, token
@@ -109,9 +110,19 @@ fn rank_sets<K: Ord + Copy + Send + Sync>(sets: Vec<Vec<K>>) -> Vec<Vec<u32>> {
 pub fn token_sets(texts: &[String], n: usize) -> Vec<Vec<u32>> {
     let n = n.max(1);
     if n <= 6 {
-        rank_sets(texts.par_iter().map(|t| packed_set(t, n)).collect())
+        let keyed: Vec<(u128, u32)> = texts
+            .par_iter()
+            .enumerate()
+            .flat_map_iter(|(i, t)| packed_set(t, n).into_iter().map(move |k| (k, i as u32)))
+            .collect();
+        rank_sets(keyed, texts.len())
     } else {
-        rank_sets(texts.par_iter().map(|t| shingles(t, n)).collect())
+        let keyed: Vec<(&str, u32)> = texts
+            .par_iter()
+            .enumerate()
+            .flat_map_iter(|(i, t)| shingles(t, n).into_iter().map(move |k| (k, i as u32)))
+            .collect();
+        rank_sets(keyed, texts.len())
     }
 }
 
