@@ -15,8 +15,14 @@ use unicode_normalization::UnicodeNormalization;
 pub fn normalize(text: &str, n: Normalization) -> String {
     match n {
         Normalization::None => text.to_string(),
-        Normalization::Nfc => text.nfc().collect(),
-        Normalization::Nfkc => text.nfkc().collect(),
+        Normalization::Nfc => match unicode_normalization::is_nfc_quick(text.chars()) {
+            unicode_normalization::IsNormalized::Yes => text.to_string(),
+            _ => text.nfc().collect(),
+        },
+        Normalization::Nfkc => match unicode_normalization::is_nfkc_quick(text.chars()) {
+            unicode_normalization::IsNormalized::Yes => text.to_string(),
+            _ => text.nfkc().collect(),
+        },
     }
 }
 
