@@ -67,7 +67,7 @@ fn weights(splits: &[SplitRequirement]) -> Result<Vec<f64>> {
         })
         .collect();
     let total: f64 = w.iter().sum();
-    if !(total > 0.0) {
+    if total.is_nan() || total <= 0.0 {
         return Err(Error::input("the splits' shares are all 0: nothing to assign"));
     }
     Ok(w.into_iter().map(|x| x / total).collect())

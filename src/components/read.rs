@@ -96,9 +96,12 @@ impl Loc<'_> {
     }
 }
 
+/// A JSON object with its line (JSON Lines) or 1-based record number (JSON array).
+type Record = (usize, Map<String, Value>);
+
 /// Parses a file as JSON Lines, or as a JSON array when its first non-blank character is `[`.
 /// Returns the records with their line (JSONL) or 1-based record number (array).
-fn records(path: &Path) -> Result<(Vec<(usize, Map<String, Value>)>, bool)> {
+fn records(path: &Path) -> Result<(Vec<Record>, bool)> {
     let text = crate::io::read_text(path)?;
     let mut out = Vec::new();
     if text.trim_start().starts_with('[') {

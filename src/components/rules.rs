@@ -127,6 +127,9 @@ impl Texts {
     }
 }
 
+/// Edges over graph nodes, and for a near-duplicate rule the number of passage pairs found.
+pub type RuleEdges = (Vec<(u32, u32)>, Option<usize>);
+
 /// The edges rule `rule` adds, and for a near-duplicate rule the number of passage pairs found.
 pub fn edges(
     corpus: &Corpus,
@@ -134,7 +137,7 @@ pub fn edges(
     rule: &LinkRule,
     texts: &mut Texts,
     progress: &dyn Progress,
-) -> Result<(Vec<(u32, u32)>, Option<usize>)> {
+) -> Result<RuleEdges> {
     let mut e = Vec::new();
     match rule.kind {
         LinkKind::IdenticalPassage => {
