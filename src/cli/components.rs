@@ -121,10 +121,19 @@ pub fn run(a: Args, ctx: &Ctx) -> Outcome {
     if let Some(ledger) = &ledger {
         let mut inputs = BTreeMap::new();
         if let Some(p) = &passages {
-            inputs.insert(format!("passages:{}", study::repo_relative(ledger, p)), crate::io::sha256_file(p)?);
+            inputs.insert(
+                format!("passages:{}", study::repo_relative(ledger, p)),
+                crate::io::sha256_file(p)?,
+            );
         }
-        inputs.insert(format!("questions:{}", study::repo_relative(ledger, &questions)), crate::io::sha256_file(&questions)?);
-        inputs.insert(format!("assignment:{}", study::repo_relative(ledger, &out)), out_sha.clone());
+        inputs.insert(
+            format!("questions:{}", study::repo_relative(ledger, &questions)),
+            crate::io::sha256_file(&questions)?,
+        );
+        inputs.insert(
+            format!("assignment:{}", study::repo_relative(ledger, &out)),
+            out_sha.clone(),
+        );
         let kind = match report.stop.decision.as_str() {
             "stop" => EntryKind::Stop,
             "go" => EntryKind::Go,
@@ -184,7 +193,10 @@ fn stop_line(d: &Decision) -> String {
     };
     let parts: Vec<String> = d.splits.iter().map(|s| format!("{} {}", s.name, s.required)).collect();
     match d.required {
-        None => format!("counted {} {}; the protocol has no splits, so no stop rule applies", d.counted, what),
+        None => format!(
+            "counted {} {}; the protocol has no splits, so no stop rule applies",
+            d.counted, what
+        ),
         Some(r) => format!(
             "stop rule: {}: counted {} {}, required {} ({}, {})",
             d.decision.to_uppercase(),
@@ -205,11 +217,23 @@ impl Human for Report {
         let c = &self.count;
         let mut s = String::new();
         let _ = writeln!(s, "Components of study `{}` (unit: {})", self.study, c.unit);
-        let _ = writeln!(s, "{} passages, {} candidate questions, {} units", c.passages, c.questions, c.units);
+        let _ = writeln!(
+            s,
+            "{} passages, {} candidate questions, {} units",
+            c.passages, c.questions, c.units
+        );
         if c.conflicting_titles > 0 {
-            let _ = writeln!(s, "note: {} paragraph titles occur with differing texts; the first text is kept", c.conflicting_titles);
+            let _ = writeln!(
+                s,
+                "note: {} paragraph titles occur with differing texts; the first text is kept",
+                c.conflicting_titles
+            );
         }
-        let _ = writeln!(s, "\n{:<36} {:>9} {:>11} {:>16} {:>22}", "link rule", "links", "components", "with candidates", "largest (units/quest.)");
+        let _ = writeln!(
+            s,
+            "\n{:<36} {:>9} {:>11} {:>16} {:>22}",
+            "link rule", "links", "components", "with candidates", "largest (units/quest.)"
+        );
         let row = |s: &mut String, name: &str, links: String, k: &components::count::Snapshot| {
             let _ = writeln!(
                 s,
@@ -226,16 +250,32 @@ impl Human for Report {
             row(&mut s, &r.rule, r.links.to_string(), &r.counts);
         }
         if let Some(l) = &c.largest {
-            let _ = writeln!(s, "\nLargest component: {} ({} units, {} questions)", l.id, l.units, l.size);
+            let _ = writeln!(
+                s,
+                "\nLargest component: {} ({} units, {} questions)",
+                l.id, l.units, l.size
+            );
         }
         let _ = writeln!(s, "Components by candidate questions:");
         for b in &c.histogram {
-            let label = if b.min == b.max { b.min.to_string() } else { format!("{}-{}", b.min, b.max) };
-            let _ = writeln!(s, "  {:>11}  {:>7} components  {:>7} questions", label, b.components, b.questions);
+            let label = if b.min == b.max {
+                b.min.to_string()
+            } else {
+                format!("{}-{}", b.min, b.max)
+            };
+            let _ = writeln!(
+                s,
+                "  {:>11}  {:>7} components  {:>7} questions",
+                label, b.components, b.questions
+            );
         }
         let _ = writeln!(s, "\n{}", stop_line(&self.stop));
         if let Some(asg) = &self.assignment {
-            let _ = writeln!(s, "\nAssigned (seed {}, at most {} counted per component, {:?}):", asg.seed, asg.max_per_component, asg.keep);
+            let _ = writeln!(
+                s,
+                "\nAssigned (seed {}, at most {} counted per component, {:?}):",
+                asg.seed, asg.max_per_component, asg.keep
+            );
             for sp in &asg.splits {
                 let _ = writeln!(
                     s,

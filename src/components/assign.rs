@@ -67,7 +67,7 @@ fn weights(splits: &[SplitRequirement]) -> Result<Vec<f64>> {
         })
         .collect();
     let total: f64 = w.iter().sum();
-    if !(total > 0.0) {
+    if total.is_nan() || total <= 0.0 {
         return Err(Error::input("the splits' shares are all 0: nothing to assign"));
     }
     Ok(w.into_iter().map(|x| x / total).collect())
@@ -79,7 +79,11 @@ fn sizes(k: usize, w: &[f64]) -> Vec<usize> {
     let mut n: Vec<usize> = raw.iter().map(|x| x.floor() as usize).collect();
     let mut left = k.saturating_sub(n.iter().sum());
     let mut idx: Vec<usize> = (0..w.len()).collect();
-    idx.sort_by(|&a, &b| (raw[b] - raw[b].floor()).total_cmp(&(raw[a] - raw[a].floor())).then(a.cmp(&b)));
+    idx.sort_by(|&a, &b| {
+        (raw[b] - raw[b].floor())
+            .total_cmp(&(raw[a] - raw[a].floor()))
+            .then(a.cmp(&b))
+    });
     for i in idx {
         if left == 0 {
             break;
@@ -127,8 +131,12 @@ pub fn assign(protocol: &Protocol, result: &CountResult, splits: &[SplitRequirem
             }
         }
     }
-    let comp_index: std::collections::HashMap<&str, usize> =
-        result.list.iter().enumerate().map(|(i, c)| (c.id.as_str(), i)).collect();
+    let comp_index: std::collections::HashMap<&str, usize> = result
+        .list
+        .iter()
+        .enumerate()
+        .map(|(i, c)| (c.id.as_str(), i))
+        .collect();
     let mut summary: Vec<SplitShare> = splits
         .iter()
         .zip(&w)
@@ -150,10 +158,20 @@ pub fn assign(protocol: &Protocol, result: &CountResult, splits: &[SplitRequirem
             let si = comp_index.get(r.component.as_str()).map_or(0, |&c| split_of[c]);
             summary[si].questions += 1;
             summary[si].counted += counted[qi] as usize;
-            AssignmentRow { split: Some(splits[si].name.clone()), counted: Some(counted[qi]), ..r.clone() }
+            AssignmentRow {
+                split: Some(splits[si].name.clone()),
+                counted: Some(counted[qi]),
+                ..r.clone()
+            }
         })
         .collect();
-    Ok(Assignment { splits: summary, max_per_component: m as u32, keep: protocol.components.keep, seed, rows })
+    Ok(Assignment {
+        splits: summary,
+        max_per_component: m as u32,
+        keep: protocol.components.keep,
+        seed,
+        rows,
+    })
 }
 
 #[cfg(test)]
@@ -169,9 +187,17 @@ mod tests {
 
     #[test]
     fn shares_from_required_and_given() {
-        let s = |name: &str, required, share| SplitRequirement { name: name.into(), required, power: None, share };
+        let s = |name: &str, required, share| SplitRequirement {
+            name: name.into(),
+            required,
+            power: None,
+            share,
+        };
         assert_eq!(weights(&[s("a", 3, None), s("b", 1, None)]).unwrap(), vec![0.75, 0.25]);
-        assert_eq!(weights(&[s("a", 3, Some(0.5)), s("b", 1, None)]).unwrap(), vec![0.5, 0.5]);
+        assert_eq!(
+            weights(&[s("a", 3, Some(0.5)), s("b", 1, None)]).unwrap(),
+            vec![0.5, 0.5]
+        );
         assert!(weights(&[s("a", 0, Some(0.0))]).is_err());
     }
 }

@@ -30,7 +30,12 @@ pub fn snapshot(uf: &mut UnionFind, g: &Graph, qcount: &[u32]) -> Snapshot {
     }
     let with_candidates = units.values().filter(|v| v.1 > 0).count();
     let (lu, lq) = units.values().copied().max().unwrap_or((0, 0));
-    Snapshot { components: units.len(), with_candidates, largest_units: lu, largest_questions: lq }
+    Snapshot {
+        components: units.len(),
+        with_candidates,
+        largest_units: lu,
+        largest_questions: lq,
+    }
 }
 
 /// One candidate-holding component of the final graph.
@@ -105,7 +110,12 @@ pub fn histogram(comps: &[Component]) -> Vec<Bin> {
     let (mut lo, mut hi) = (1usize, 1usize);
     while lo <= max {
         let in_bin: Vec<&Component> = comps.iter().filter(|c| c.size >= lo && c.size <= hi).collect();
-        bins.push(Bin { min: lo, max: hi, components: in_bin.len(), questions: in_bin.iter().map(|c| c.size).sum() });
+        bins.push(Bin {
+            min: lo,
+            max: hi,
+            components: in_bin.len(),
+            questions: in_bin.iter().map(|c| c.size).sum(),
+        });
         lo = hi + 1;
         hi *= 2;
     }

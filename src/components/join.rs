@@ -48,17 +48,30 @@ fn min_overlap(l: usize, t: f64) -> usize {
 /// All pairs `(i, j)`, `i < j`, of `sets` (sorted, distinct token ids in the global order) with
 /// Jaccard ≥ `t` (0 < t ≤ 1), sorted. `progress` is called with the number of sets probed.
 pub fn join(sets: &[Vec<u32>], t: f64, progress: &(dyn Fn(u64) + Sync)) -> Vec<(u32, u32)> {
-    let mut order: Vec<u32> = (0..sets.len() as u32).filter(|&i| !sets[i as usize].is_empty()).collect();
+    let mut order: Vec<u32> = (0..sets.len() as u32)
+        .filter(|&i| !sets[i as usize].is_empty())
+        .collect();
     order.sort_by_key(|&i| (sets[i as usize].len(), i));
+    // Probing prefix (x, the larger): |x| − ⌈t·|x|⌉ + 1. Indexing prefix (y ≤ x in size): since
+    // |x ∩ y| ≥ t/(1+t)·(|x|+|y|) ≥ 2t/(1+t)·|y|, |y| − ⌈2t/(1+t)·|y|⌉ + 1 tokens suffice.
     let prefix = |i: u32| {
         let s = &sets[i as usize];
         &s[..s.len() - min_overlap(s.len(), t) + 1]
     };
+    let t_mid = 2.0 * t / (1.0 + t);
+    let mid_prefix = |i: u32| {
+        let s = &sets[i as usize];
+        &s[..s.len() - min_overlap(s.len(), t_mid) + 1]
+    };
     // Inverted index over prefixes: token -> positions in `order` (ascending, so ascending size).
-    let ntok = sets.iter().filter_map(|s| s.last()).max().map_or(0, |&m| m as usize + 1);
+    let ntok = sets
+        .iter()
+        .filter_map(|s| s.last())
+        .max()
+        .map_or(0, |&m| m as usize + 1);
     let mut index: Vec<Vec<u32>> = vec![Vec::new(); ntok];
     for (pos, &i) in order.iter().enumerate() {
-        for &tok in prefix(i) {
+        for &tok in mid_prefix(i) {
             index[tok as usize].push(pos as u32);
         }
     }
@@ -70,6 +83,7 @@ pub fn join(sets: &[Vec<u32>], t: f64, progress: &(dyn Fn(u64) + Sync)) -> Vec<(
         .flat_map_iter(|positions| {
             let mut found = Vec::new();
             let mut cand: Vec<u32> = Vec::new();
+            let mut seen = vec![false; order.len()];
             for px in positions.iter().copied() {
                 let x = order[px];
                 let lx = lens[px];
@@ -82,11 +96,13 @@ pub fn join(sets: &[Vec<u32>], t: f64, progress: &(dyn Fn(u64) + Sync)) -> Vec<(
                         if py as usize >= px {
                             break;
                         }
-                        cand.push(py);
+                        if !seen[py as usize] {
+                            seen[py as usize] = true;
+                            cand.push(py);
+                        }
                     }
                 }
-                cand.sort_unstable();
-                cand.dedup();
+                cand.iter().for_each(|&py| seen[py as usize] = false);
                 let sx = &sets[x as usize];
                 for &py in &cand {
                     let y = order[py as usize];
@@ -154,7 +170,12 @@ mod tests {
 
     fn corpus() -> impl Strategy<Value = (Vec<String>, usize, f64)> {
         let base = prop::collection::vec(prop::collection::vec(0u8..4, 0..14), 1..6);
-        (base, prop::collection::vec((0usize..6, 0usize..14, 0u8..5), 0..25), 1usize..5, 0.3f64..1.0)
+        (
+            base,
+            prop::collection::vec((0usize..6, 0usize..14, 0u8..5), 0..25),
+            1usize..5,
+            0.3f64..1.0,
+        )
             .prop_map(|(bases, edits, n, t)| {
                 let mut texts: Vec<Vec<u8>> = bases.clone();
                 for (b, pos, c) in edits {
@@ -167,7 +188,10 @@ mod tests {
                     }
                     texts.push(v);
                 }
-                let texts = texts.into_iter().map(|v| v.into_iter().map(|c| (b'a' + c) as char).collect()).collect();
+                let texts = texts
+                    .into_iter()
+                    .map(|v| v.into_iter().map(|c| (b'a' + c) as char).collect())
+                    .collect();
                 (texts, n, (t * 100.0).round() / 100.0)
             })
     }

@@ -118,10 +118,21 @@ pub fn count(protocol: &Protocol, corpus: &read::Corpus, progress: &dyn Progress
             counts: count::snapshot(&mut uf, &g, &qcount),
         });
     }
-    let last = ablation.last().map(|r| r.counts.clone()).unwrap_or_else(|| before_rules.clone());
+    let last = ablation
+        .last()
+        .map(|r| r.counts.clone())
+        .unwrap_or_else(|| before_rules.clone());
     let ids: Vec<&str> = corpus.questions.iter().map(|q| q.id.as_str()).collect();
     let (list, of_q) = count::components(&mut uf, &g, &ids);
-    let largest = list.iter().max_by(|a, b| (a.units, a.size).cmp(&(b.units, b.size)).then(b.id.len().cmp(&a.id.len())).then(b.id.cmp(&a.id))).cloned();
+    let largest = list
+        .iter()
+        .max_by(|a, b| {
+            (a.units, a.size)
+                .cmp(&(b.units, b.size))
+                .then(b.id.len().cmp(&a.id.len()))
+                .then(b.id.cmp(&a.id))
+        })
+        .cloned();
     let rows = corpus
         .questions
         .iter()

@@ -96,9 +96,12 @@ impl Loc<'_> {
     }
 }
 
+/// A JSON object with its line (JSON Lines) or 1-based record number (JSON array).
+type Record = (usize, Map<String, Value>);
+
 /// Parses a file as JSON Lines, or as a JSON array when its first non-blank character is `[`.
 /// Returns the records with their line (JSONL) or 1-based record number (array).
-fn records(path: &Path) -> Result<(Vec<(usize, Map<String, Value>)>, bool)> {
+fn records(path: &Path) -> Result<(Vec<Record>, bool)> {
     let text = crate::io::read_text(path)?;
     let mut out = Vec::new();
     if text.trim_start().starts_with('[') {
@@ -107,7 +110,12 @@ fn records(path: &Path) -> Result<(Vec<(usize, Map<String, Value>)>, bool)> {
         for (i, r) in v.into_iter().enumerate() {
             match r {
                 Value::Object(m) => out.push((i + 1, m)),
-                _ => return Err(Error::in_file(path, format!("record {}: expected a JSON object", i + 1))),
+                _ => {
+                    return Err(Error::in_file(
+                        path,
+                        format!("record {}: expected a JSON object", i + 1),
+                    ))
+                }
             }
         }
         return Ok((out, true));
@@ -168,12 +176,25 @@ pub fn read_passages(path: &Path) -> Result<Vec<Passage>> {
     let mut seen: HashMap<String, usize> = HashMap::with_capacity(recs.len());
     for (line, m) in recs {
         let loc = Loc { path, line, array };
-        let id = if m.contains_key("id") { str_field(&m, "id", loc)? } else { str_field(&m, "title", loc)? };
+        let id = if m.contains_key("id") {
+            str_field(&m, "id", loc)?
+        } else {
+            str_field(&m, "title", loc)?
+        };
         let text = str_field(&m, "text", loc)?;
         if let Some(first) = seen.insert(id.clone(), line) {
-            return Err(loc.err(format!("duplicate passage id `{}` (first at {} {})", id, if array { "record" } else { "line" }, first)));
+            return Err(loc.err(format!(
+                "duplicate passage id `{}` (first at {} {})",
+                id,
+                if array { "record" } else { "line" },
+                first
+            )));
         }
-        out.push(Passage { id, text, fields: scalar_fields(&m, &["id", "text"]) });
+        out.push(Passage {
+            id,
+            text,
+            fields: scalar_fields(&m, &["id", "text"]),
+        });
     }
     if out.is_empty() {
         return Err(Error::in_file(path, "no passages (the file is empty)"));
@@ -214,15 +235,25 @@ pub fn read_corpus(passages: Option<&Path>, questions: &Path) -> Result<(Corpus,
     if let Some(p) = passages {
         corpus.passages = read_passages(p)?;
     } else if layout == Layout::Pledge {
-        return Err(Error::input("--passages is required for a questions file in the pledge JSON Lines layout")
-            .with_hint("only HotpotQA and MuSiQue files carry their own paragraphs"));
+        return Err(
+            Error::input("--passages is required for a questions file in the pledge JSON Lines layout")
+                .with_hint("only HotpotQA and MuSiQue files carry their own paragraphs"),
+        );
     }
-    let mut index: HashMap<String, usize> =
-        corpus.passages.iter().enumerate().map(|(i, p)| (p.id.clone(), i)).collect();
+    let mut index: HashMap<String, usize> = corpus
+        .passages
+        .iter()
+        .enumerate()
+        .map(|(i, p)| (p.id.clone(), i))
+        .collect();
     let embedded = passages.is_none();
     let mut raws = Vec::with_capacity(recs.len());
     for (line, m) in &recs {
-        let loc = Loc { path: questions, line: *line, array };
+        let loc = Loc {
+            path: questions,
+            line: *line,
+            array,
+        };
         let raw = match layout {
             Layout::Pledge => {
                 let mut decoys = id_list(m, "decoys", loc)?;
@@ -240,7 +271,13 @@ pub fn read_corpus(passages: Option<&Path>, questions: &Path) -> Result<(Corpus,
             }
             Layout::Hotpotqa | Layout::Musique => {
                 let (id, paras) = super::layouts::paragraphs(m, layout, loc.line, |msg| loc.err(msg))?;
-                let mut raw = RawQuestion { line: *line, id, passages: vec![], decoys: vec![], fields: scalar_fields(m, &["_id", "id"]) };
+                let mut raw = RawQuestion {
+                    line: *line,
+                    id,
+                    passages: vec![],
+                    decoys: vec![],
+                    fields: scalar_fields(m, &["_id", "id"]),
+                };
                 for (title, text, supporting) in paras {
                     if embedded {
                         match index.get(&title) {
@@ -251,11 +288,19 @@ pub fn read_corpus(passages: Option<&Path>, questions: &Path) -> Result<(Corpus,
                             }
                             None => {
                                 index.insert(title.clone(), corpus.passages.len());
-                                corpus.passages.push(Passage { id: title.clone(), text, fields: BTreeMap::new() });
+                                corpus.passages.push(Passage {
+                                    id: title.clone(),
+                                    text,
+                                    fields: BTreeMap::new(),
+                                });
                             }
                         }
                     }
-                    if supporting { raw.passages.push(title) } else { raw.decoys.push(title) }
+                    if supporting {
+                        raw.passages.push(title)
+                    } else {
+                        raw.decoys.push(title)
+                    }
                 }
                 raw
             }
@@ -264,15 +309,27 @@ pub fn read_corpus(passages: Option<&Path>, questions: &Path) -> Result<(Corpus,
     }
     let mut seen: HashMap<String, usize> = HashMap::with_capacity(raws.len());
     for raw in raws {
-        let loc = Loc { path: questions, line: raw.line, array };
+        let loc = Loc {
+            path: questions,
+            line: raw.line,
+            array,
+        };
         if let Some(first) = seen.insert(raw.id.clone(), raw.line) {
-            return Err(loc.err(format!("duplicate question id `{}` (first at {} {})", raw.id, if array { "record" } else { "line" }, first)));
+            return Err(loc.err(format!(
+                "duplicate question id `{}` (first at {} {})",
+                raw.id,
+                if array { "record" } else { "line" },
+                first
+            )));
         }
         let resolve = |ids: &[String], what: &str| -> Result<Vec<usize>> {
             ids.iter()
                 .map(|id| {
                     index.get(id).copied().ok_or_else(|| {
-                        loc.err(format!("question `{}` names {} `{}`, which is not in the passages", raw.id, what, id))
+                        loc.err(format!(
+                            "question `{}` names {} `{}`, which is not in the passages",
+                            raw.id, what, id
+                        ))
                     })
                 })
                 .collect()
@@ -284,7 +341,13 @@ pub fn read_corpus(passages: Option<&Path>, questions: &Path) -> Result<(Corpus,
         } else {
             format!("{}:{}", questions.display(), raw.line)
         };
-        corpus.questions.push(Question { id: raw.id, passages, decoys, fields: raw.fields, loc: where_ });
+        corpus.questions.push(Question {
+            id: raw.id,
+            passages,
+            decoys,
+            fields: raw.fields,
+            loc: where_,
+        });
     }
     Ok((corpus, layout))
 }

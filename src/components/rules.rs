@@ -47,18 +47,27 @@ pub fn graph(corpus: &Corpus, unit: &str) -> Result<Graph> {
     let mut by_value: HashMap<String, u32> = HashMap::new();
     let mut value_node = |v: &String, nodes: &mut Vec<Node>| -> u32 {
         *by_value.entry(v.clone()).or_insert_with(|| {
-            nodes.push(Node { label: v.to_string(), unit: true });
+            nodes.push(Node {
+                label: v.to_string(),
+                unit: true,
+            });
             nodes.len() as u32 - 1
         })
     };
     let mut question_node = Vec::with_capacity(corpus.questions.len());
     for q in &corpus.questions {
         if unit == "question" {
-            nodes.push(Node { label: q.id.clone(), unit: true });
+            nodes.push(Node {
+                label: q.id.clone(),
+                unit: true,
+            });
             question_node.push(nodes.len() as u32 - 1);
         } else {
             let v = q.fields.get(unit).ok_or_else(|| {
-                Error::input(format!("{}: question `{}` has no `{}` field (the component unit)", q.loc, q.id, unit))
+                Error::input(format!(
+                    "{}: question `{}` has no `{}` field (the component unit)",
+                    q.loc, q.id, unit
+                ))
             })?;
             question_node.push(value_node(v, &mut nodes));
         }
@@ -68,12 +77,19 @@ pub fn graph(corpus: &Corpus, unit: &str) -> Result<Graph> {
         match p.fields.get(unit).filter(|_| unit != "question") {
             Some(v) => passage_node.push(value_node(v, &mut nodes)),
             None => {
-                nodes.push(Node { label: p.id.clone(), unit: false });
+                nodes.push(Node {
+                    label: p.id.clone(),
+                    unit: false,
+                });
                 passage_node.push(nodes.len() as u32 - 1);
             }
         }
     }
-    Ok(Graph { nodes, question_node, passage_node })
+    Ok(Graph {
+        nodes,
+        question_node,
+        passage_node,
+    })
 }
 
 /// Edges every graph has: each question to the passages it uses.
@@ -102,10 +118,17 @@ impl Texts {
         };
         self.cache.entry(key).or_insert_with(|| {
             use rayon::prelude::*;
-            corpus.passages.par_iter().map(|p| shingle::normalize(&p.text, n)).collect()
+            corpus
+                .passages
+                .par_iter()
+                .map(|p| shingle::normalize(&p.text, n))
+                .collect()
         })
     }
 }
+
+/// Edges over graph nodes, and for a near-duplicate rule the number of passage pairs found.
+pub type RuleEdges = (Vec<(u32, u32)>, Option<usize>);
 
 /// The edges rule `rule` adds, and for a near-duplicate rule the number of passage pairs found.
 pub fn edges(
@@ -114,7 +137,7 @@ pub fn edges(
     rule: &LinkRule,
     texts: &mut Texts,
     progress: &dyn Progress,
-) -> Result<(Vec<(u32, u32)>, Option<usize>)> {
+) -> Result<RuleEdges> {
     let mut e = Vec::new();
     match rule.kind {
         LinkKind::IdenticalPassage => {
@@ -137,7 +160,11 @@ pub fn edges(
             progress.start("near-duplicate join", sets.len() as u64);
             let pairs = join::join(&sets, rule.jaccard(), &|n| progress.advance(n));
             progress.finish();
-            e.extend(pairs.iter().map(|&(a, b)| (g.passage_node[a as usize], g.passage_node[b as usize])));
+            e.extend(
+                pairs
+                    .iter()
+                    .map(|&(a, b)| (g.passage_node[a as usize], g.passage_node[b as usize])),
+            );
             return Ok((e, Some(pairs.len())));
         }
         LinkKind::Decoy => {
@@ -148,9 +175,10 @@ pub fn edges(
             }
         }
         LinkKind::SharedField => {
-            let field = rule.field.as_deref().ok_or_else(|| {
-                Error::input(format!("link rule `{}` (shared-field) needs a `field`", rule.name))
-            })?;
+            let field = rule
+                .field
+                .as_deref()
+                .ok_or_else(|| Error::input(format!("link rule `{}` (shared-field) needs a `field`", rule.name)))?;
             let mut first: HashMap<&str, usize> = HashMap::new();
             for (qi, q) in corpus.questions.iter().enumerate() {
                 if let Some(v) = q.fields.get(field) {

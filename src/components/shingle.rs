@@ -9,23 +9,31 @@
 
 use crate::protocol::Normalization;
 use rayon::prelude::*;
-use std::collections::HashMap;
-use std::hash::{BuildHasherDefault, Hash, Hasher};
 use unicode_normalization::UnicodeNormalization;
 
 /// Normalizes `text` as the protocol asks.
 pub fn normalize(text: &str, n: Normalization) -> String {
     match n {
         Normalization::None => text.to_string(),
-        Normalization::Nfc => text.nfc().collect(),
-        Normalization::Nfkc => text.nfkc().collect(),
+        Normalization::Nfc => match unicode_normalization::is_nfc_quick(text.chars()) {
+            unicode_normalization::IsNormalized::Yes => text.to_string(),
+            _ => text.nfc().collect(),
+        },
+        Normalization::Nfkc => match unicode_normalization::is_nfkc_quick(text.chars()) {
+            unicode_normalization::IsNormalized::Yes => text.to_string(),
+            _ => text.nfkc().collect(),
+        },
     }
 }
 
 /// The distinct character n-grams of `text` as string slices (sorted, deduplicated).
 pub fn shingles(text: &str, n: usize) -> Vec<&str> {
     let n = n.max(1);
-    let bounds: Vec<usize> = text.char_indices().map(|(i, _)| i).chain(std::iter::once(text.len())).collect();
+    let bounds: Vec<usize> = text
+        .char_indices()
+        .map(|(i, _)| i)
+        .chain(std::iter::once(text.len()))
+        .collect();
     let chars = bounds.len() - 1;
     if chars == 0 {
         return vec![];
@@ -39,116 +47,89 @@ pub fn shingles(text: &str, n: usize) -> Vec<&str> {
     out
 }
 
-/// FxHash (rustc's hasher): fast for short keys; exact equality is still checked by the map.
-#[derive(Default, Clone, Copy)]
-pub struct FxHasher(u64);
-
-impl Hasher for FxHasher {
-    fn write(&mut self, bytes: &[u8]) {
-        for chunk in bytes.chunks(8) {
-            let mut b = [0u8; 8];
-            b[..chunk.len()].copy_from_slice(chunk);
-            self.add(u64::from_le_bytes(b));
+/// Packed key of an n-gram (n ≤ 6, 21 bits per char, exact) or of a whole text shorter than n
+/// (≤ 5 chars, marked by bit 127 and its length), so no two distinct shingles share a key.
+fn packed_set(text: &str, n: usize) -> Vec<u128> {
+    let chars: Vec<u32> = text.chars().map(|c| c as u32).collect();
+    if chars.is_empty() {
+        return vec![];
+    }
+    if chars.len() < n {
+        let k = chars.iter().fold(0u128, |k, &c| (k << 21) | c as u128);
+        return vec![k | ((chars.len() as u128) << 110) | (1u128 << 127)];
+    }
+    let mask: u128 = if n * 21 >= 128 {
+        u128::MAX
+    } else {
+        (1u128 << (n * 21)) - 1
+    };
+    let mut k: u128 = 0;
+    let mut v = Vec::with_capacity(chars.len() + 1 - n);
+    for (i, &c) in chars.iter().enumerate() {
+        k = ((k << 21) | c as u128) & mask;
+        if i + 1 >= n {
+            v.push(k);
         }
     }
-    fn write_u64(&mut self, i: u64) {
-        self.add(i);
-    }
-    fn write_u128(&mut self, i: u128) {
-        self.add(i as u64);
-        self.add((i >> 64) as u64);
-    }
-    fn write_usize(&mut self, i: usize) {
-        self.add(i as u64);
-    }
-    fn finish(&self) -> u64 {
-        self.0
-    }
+    v.sort_unstable();
+    v.dedup();
+    v
 }
 
-impl FxHasher {
-    #[inline]
-    fn add(&mut self, w: u64) {
-        self.0 = (self.0.rotate_left(5) ^ w).wrapping_mul(0x51_7c_c1_b7_27_22_0a_95);
+/// Ranks keys globally by ascending document frequency (ties by key) and writes each set as
+/// sorted rank ids. `keyed` holds one `(key, record)` per distinct shingle of a record. Parallel
+/// sort, then one linear pass: no hash map and no per-key search.
+fn rank_sets<K: Ord + Copy + Send + Sync>(mut keyed: Vec<(K, u32)>, records: usize) -> Vec<Vec<u32>> {
+    keyed.par_sort_unstable();
+    // Group boundaries (one group per distinct key) and document frequencies.
+    let mut starts: Vec<u32> = Vec::new();
+    for (i, (k, _)) in keyed.iter().enumerate() {
+        if i == 0 || keyed[i - 1].0 != *k {
+            starts.push(i as u32);
+        }
     }
-}
-
-/// A `HashMap` with [`FxHasher`].
-pub type FxMap<K, V> = HashMap<K, V, BuildHasherDefault<FxHasher>>;
-
-/// Packs up to 6 chars (21 bits each) into a u128 with the length: an exact, collision-free key.
-fn pack(s: &str) -> u128 {
-    let mut k: u128 = 0;
-    let mut len = 0u128;
-    for c in s.chars() {
-        k = (k << 21) | c as u128;
-        len += 1;
+    starts.push(keyed.len() as u32);
+    let groups = starts.len() - 1;
+    let df = |g: usize| starts[g + 1] - starts[g];
+    let mut order: Vec<u32> = (0..groups as u32).collect();
+    order.par_sort_unstable_by_key(|&g| (df(g as usize), g));
+    let mut rank = vec![0u32; groups];
+    for (r, &g) in order.iter().enumerate() {
+        rank[g as usize] = r as u32;
     }
-    (k << 3) | len
-}
-
-fn intern<K: Hash + Eq + Send + Copy>(sets: Vec<Vec<K>>) -> Vec<Vec<u32>> {
-    let mut ids: FxMap<K, u32> = FxMap::default();
-    let mut df: Vec<u32> = Vec::new();
-    let raw: Vec<Vec<u32>> = sets
-        .into_iter()
-        .map(|set| {
-            set.into_iter()
-                .map(|k| {
-                    let next = ids.len() as u32;
-                    let id = *ids.entry(k).or_insert(next);
-                    if id == next {
-                        df.push(0);
-                    }
-                    df[id as usize] += 1;
-                    id
-                })
-                .collect()
-        })
-        .collect();
-    // Global order: ascending document frequency, ties by first appearance.
-    let mut order: Vec<u32> = (0..df.len() as u32).collect();
-    order.sort_by_key(|&t| (df[t as usize], t));
-    let mut rank = vec![0u32; df.len()];
-    for (r, &t) in order.iter().enumerate() {
-        rank[t as usize] = r as u32;
+    let mut sizes = vec![0usize; records];
+    for &(_, rec) in &keyed {
+        sizes[rec as usize] += 1;
     }
-    raw.into_par_iter()
-        .map(|s| {
-            let mut v: Vec<u32> = s.into_iter().map(|t| rank[t as usize]).collect();
-            v.sort_unstable();
-            v
-        })
-        .collect()
-}
-
-/// An interned shingle: n-grams of up to 6 chars packed into a u128 (exact), anything else
-/// (longer n, or a whole text shorter than n) by its string.
-#[derive(Hash, PartialEq, Eq, Clone, Copy)]
-enum Key<'a> {
-    Packed(u128),
-    Str(&'a str),
+    let mut out: Vec<Vec<u32>> = sizes.iter().map(|&n| Vec::with_capacity(n)).collect();
+    for g in 0..groups {
+        for &(_, rec) in &keyed[starts[g] as usize..starts[g + 1] as usize] {
+            out[rec as usize].push(rank[g]);
+        }
+    }
+    out.par_iter_mut().for_each(|v| v.sort_unstable());
+    out
 }
 
 /// Token sets of `texts` (already normalized): one sorted, distinct `Vec<u32>` per text, token
-/// ids ranked by ascending document frequency.
+/// ids ranked by ascending document frequency (ties by shingle), so the order is deterministic.
 pub fn token_sets(texts: &[String], n: usize) -> Vec<Vec<u32>> {
     let n = n.max(1);
-    let sets: Vec<Vec<Key>> = texts
-        .par_iter()
-        .map(|t| {
-            let sh = shingles(t, n);
-            let full = sh.first().is_some_and(|s| s.chars().count() == n);
-            let mut v: Vec<Key> = if n <= 6 && full {
-                sh.into_iter().map(|s| Key::Packed(pack(s))).collect()
-            } else {
-                sh.into_iter().map(Key::Str).collect()
-            };
-            v.dedup();
-            v
-        })
-        .collect();
-    intern(sets)
+    if n <= 6 {
+        let keyed: Vec<(u128, u32)> = texts
+            .par_iter()
+            .enumerate()
+            .flat_map_iter(|(i, t)| packed_set(t, n).into_iter().map(move |k| (k, i as u32)))
+            .collect();
+        rank_sets(keyed, texts.len())
+    } else {
+        let keyed: Vec<(&str, u32)> = texts
+            .par_iter()
+            .enumerate()
+            .flat_map_iter(|(i, t)| shingles(t, n).into_iter().map(move |k| (k, i as u32)))
+            .collect();
+        rank_sets(keyed, texts.len())
+    }
 }
 
 #[cfg(test)]
@@ -161,7 +142,7 @@ mod tests {
         assert_eq!(shingles("abc", 5), vec!["abc"]);
         assert!(shingles("", 5).is_empty());
         // Characters, not bytes: three Hangul syllables, n = 2.
-        assert_eq!(shingles("법률안", 2), vec!["법률", "률안"]);
+        assert_eq!(shingles("법률안", 2), vec!["률안", "법률"]); // byte order
     }
 
     #[test]

@@ -55,7 +55,12 @@ pub fn decide(protocol: &Protocol, result: &CountResult) -> Result<Decision> {
                 (r.components, Some(r))
             }
         };
-        splits.push(SplitRequirement { name: s.name.clone(), required, power, share: s.share });
+        splits.push(SplitRequirement {
+            name: s.name.clone(),
+            required,
+            power,
+            share: s.share,
+        });
     }
     let counted = match protocol.stop_rule.count {
         StopCount::WithCandidates => result.with_candidates,

@@ -1,1 +1,273 @@
 //! Integration tests: components.
+
+use crate::common::{data, Env};
+
+const PROTOCOL: &str = r#"schema-version = 1
+[study]
+id = "mini-statutes"
+title = "t"
+registered-by = "test"
+[target]
+metric = "accuracy"
+mde = 0.1
+sd = 0.5
+[components]
+unit = "doc"
+max-per-component = 1
+[[link-rules]]
+name = "identical passages only"
+kind = "identical-passage"
+[[link-rules]]
+name = "plus near-identical articles"
+kind = "near-duplicate-passage"
+shingle-size = 5
+jaccard = 0.8
+[[link-rules]]
+name = "plus laws used as decoys"
+kind = "decoy"
+[[splits]]
+name = "final"
+required-components = 2
+[[splits]]
+name = "tuning"
+required-components = 1
+[analysis]
+seed = 7
+"#;
+
+fn env_with(protocol: &str) -> Env {
+    let env = Env::init();
+    env.write("p.toml", protocol);
+    env.copy_from_repo("tests/data/components/passages.jsonl", "passages.jsonl");
+    env.copy_from_repo("tests/data/components/questions.jsonl", "questions.jsonl");
+    env
+}
+
+fn ledger_tip(env: &Env) -> String {
+    env.git(&["rev-parse", "--verify", "-q", "refs/pledge/ledger"]).stdout
+}
+
+const ARGS: [&str; 6] = [
+    "components",
+    "p.toml",
+    "--passages",
+    "passages.jsonl",
+    "--questions",
+    "questions.jsonl",
+];
+
+#[test]
+fn dry_run_ablation_by_hand() {
+    let env = env_with(PROTOCOL);
+    let r = env.run(&[&ARGS[..], &["--dry-run", "--format", "json"]].concat());
+    assert_eq!(r.code, 3, "{}", r.stderr);
+    let v: serde_json::Value = serde_json::from_str(&r.stdout).unwrap();
+    let rows: Vec<(u64, u64, u64, u64, u64)> = v["count"]["ablation"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|a| {
+            let g = |k: &str| a[k].as_u64().unwrap();
+            (
+                g("links"),
+                g("components"),
+                g("with_candidates"),
+                g("largest_units"),
+                g("largest_questions"),
+            )
+        })
+        .collect();
+    // d1:1 = d2:1 (identical); d2:2 ≈ d3:2 (J = 0.947) plus the identical pair; decoys d2, d3, d4.
+    assert_eq!(rows, vec![(1, 3, 3, 2, 2), (2, 2, 2, 3, 3), (3, 1, 1, 4, 4)]);
+    assert_eq!(v["stop"]["decision"], "stop");
+    assert!(
+        r.stderr.contains("counted 1 components with candidates, required 3"),
+        "{}",
+        r.stderr
+    );
+    assert_eq!(ledger_tip(&env), "", "dry run must not write the ledger");
+    let human = env.run(&[&ARGS[..], &["--dry-run"]].concat());
+    assert!(human.stdout.contains("Dry run: nothing was written to the ledger."));
+    let csv = std::fs::read_to_string(env.join("mini-statutes.components.csv")).unwrap();
+    assert_eq!(
+        csv,
+        "question,component,unit,split,counted\nq1,C1,d1,,\nq2,C1,d2,,\nq3,C1,d3,,\nq4,C1,d4,,\n"
+    );
+}
+
+#[test]
+fn refuses_unregistered_and_changed_protocols() {
+    let env = env_with(PROTOCOL);
+    let r = env.run(&ARGS);
+    assert_eq!(r.code, 1);
+    assert!(r.stderr.contains("not registered"), "{}", r.stderr);
+    assert_eq!(env.run(&["register", "p.toml"]).code, 0);
+    env.write("p.toml", PROTOCOL.replace("seed = 7", "seed = 8"));
+    let r = env.run(&ARGS);
+    assert_eq!(r.code, 1);
+    assert!(r.stderr.contains("changed since it was registered"), "{}", r.stderr);
+}
+
+#[test]
+fn stop_entry_records_hashes() {
+    let env = env_with(PROTOCOL);
+    assert_eq!(env.run(&["register", "p.toml"]).code, 0);
+    let r = env.run(&[&ARGS[..], &["--out", "asg.csv"]].concat());
+    assert_eq!(r.code, 3, "{}", r.stderr);
+    let entry: serde_json::Value =
+        serde_json::from_str(&env.git(&["show", "refs/pledge/ledger:entry.json"]).stdout).unwrap();
+    assert_eq!(entry["kind"], "stop");
+    let sha = pledge::io::sha256_file(&env.join("asg.csv")).unwrap();
+    assert_eq!(entry["inputs"]["assignment:asg.csv"], sha.as_str());
+    assert_eq!(
+        entry["inputs"]["passages:passages.jsonl"],
+        pledge::io::sha256_file(&env.join("passages.jsonl")).unwrap().as_str()
+    );
+    assert_eq!(entry["summary"]["counted"], 1);
+    assert_eq!(entry["summary"]["required"], 3);
+}
+
+#[test]
+fn go_and_assign_whole_components() {
+    // Without near-duplicates and decoys: d1+d2, d3, d4 are three components; 2 + 1 required.
+    let start = PROTOCOL.find("[[link-rules]]\nname = \"plus near").unwrap();
+    let end = PROTOCOL.find("[[splits]]").unwrap();
+    let p = format!("{}{}", &PROTOCOL[..start], &PROTOCOL[end..]);
+    let env = env_with(&p);
+    let reg = env.run(&["register", "p.toml"]);
+    assert_eq!(reg.code, 0, "{}", reg.stderr);
+    let r = env.run(&[&ARGS[..], &["--assign", "--out", "a.csv", "--format", "json"]].concat());
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    let v: serde_json::Value = serde_json::from_str(&r.stdout).unwrap();
+    assert_eq!(v["stop"]["decision"], "go");
+    assert_eq!(v["ledger_entries"], serde_json::json!([2, 3]));
+    let csv = std::fs::read_to_string(env.join("a.csv")).unwrap();
+    let rows: Vec<Vec<&str>> = csv.lines().skip(1).map(|l| l.split(',').collect()).collect();
+    assert_eq!(rows.len(), 4);
+    // q1 and q2 share component C1: same split, and with m = 1 only q1 (first by id) counts.
+    assert_eq!(rows[0][1], "C1");
+    assert_eq!(rows[1][1], "C1");
+    assert_eq!(rows[0][3], rows[1][3]);
+    assert_eq!((rows[0][4], rows[1][4], rows[2][4], rows[3][4]), ("1", "0", "1", "1"));
+    let splits: Vec<&str> = rows.iter().map(|r| r[3]).collect();
+    assert_eq!(
+        splits.iter().filter(|s| **s == "final").count() + splits.iter().filter(|s| **s == "tuning").count(),
+        4
+    );
+    let entry: serde_json::Value =
+        serde_json::from_str(&env.git(&["show", "refs/pledge/ledger:entry.json"]).stdout).unwrap();
+    assert_eq!(entry["kind"], "assign");
+    assert_eq!(entry["rng"]["seed"], 7);
+    // Deterministic: a second dry run gives the same file.
+    let again = env.run(&[&ARGS[..], &["--assign", "--out", "b.csv", "--dry-run"]].concat());
+    assert_eq!(again.code, 0, "{}", again.stderr);
+    assert_eq!(std::fs::read(env.join("b.csv")).unwrap(), csv.as_bytes());
+}
+
+fn bad(env: &Env, questions: &str, passages: &str, expect: &str) {
+    env.write("bq.jsonl", questions);
+    env.write("bp.jsonl", passages);
+    let before = ledger_tip(env);
+    let r = env.run(&[
+        "components",
+        "p.toml",
+        "--passages",
+        "bp.jsonl",
+        "--questions",
+        "bq.jsonl",
+    ]);
+    assert_eq!(r.code, 2, "{}", r.stderr);
+    assert!(r.stderr.contains(expect), "expected `{}` in: {}", expect, r.stderr);
+    assert_eq!(ledger_tip(env), before);
+}
+
+#[test]
+fn bad_input_names_file_and_line() {
+    let env = env_with(PROTOCOL);
+    assert_eq!(env.run(&["register", "p.toml"]).code, 0);
+    let p = std::fs::read_to_string(data("components/passages.jsonl")).unwrap();
+    let q = std::fs::read_to_string(data("components/questions.jsonl")).unwrap();
+    let missing = q.replace("\"d2:2\"", "\"d9:9\"");
+    bad(
+        &env,
+        &missing,
+        &p,
+        "bq.jsonl:2: question `q2` names passage `d9:9`, which is not in the passages",
+    );
+    bad(
+        &env,
+        &q,
+        &format!("{}{}", p, p.lines().next().unwrap()),
+        "bp.jsonl:9: duplicate passage id `d1:1`",
+    );
+    bad(
+        &env,
+        &format!("{}{}", q, q.lines().next().unwrap()),
+        &p,
+        "bq.jsonl:5: duplicate question id `q1`",
+    );
+    let broken: String = q
+        .lines()
+        .enumerate()
+        .map(|(i, l)| {
+            if i == 2 {
+                "{\"id\": \n".to_string()
+            } else {
+                format!("{}\n", l)
+            }
+        })
+        .collect();
+    bad(&env, &broken, &p, "bq.jsonl:3: malformed JSON");
+    bad(&env, "", &p, "bq.jsonl: no questions");
+    bad(&env, &q, "", "bp.jsonl: no passages");
+    let r = env.run(&[
+        "components",
+        "p.toml",
+        "--passages",
+        "nope.jsonl",
+        "--questions",
+        "questions.jsonl",
+    ]);
+    assert_eq!(r.code, 2);
+    assert!(r.stderr.contains("nope.jsonl: no such file"), "{}", r.stderr);
+}
+
+#[test]
+fn hotpotqa_and_musique_layouts_without_passages() {
+    let env = Env::init();
+    env.copy_from_repo("protocols/hotpotqa.toml", "h.toml");
+    env.copy_from_repo("tests/data/components/hotpotqa-10.json", "h.json");
+    env.copy_from_repo("tests/data/components/musique-5.json", "m.json");
+    let r = env.run(&[
+        "components",
+        "h.toml",
+        "--questions",
+        "h.json",
+        "--dry-run",
+        "--format",
+        "json",
+    ]);
+    let v: serde_json::Value = serde_json::from_str(&r.stdout).unwrap_or_else(|_| panic!("{}", r.stderr));
+    assert_eq!(v["count"]["questions"], 10);
+    // 10 questions × 10 paragraphs, all titles distinct: 100 passages, each question alone.
+    assert_eq!(v["count"]["passages"], 100);
+    assert_eq!(v["count"]["with_candidates"], 10);
+    let r = env.run(&[
+        "components",
+        "h.toml",
+        "--questions",
+        "m.json",
+        "--dry-run",
+        "--format",
+        "json",
+    ]);
+    let v: serde_json::Value = serde_json::from_str(&r.stdout).unwrap_or_else(|_| panic!("{}", r.stderr));
+    assert_eq!(v["count"]["questions"], 5);
+    assert_eq!(v["count"]["passages"], MUSIQUE_PASSAGES);
+    assert_eq!(v["count"]["with_candidates"], MUSIQUE_COMPONENTS);
+}
+
+// Checked with a short Python script over musique-5.json: 96 distinct titles (20 paragraphs per
+// question, some titles repeated), and no paragraph shared across questions.
+const MUSIQUE_PASSAGES: u64 = 96;
+const MUSIQUE_COMPONENTS: u64 = 5;
