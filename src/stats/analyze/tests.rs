@@ -29,6 +29,7 @@ fn oracle_inputs() -> Inputs {
             notes: vec![],
         },
         assignment: Some(assignment),
+        pool_bias: None,
         split: None,
         strata: None,
         strata_field: None,
