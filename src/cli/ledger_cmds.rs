@@ -219,14 +219,27 @@ pub fn verify(a: VerifyArgs, ctx: &Ctx) -> Outcome {
 /// `verify --rerun`: recomputes each `analyze` entry (see `stats::registered::rerun`); a
 /// mismatch is a finding, a match a note.
 fn rerun_analyses(l: &Ledger, report: &mut ledger::VerifyReport) -> crate::error::Result<()> {
-    for e in l.entries()?.iter().filter(|e| e.entry.kind == crate::ledger::EntryKind::Analyze) {
+    for e in l
+        .entries()?
+        .iter()
+        .filter(|e| e.entry.kind == crate::ledger::EntryKind::Analyze)
+    {
         let r = crate::stats::registered::rerun(l, e)?;
         if r.ok {
-            let msg = format!("analysis recomputed from its recorded inputs: result sha256 {} matches", r.recomputed.as_deref().unwrap_or("-"));
-            report.notes.push(ledger::Finding::new("rerun-matches", Some(r.seq), msg));
+            let msg = format!(
+                "analysis recomputed from its recorded inputs: result sha256 {} matches",
+                r.recomputed.as_deref().unwrap_or("-")
+            );
+            report
+                .notes
+                .push(ledger::Finding::new("rerun-matches", Some(r.seq), msg));
         } else {
             report.ok = false;
-            report.findings.push(ledger::Finding::new("rerun-mismatch", Some(r.seq), r.problems.join("; ")));
+            report.findings.push(ledger::Finding::new(
+                "rerun-mismatch",
+                Some(r.seq),
+                r.problems.join("; "),
+            ));
         }
     }
     Ok(())

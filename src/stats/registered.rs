@@ -170,7 +170,12 @@ fn load_trec(
         .collect::<Result<Vec<_>>>()?;
     let scores = crate::trec::score_table(&qrels, &runs, &t.measure, t.complete)?;
     let default_pool = crate::protocol::Pool::default();
-    let pool_bias = Some(crate::trec::pool_bias(&qrels, &runs, pool.unwrap_or(&default_pool), &t.measure)?);
+    let pool_bias = Some(crate::trec::pool_bias(
+        &qrels,
+        &runs,
+        pool.unwrap_or(&default_pool),
+        &t.measure,
+    )?);
     let assignment = match &opts.components {
         Some(c) => Some(crate::components::assignment::read(&root.join(c))?),
         None => None,
@@ -183,7 +188,14 @@ fn load_trec(
         }
         _ => None,
     };
-    Ok(Inputs { scores, assignment, split: opts.split.clone(), strata, strata_field: strata_field.map(str::to_string), pool_bias })
+    Ok(Inputs {
+        scores,
+        assignment,
+        split: opts.split.clone(),
+        strata,
+        strata_field: strata_field.map(str::to_string),
+        pool_bias,
+    })
 }
 
 /// Qrels and run files given to `analyze` (absolute or relative to the working directory).
@@ -250,7 +262,12 @@ pub fn analyze(ledger: &Ledger, req: &Request, now: DateTime<Utc>) -> Result<Out
     };
     let root = ledger.root();
     let settings = settings_for(&lp.protocol, &opts);
-    let inputs = load_inputs(&root, &opts, lp.protocol.analysis.strata_field.as_deref(), Some(&lp.protocol.pool))?;
+    let inputs = load_inputs(
+        &root,
+        &opts,
+        lp.protocol.analysis.strata_field.as_deref(),
+        Some(&lp.protocol.pool),
+    )?;
     let registration = match (reg, &req.deviation) {
         (Some(seq), None) => format!("protocol registered (entry #{}), sha256 {}", seq, lp.hash.sha256),
         (_, Some(r)) => format!(

@@ -98,7 +98,12 @@ pub fn rerun(ledger: &Ledger, stored: &StoredEntry) -> Result<RerunReport> {
         return Ok(rep);
     }
     let settings = settings_for(&protocol, &opts);
-    let inputs = load_inputs(&root, &opts, protocol.analysis.strata_field.as_deref(), Some(&protocol.pool))?;
+    let inputs = load_inputs(
+        &root,
+        &opts,
+        protocol.analysis.strata_field.as_deref(),
+        Some(&protocol.pool),
+    )?;
     let label = |k: &str| old.get(k).and_then(Value::as_str).unwrap_or("").to_string();
     let mut result = run(
         &inputs,

@@ -392,7 +392,11 @@ fn degenerate_data_is_flagged_not_nan() {
 #[test]
 fn analyze_accepts_qrels_and_runs() {
     let env = crate::common::Env::init();
-    for f in ["robust03_qrels.subset.txt.gz", "input.InexpC2.subset.gz", "input.uic0301.subset.gz"] {
+    for f in [
+        "robust03_qrels.subset.txt.gz",
+        "input.InexpC2.subset.gz",
+        "input.uic0301.subset.gz",
+    ] {
         env.write(f, std::fs::read(crate::common::data(&format!("trec/{}", f))).unwrap());
     }
     env.write(
@@ -417,8 +421,16 @@ judged-k = 10
     );
     assert_eq!(env.run(&["register", "p.toml"]).code, 0);
     let args = [
-        "analyze", "p.toml", "--qrels", "robust03_qrels.subset.txt.gz", "--run", "input.InexpC2.subset.gz",
-        "--run", "input.uic0301.subset.gz", "--format", "json",
+        "analyze",
+        "p.toml",
+        "--qrels",
+        "robust03_qrels.subset.txt.gz",
+        "--run",
+        "input.InexpC2.subset.gz",
+        "--run",
+        "input.uic0301.subset.gz",
+        "--format",
+        "json",
     ];
     let r = env.run(&args);
     assert_eq!(r.code, 0, "{}", r.stderr);
@@ -426,7 +438,14 @@ judged-k = 10
     // Means of map over the 10 topics, from trec_eval's own per-topic output of these runs
     // (tests/data/trec/input.*.subset.q.txt): InexpC2 0.1277, uic0301 0.2473.
     let mean = |name: &str| {
-        v["systems"].as_array().unwrap().iter().find(|s| s["name"] == name).unwrap()["mean"].as_f64().unwrap()
+        v["systems"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|s| s["name"] == name)
+            .unwrap()["mean"]
+            .as_f64()
+            .unwrap()
     };
     assert!((mean("InexpC2") - 0.1277).abs() < 5e-5, "{}", mean("InexpC2"));
     assert!((mean("uic0301") - 0.2473).abs() < 5e-5);
@@ -434,13 +453,25 @@ judged-k = 10
     assert_eq!(pb["metric"], "map");
     let runs = pb["runs"].as_array().unwrap();
     assert_eq!(runs.iter().filter(|r| r["contributor"] == true).count(), 1);
-    assert!(pb["statement"].as_str().unwrap().contains("uic0301"), "{}", pb["statement"]);
+    assert!(
+        pb["statement"].as_str().unwrap().contains("uic0301"),
+        "{}",
+        pb["statement"]
+    );
     let log = env.run(&["log", "--format", "json"]);
-    assert!(log.stdout.contains("qrels:robust03_qrels.subset.txt.gz"), "{}", log.stdout);
+    assert!(
+        log.stdout.contains("qrels:robust03_qrels.subset.txt.gz"),
+        "{}",
+        log.stdout
+    );
     assert!(log.stdout.contains("run:input.uic0301.subset.gz"));
     let re = env.run(&["verify", "--rerun"]);
     assert_eq!(re.code, 0, "{}\n{}", re.stdout, re.stderr);
-    assert!(re.stdout.contains("rerun-matches") || re.stdout.contains("recomputed"), "{}", re.stdout);
+    assert!(
+        re.stdout.contains("rerun-matches") || re.stdout.contains("recomputed"),
+        "{}",
+        re.stdout
+    );
     let rep = env.run(&["report", "--out", "rep"]);
     assert_eq!(rep.code, 0, "{}", rep.stderr);
     let md = std::fs::read_to_string(env.join("rep/report.md")).unwrap();
