@@ -256,8 +256,8 @@ impl Human for Report {
                 l.id, l.units, l.size
             );
         }
-        let _ = writeln!(s, "Components by candidate questions:");
-        for b in &c.histogram {
+        let _ = writeln!(s, "Components by candidate questions (empty size bins left out):");
+        for b in c.histogram.iter().filter(|b| b.components > 0) {
             let label = if b.min == b.max {
                 b.min.to_string()
             } else {
