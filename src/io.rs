@@ -17,6 +17,11 @@ pub fn read_bytes(path: &Path) -> Result<Vec<u8>> {
             .read_to_end(&mut out)
             .map_err(|e| Error::in_file(path, "not a valid gzip stream").caused_by(e))?;
         Ok(out)
+    } else if path.extension().is_some_and(|e| e.eq_ignore_ascii_case("gz")) {
+        Err(Error::in_file(
+            path,
+            "not a valid gzip stream (the name ends in .gz but the file does not start with the gzip magic bytes)",
+        ))
     } else {
         Ok(raw)
     }

@@ -204,6 +204,12 @@ pub fn note(
         return Err(Error::input("a note needs a non-empty --reason"));
     }
     ledger.append_with(now, |entries| {
+        if !study_id.is_empty() && latest_registration(entries, study_id).is_none() {
+            return Err(
+                Error::refused(format!("study `{}` is not registered in this ledger", study_id))
+                    .with_hint("register it first, or leave out --study for a note on the whole ledger"),
+            );
+        }
         let before = DataAccess::in_force(entries.iter().map(|e| &e.entry), study_id);
         let changed = access.filter(|a| *a != before);
         Ok(Draft {

@@ -73,10 +73,10 @@ pub struct CompareArgs {
     #[arg(long, default_value_t = 0)]
     pub seed: u64,
     /// Bootstrap trials.
-    #[arg(long, default_value_t = 10_000)]
+    #[arg(long, default_value_t = 10_000, value_parser = clap::value_parser!(u32).range(1..=crate::protocol::MAX_TRIALS as i64))]
     pub trials: u32,
     /// Trials of the Monte-Carlo randomization test.
-    #[arg(long, default_value_t = 10_000)]
+    #[arg(long, default_value_t = 10_000, value_parser = clap::value_parser!(u32).range(1..=crate::protocol::MAX_TRIALS as i64))]
     pub randomization_trials: u32,
     /// Interval level.
     #[arg(long, default_value_t = 0.95)]

@@ -273,8 +273,13 @@ impl Human for Report {
         if let Some(asg) = &self.assignment {
             let _ = writeln!(
                 s,
-                "\nAssigned (seed {}, at most {} counted per component, {:?}):",
-                asg.seed, asg.max_per_component, asg.keep
+                "\nAssigned (seed {}, at most {} counted per component, {}):",
+                asg.seed,
+                asg.max_per_component,
+                match asg.keep {
+                    crate::protocol::Keep::FirstById => "first by id",
+                    crate::protocol::Keep::SeededSample => "seeded sample",
+                }
             );
             for sp in &asg.splits {
                 let _ = writeln!(

@@ -62,6 +62,9 @@ pub struct Args {
     /// The two pilot systems A,B (difference A − B); default: the file's two systems.
     #[arg(long, value_name = "A,B", requires = "pilot")]
     pub systems: Option<String>,
+    /// Map a score label of the pilot file to a value, e.g. HALTED=0 (repeatable; as analyze).
+    #[arg(long, value_name = "LABEL=VALUE", requires = "pilot")]
+    pub label: Vec<String>,
     /// Unit of σ, δ and the scores: fraction (0–1) or points (0–100).
     #[arg(long, value_enum, default_value_t = ScaleArg::Fraction)]
     pub scale: ScaleArg,
@@ -273,7 +276,24 @@ fn pilot_report(
     method: PowerMethod,
     design: Design,
 ) -> Result<Report> {
-    let table = crate::scores::read(&resolve(ctx, path))?;
+    let mut labels = Vec::new();
+    for l in &a.label {
+        let (k, v) = l
+            .split_once('=')
+            .ok_or_else(|| Error::input(format!("--label `{}`: expected LABEL=VALUE", l)))?;
+        let x: f64 = v
+            .trim()
+            .parse()
+            .ok()
+            .filter(|x: &f64| x.is_finite())
+            .ok_or_else(|| Error::input(format!("--label `{}`: the value must be a finite number", l)))?;
+        labels.push((k.trim().to_string(), x));
+    }
+    let opts = crate::scores::ReadOptions {
+        labels,
+        ..Default::default()
+    };
+    let table = crate::scores::read_with(&resolve(ctx, path), &opts)?;
     let rows = match &a.components {
         Some(p) => Some(crate::components::assignment::read(&resolve(ctx, p))?),
         None => None,

@@ -146,6 +146,12 @@ pub(crate) fn export_records(text: &str) -> Vec<Record> {
 pub fn verify_export(file: &Path, protocol: Option<&LoadedProtocol>) -> Result<VerifyReport> {
     let text = crate::io::read_text(file)?;
     let records = export_records(&text);
+    if records.is_empty() {
+        return Err(Error::in_file(
+            file,
+            "holds no ledger entry (expected the JSON Lines written by `pledge export`)",
+        ));
+    }
     let tip = records.last().and_then(|r| r.commit.clone());
     let mut report = VerifyReport::build(file.display().to_string(), tip, &records, protocol);
     for w in records.windows(2) {

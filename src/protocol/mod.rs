@@ -11,6 +11,7 @@ mod validate;
 
 pub use hash::{protocol_hash, ProtocolHash};
 pub use load::{load, parse};
+pub use validate::MAX_TRIALS;
 
 use serde::{Deserialize, Serialize};
 

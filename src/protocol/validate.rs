@@ -32,6 +32,10 @@ fn open01(x: f64) -> bool {
     x > 0.0 && x < 1.0
 }
 
+/// The largest number of bootstrap or randomization trials accepted (memory grows with it:
+/// 8 bytes per bootstrap trial).
+pub const MAX_TRIALS: u32 = 10_000_000;
+
 /// All problems found, in file order as far as possible; empty when the protocol is valid.
 pub fn validate(p: &Protocol) -> Vec<(Vec<PathSeg>, String)> {
     let mut out = Vec::new();
@@ -162,13 +166,19 @@ pub fn validate(p: &Protocol) -> Vec<(Vec<PathSeg>, String)> {
         bad(k(&["splits"]), format!("split shares add up to {} > 1", share_sum));
     }
     let a = &p.analysis;
-    if a.trials < 1 {
-        bad(k(&["analysis", "trials"]), "analysis.trials must be ≥ 1".into());
+    if !(1..=MAX_TRIALS).contains(&a.trials) {
+        bad(
+            k(&["analysis", "trials"]),
+            format!("analysis.trials must be in 1..={}, got {}", MAX_TRIALS, a.trials),
+        );
     }
-    if a.randomization_trials < 1 {
+    if !(1..=MAX_TRIALS).contains(&a.randomization_trials) {
         bad(
             k(&["analysis", "randomization-trials"]),
-            "analysis.randomization-trials must be ≥ 1".into(),
+            format!(
+                "analysis.randomization-trials must be in 1..={}, got {}",
+                MAX_TRIALS, a.randomization_trials
+            ),
         );
     }
     if !open01(a.interval_level) {

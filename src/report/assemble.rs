@@ -112,7 +112,7 @@ pub fn assemble(
             .git_head
             .as_deref()
             .map(|h| format!("`{}`", &h[..h.len().min(12)]))
-            .unwrap_or_else(|| "none (no commit yet)".into()),
+            .unwrap_or_else(|| "— (the repository had no commit yet)".into()),
         data_access: first_reg.entry.data_access_label(),
         registered_after_results_seen: mine
             .iter()

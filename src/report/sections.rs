@@ -66,6 +66,27 @@ pub fn components_view(e: &StoredEntry, p: &Protocol, svgs: &mut BTreeMap<String
     let questions = int(&count, &["questions"]).unwrap_or(0);
     let units = int(&count, &["units"]).unwrap_or(0);
     let mut rows = Vec::new();
+    if let Some(b) = at(&count, &["before_rules"]) {
+        let (lu, lq) = (
+            int(b, &["largest_units"]).unwrap_or(0),
+            int(b, &["largest_questions"]).unwrap_or(0),
+        );
+        rows.push(AblationRow {
+            rule: "(each question with its own passages, no rule)".into(),
+            components: fmt_count(int(b, &["components"]).unwrap_or(0)),
+            with_candidates: fmt_count(int(b, &["with_candidates"]).unwrap_or(0)),
+            largest: if unit == "question" {
+                format!("{} {}", fmt_count(lq), unit_word(&unit, lq))
+            } else {
+                format!(
+                    "{} {}, {} questions",
+                    fmt_count(lu),
+                    unit_word(&unit, lu),
+                    fmt_count(lq)
+                )
+            },
+        });
+    }
     let start = if unit == "question" {
         format!("{} candidate questions", fmt_count(questions))
     } else {
@@ -373,21 +394,35 @@ pub fn power_view(p: &Protocol, count: Option<&StoredEntry>, analyze: Option<&St
         .unwrap_or_else(|| "not counted".into());
     let achieved = analyze
         .and_then(|a| result_json(a).ok())
-        .and_then(|r| {
-            at(&r, &["comparisons"])
-                .and_then(|c| c.get(0))
+        .and_then(|r| at(&r, &["comparisons"]).and_then(Value::as_array).cloned())
+        .map(|cs| {
+            let parts: Vec<String> = cs
+                .iter()
+                .filter_map(|c| {
+                    let m = c.get("mde")?;
+                    let v = num(m, &["achieved"])?;
+                    Some(format!(
+                        "{} − {}: {} (σ̂ = {})",
+                        s(c, &["system"]).unwrap_or_default(),
+                        s(c, &["baseline"]).unwrap_or_default(),
+                        fmt_value(v, t.scale),
+                        fmt_value(num(m, &["sd"]).unwrap_or(0.0), t.scale)
+                    ))
+                })
+                .collect();
+            let n = cs
+                .first()
                 .and_then(|c| c.get("mde"))
-                .cloned()
-        })
-        .and_then(|m| {
-            let v = num(&m, &["achieved"])?;
-            Some(format!(
-                "{} at {} {}s (normal approximation, σ̂ = {})",
-                fmt_value(v, t.scale),
-                int(&m, &["n"]).unwrap_or(0),
-                s(&m, &["unit"]).unwrap_or_default(),
-                fmt_value(num(&m, &["sd"]).unwrap_or(0.0), t.scale)
-            ))
+                .map(|m| format!("{} {}s", int(m, &["n"]).unwrap_or(0), s(m, &["unit"]).unwrap_or_default()));
+            if parts.is_empty() {
+                "not computed".to_string()
+            } else {
+                format!(
+                    "at {}, by the normal approximation (z₁₋α/₂ + z₁₋β)·σ̂/√n, σ̂ = SD of the comparison's paired differences: {}",
+                    n.unwrap_or_default(),
+                    parts.join("; ")
+                )
+            }
         })
         .unwrap_or_else(|| "not analyzed".into());
     PowerView {
@@ -473,7 +508,7 @@ pub fn reproduce_view(p: &Protocol, mine: &[&StoredEntry], all: &[StoredEntry], 
             .map(|x| format!(" --passages {}", x))
             .unwrap_or_default();
         let out = file_of("assignment:")
-            .map(|x| format!(" --out {}", x))
+            .map(|x| format!(" --out {}.check", x))
             .unwrap_or_default();
         commands.push(format!(
             "pledge components {}{} --questions {}{} --dry-run",
@@ -510,10 +545,7 @@ pub fn verification_view(ledger: &crate::ledger::Ledger) -> Result<VerificationV
     let findings: Vec<String> = v
         .findings
         .iter()
-        .map(|f| match f.seq {
-            Some(n) => format!("entry #{}: {} ({})", n, f.message, f.code),
-            None => format!("{} ({})", f.message, f.code),
-        })
+        .map(|f| format!("{} (`{}`)", f.message, f.code))
         .collect();
     let summary = if v.ok {
         format!(

@@ -111,6 +111,11 @@ pub fn load_inputs(
     pool: Option<&crate::protocol::Pool>,
 ) -> Result<Inputs> {
     let abs = |p: &str| root.join(p);
+    if opts.split.is_some() && opts.components.is_none() {
+        return Err(Error::input(
+            "--split needs --components FILE (the assignment that names the splits)",
+        ));
+    }
     if let Some(t) = &opts.trec {
         return load_trec(root, opts, t, strata_field, pool);
     }
@@ -124,7 +129,11 @@ pub fn load_inputs(
         }
     }
     let assignment = match &opts.components {
-        Some(c) => Some(crate::components::assignment::read(&abs(c))?),
+        Some(c) => Some(check_split(
+            crate::components::assignment::read(&abs(c))?,
+            opts.split.as_deref(),
+            c,
+        )?),
         None => None,
     };
     let strata = match strata_field {
@@ -149,6 +158,28 @@ pub fn load_inputs(
         strata,
         strata_field: strata_field.map(str::to_string),
         pool_bias: None,
+    })
+}
+
+/// Checks that `split` names a split of the assignment `rows` (read from `file`).
+fn check_split(
+    rows: Vec<crate::components::assignment::AssignmentRow>,
+    split: Option<&str>,
+    file: &str,
+) -> Result<Vec<crate::components::assignment::AssignmentRow>> {
+    let Some(want) = split else { return Ok(rows) };
+    let names: std::collections::BTreeSet<&str> = rows.iter().filter_map(|r| r.split.as_deref()).collect();
+    if names.contains(want) {
+        return Ok(rows);
+    }
+    let e = Error::input(format!("{}: no component is assigned to split `{}`", file, want));
+    Err(if names.is_empty() {
+        e.with_hint("this assignment has no splits: make one with `pledge components PROTOCOL ... --assign`")
+    } else {
+        e.with_hint(format!(
+            "splits in this assignment: {}",
+            names.into_iter().collect::<Vec<_>>().join(", ")
+        ))
     })
 }
 
@@ -177,7 +208,11 @@ fn load_trec(
         &t.measure,
     )?);
     let assignment = match &opts.components {
-        Some(c) => Some(crate::components::assignment::read(&root.join(c))?),
+        Some(c) => Some(check_split(
+            crate::components::assignment::read(&root.join(c))?,
+            opts.split.as_deref(),
+            c,
+        )?),
         None => None,
     };
     let strata = match (strata_field, &opts.strata) {
@@ -328,6 +363,8 @@ pub fn analyze(ledger: &Ledger, req: &Request, now: DateTime<Utc>) -> Result<Out
             rng: Some(RngInfo::chacha8(settings.seed)),
             summary: summary(&result, req.deviation.is_some()),
             result: Some(value),
+            // The analysis prints its results: from here on they have been seen.
+            data_access: Some(crate::ledger::DataAccess::ResultsSeen),
             ..Draft::default()
         },
         now,

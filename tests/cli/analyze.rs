@@ -478,3 +478,78 @@ judged-k = 10
     let pool = &md[md.find("## Pool bias").unwrap()..];
     assert!(pool.contains("uic0301"), "{}", pool);
 }
+
+/// `--split` needs an assignment, and must name one of its splits.
+#[test]
+fn split_without_components_or_unknown_is_an_error() {
+    let env = crate::common::Env::new();
+    env.write("s.csv", "topic,system,score\nq1,a,1\nq1,b,0\nq2,a,1\nq2,b,1\n");
+    let r = env.run(&["compare", "--scores", "s.csv", "--split", "final"]);
+    assert_eq!(r.code, 2, "{}", r.stderr);
+    assert!(r.stderr.contains("--split needs --components"), "{}", r.stderr);
+    env.write(
+        "a.csv",
+        "question,component,unit,split,counted\nq1,C1,q1,,\nq2,C2,q2,,\n",
+    );
+    let r = env.run(&[
+        "compare",
+        "--scores",
+        "s.csv",
+        "--components",
+        "a.csv",
+        "--split",
+        "final",
+    ]);
+    assert_eq!(r.code, 2, "{}", r.stderr);
+    assert!(
+        r.stderr.contains("no component is assigned to split `final`"),
+        "{}",
+        r.stderr
+    );
+    assert!(r.stderr.contains("--assign"), "{}", r.stderr);
+    env.write(
+        "b.csv",
+        "question,component,unit,split,counted\nq1,C1,q1,final,1\nq2,C2,q2,tuning,1\n",
+    );
+    let r = env.run(&[
+        "compare",
+        "--scores",
+        "s.csv",
+        "--components",
+        "b.csv",
+        "--split",
+        "nosuch",
+    ]);
+    assert_eq!(r.code, 2, "{}", r.stderr);
+    assert!(
+        r.stderr.contains("splits in this assignment: final, tuning"),
+        "{}",
+        r.stderr
+    );
+}
+
+/// Trial counts are bounded (memory grows with them), and a `.gz` name needs gzip bytes.
+#[test]
+fn huge_trials_and_fake_gzip_are_errors() {
+    let env = crate::common::Env::new();
+    env.write("s.csv", "topic,system,score\nq1,a,1\nq1,b,0\n");
+    let r = env.run(&["compare", "--scores", "s.csv", "--trials", "4000000000"]);
+    assert_eq!(r.code, 2, "{}", r.stderr);
+    env.write("fake.csv.gz", "topic,system,score\nq1,a,1\n");
+    let r = env.run(&["compare", "--scores", "fake.csv.gz"]);
+    assert_eq!(r.code, 2, "{}", r.stderr);
+    assert!(r.stderr.contains("not a valid gzip stream"), "{}", r.stderr);
+    let e = crate::common::Env::init();
+    let p = e.copy_from_repo("protocols/hotpotqa.toml", "p.toml");
+    let text = std::fs::read_to_string(&p)
+        .unwrap()
+        .replace("\ntrials = 10000\n", "\ntrials = 20000000\n");
+    e.write("p.toml", text);
+    let r = e.run(&["register", "p.toml"]);
+    assert_eq!(r.code, 2, "{}", r.stderr);
+    assert!(
+        r.stderr.contains("analysis.trials must be in 1..=10000000"),
+        "{}",
+        r.stderr
+    );
+}

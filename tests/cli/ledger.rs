@@ -642,3 +642,17 @@ fn empty_ledger_and_non_git_directory() {
         assert!(r.stderr.starts_with("error: ") && r.stderr.contains("not inside a git repository"));
     }
 }
+
+/// An empty export is not a ledger; a note on an unregistered study is refused.
+#[test]
+fn empty_export_and_note_on_unknown_study() {
+    let env = crate::common::Env::init();
+    env.write("empty.jsonl", "");
+    let r = env.run(&["verify", "--ledger", "empty.jsonl"]);
+    assert_eq!(r.code, 2, "{}", r.stderr);
+    assert!(r.stderr.contains("holds no ledger entry"), "{}", r.stderr);
+    let r = env.run(&["note", "--reason", "hi", "--study", "nosuch"]);
+    assert_eq!(r.code, 1, "{}", r.stderr);
+    assert!(r.stderr.contains("study `nosuch` is not registered"), "{}", r.stderr);
+    assert_eq!(env.git(&["for-each-ref", "refs/pledge"]).stdout, "");
+}

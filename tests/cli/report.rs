@@ -182,7 +182,7 @@ fn a_tampered_ledger_still_gives_a_report_with_the_failure_first() {
         .peel_to_blob()
         .unwrap();
     let text = String::from_utf8(blob.content().to_vec()).unwrap();
-    let forged = text.replacen("\"data_access\":\"nothing-run\"", "\"data_access\":\"pilot-only\"", 1);
+    let forged = text.replacen("\"data_access\":\"results-seen\"", "\"data_access\":\"pilot-only\"", 1);
     assert_ne!(text, forged);
     let mut tb = repo.treebuilder(Some(&tree)).unwrap();
     tb.insert("entry.json", repo.blob(forged.as_bytes()).unwrap(), 0o100644)
