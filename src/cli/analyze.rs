@@ -207,6 +207,11 @@ pub fn compare(a: CompareArgs, ctx: &Ctx) -> Outcome {
         AdjustArg::None => Adjust::None,
     };
     s.baseline = a.common.baseline.clone();
+    if a.common.qrels.is_some() {
+        s.metric = a.common.measure.clone().unwrap_or_else(|| "map".into());
+    } else if let Some(m) = &a.common.measure {
+        s.metric = m.clone();
+    }
     let show = |p: &PathBuf| p.to_string_lossy().into_owned();
     let opts = RunOptions {
         scores: a.common.scores.iter().map(show).collect(),

@@ -41,7 +41,11 @@ fn toml_error(text: &str, path: &Path, e: &toml::de::Error) -> Error {
         .collect::<Vec<_>>()
         .join("; ")
         .replacen("unknown field", "unknown key", 1)
-        .replacen("missing field", "missing key", 1);
+        .replacen("missing field", "missing key", 1)
+        .replace("expected u64", "expected a whole number ≥ 0")
+        .replace("expected u32", "expected a whole number from 0 to 4294967295")
+        .replace("expected u8", "expected a small whole number")
+        .replace("expected f64", "expected a number");
     let mut err = Error::at_col(path, line, col, &msg);
     if let Some((unknown, expected)) = parse_unknown_field(&raw) {
         if let Some(best) = closest(&unknown, &expected) {

@@ -6,6 +6,15 @@ use crate::error::{Error, Result};
 use plotters::prelude::*;
 use serde::{Deserialize, Serialize};
 
+/// Caption font size: smaller for long titles so they fit the 640-pixel width.
+fn caption_size(title: &str) -> u32 {
+    match title.chars().count() {
+        0..=56 => 18,
+        57..=72 => 15,
+        _ => 12,
+    }
+}
+
 /// A histogram: `edges.len() == counts.len() + 1`, bins `[edges[i], edges[i+1])`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Histogram {
@@ -36,7 +45,7 @@ pub fn bootstrap_svg(title: &str, h: &Histogram, lo: f64, hi: f64, observed: f64
         let root = SVGBackend::with_string(&mut out, (640, 360)).into_drawing_area();
         root.fill(&WHITE).map_err(plot_err)?;
         let mut chart = ChartBuilder::on(&root)
-            .caption(title, ("sans-serif", 18))
+            .caption(title, ("sans-serif", caption_size(title)))
             .margin(12)
             .x_label_area_size(36)
             .y_label_area_size(48)
@@ -47,7 +56,7 @@ pub fn bootstrap_svg(title: &str, h: &Histogram, lo: f64, hi: f64, observed: f64
             .disable_mesh()
             .x_desc("difference (first − second)")
             .y_desc("resamples")
-            .x_label_formatter(&|v| format!("{:.3}", v))
+            .x_label_formatter(&|v| format!("{:.3}", if v.abs() < 5e-4 { 0.0 } else { *v }))
             .y_label_formatter(&|v| format!("{:.0}", v))
             .draw()
             .map_err(plot_err)?;
@@ -104,7 +113,7 @@ pub fn component_sizes_svg(title: &str, sizes: &[(u64, u64)], labels: &[String])
         let root = SVGBackend::with_string(&mut out, (640, 360)).into_drawing_area();
         root.fill(&WHITE).map_err(plot_err)?;
         let mut chart = ChartBuilder::on(&root)
-            .caption(title, ("sans-serif", 18))
+            .caption(title, ("sans-serif", caption_size(title)))
             .margin(12)
             .x_label_area_size(36)
             .y_label_area_size(48)
