@@ -126,9 +126,10 @@ pub enum AdjustArg {
     None,
 }
 
-fn read_options(a: &ScoreArgs) -> crate::Result<ReadOptions> {
+/// Parses `--label LABEL=VALUE` arguments (shared with `pledge power --pilot`).
+pub(crate) fn label_args(args: &[String]) -> crate::Result<Vec<(String, f64)>> {
     let mut labels = Vec::new();
-    for l in &a.label {
+    for l in args {
         let (k, v) = l
             .split_once('=')
             .ok_or_else(|| Error::input(format!("--label `{}`: expected LABEL=VALUE, e.g. HALTED=0", l)))?;
@@ -140,6 +141,11 @@ fn read_options(a: &ScoreArgs) -> crate::Result<ReadOptions> {
             .ok_or_else(|| Error::input(format!("--label `{}`: the value must be a finite number", l)))?;
         labels.push((k.trim().to_string(), x));
     }
+    Ok(labels)
+}
+
+fn read_options(a: &ScoreArgs) -> crate::Result<ReadOptions> {
+    let labels = label_args(&a.label)?;
     Ok(ReadOptions {
         measure: a.measure.clone(),
         column: a.column.clone(),

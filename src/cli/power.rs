@@ -276,19 +276,7 @@ fn pilot_report(
     method: PowerMethod,
     design: Design,
 ) -> Result<Report> {
-    let mut labels = Vec::new();
-    for l in &a.label {
-        let (k, v) = l
-            .split_once('=')
-            .ok_or_else(|| Error::input(format!("--label `{}`: expected LABEL=VALUE", l)))?;
-        let x: f64 = v
-            .trim()
-            .parse()
-            .ok()
-            .filter(|x: &f64| x.is_finite())
-            .ok_or_else(|| Error::input(format!("--label `{}`: the value must be a finite number", l)))?;
-        labels.push((k.trim().to_string(), x));
-    }
+    let labels = super::analyze::label_args(&a.label)?;
     let opts = crate::scores::ReadOptions {
         labels,
         ..Default::default()

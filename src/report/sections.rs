@@ -57,6 +57,20 @@ fn unit_word(unit: &str, n: u64) -> String {
     }
 }
 
+/// "1,619 units (doc), 15,614 questions", or "3 questions" when the unit is the question.
+fn largest_text(unit: &str, units: u64, questions: u64) -> String {
+    if unit == "question" {
+        format!("{} {}", fmt_count(questions), unit_word(unit, questions))
+    } else {
+        format!(
+            "{} {}, {} questions",
+            fmt_count(units),
+            unit_word(unit, units),
+            fmt_count(questions)
+        )
+    }
+}
+
 /// Component section from the latest count/stop/go entry.
 pub fn components_view(e: &StoredEntry, p: &Protocol, svgs: &mut BTreeMap<String, String>) -> Result<ComponentsView> {
     let r = result_json(e)?;
@@ -75,16 +89,7 @@ pub fn components_view(e: &StoredEntry, p: &Protocol, svgs: &mut BTreeMap<String
             rule: "(each question with its own passages, no rule)".into(),
             components: fmt_count(int(b, &["components"]).unwrap_or(0)),
             with_candidates: fmt_count(int(b, &["with_candidates"]).unwrap_or(0)),
-            largest: if unit == "question" {
-                format!("{} {}", fmt_count(lq), unit_word(&unit, lq))
-            } else {
-                format!(
-                    "{} {}, {} questions",
-                    fmt_count(lu),
-                    unit_word(&unit, lu),
-                    fmt_count(lq)
-                )
-            },
+            largest: largest_text(&unit, lu, lq),
         });
     }
     let start = if unit == "question" {
@@ -114,16 +119,7 @@ pub fn components_view(e: &StoredEntry, p: &Protocol, svgs: &mut BTreeMap<String
             rule: name.clone(),
             components: fmt_count(comps),
             with_candidates: fmt_count(with),
-            largest: if unit == "question" {
-                format!("{} {}", fmt_count(lq), unit_word(&unit, lq))
-            } else {
-                format!(
-                    "{} {}, {} questions",
-                    fmt_count(lu),
-                    unit_word(&unit, lu),
-                    fmt_count(lq)
-                )
-            },
+            largest: largest_text(&unit, lu, lq),
         });
         chart.push(format!(
             "  R{} --> R{}[\"{}<br/>{} components ({} with candidates)\"]",
