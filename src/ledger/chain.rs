@@ -216,7 +216,7 @@ fn check_registrations(c: &mut ChainCheck, records: &[Record]) {
         let n = Some(e.seq);
         let id = e.study_id.as_str();
         let needs_reason = matches!(e.kind, EntryKind::Amend | EntryKind::Deviation);
-        if needs_reason && e.reason.as_deref().map_or(true, |r| r.trim().is_empty()) {
+        if needs_reason && e.reason.as_deref().is_none_or(|r| r.trim().is_empty()) {
             c.bad(
                 "missing-reason",
                 n,

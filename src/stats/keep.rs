@@ -17,7 +17,7 @@ pub(crate) fn kept_questions<'a>(c: &ComponentSpec<'a>) -> (Vec<&'a AssignmentRo
     let rows: Vec<&AssignmentRow> = c
         .rows
         .iter()
-        .filter(|r| c.split.map_or(true, |s| r.split.as_deref() == Some(s)))
+        .filter(|r| c.split.is_none_or(|s| r.split.as_deref() == Some(s)))
         .collect();
     if rows.iter().any(|r| r.counted.is_some()) {
         let kept = rows.into_iter().filter(|r| r.counted != Some(false)).collect();
