@@ -167,8 +167,19 @@ fn check_split(
     split: Option<&str>,
     file: &str,
 ) -> Result<Vec<crate::components::assignment::AssignmentRow>> {
-    let Some(want) = split else { return Ok(rows) };
     let names: std::collections::BTreeSet<&str> = rows.iter().filter_map(|r| r.split.as_deref()).collect();
+    let Some(want) = split else {
+        if names.is_empty() {
+            return Ok(rows);
+        }
+        // Analyzing tuning and final questions together would blur what the split was for.
+        return Err(Error::input(format!(
+            "{}: the assignment puts components into splits ({}): choose the one to analyze",
+            file,
+            names.into_iter().collect::<Vec<_>>().join(", ")
+        ))
+        .with_hint("add --split NAME (usually the final split)"));
+    };
     if names.contains(want) {
         return Ok(rows);
     }

@@ -521,6 +521,14 @@ fn split_without_components_or_unknown_is_an_error() {
         "nosuch",
     ]);
     assert_eq!(r.code, 2, "{}", r.stderr);
+    let none = env.run(&["compare", "--scores", "s.csv", "--components", "b.csv"]);
+    assert_eq!(none.code, 2, "{}", none.stderr);
+    assert!(
+        none.stderr
+            .contains("splits (final, tuning): choose the one to analyze"),
+        "{}",
+        none.stderr
+    );
     assert!(
         r.stderr.contains("splits in this assignment: final, tuning"),
         "{}",
