@@ -164,7 +164,7 @@ pub fn prepare(
                 detail.join("; "),
                 if missing.len() > 20 { "; ..." } else { "" }
             ))
-            .with_hint("set analysis.missing-topics = \"zero\" or \"intersection\" in the protocol"));
+            .with_hint("set analysis.missing-topics = \"zero\" or \"intersection\" in the protocol (compare: --missing-topics zero|intersection)"));
         }
         MissingTopics::Intersection => {
             dropped = missing.len();
