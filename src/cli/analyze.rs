@@ -215,7 +215,7 @@ pub fn compare(a: CompareArgs, ctx: &Ctx) -> Outcome {
     s.baseline = a.common.baseline.clone();
     if a.common.qrels.is_some() {
         s.metric = a.common.measure.clone().unwrap_or_else(|| "map".into());
-    } else if let Some(m) = &a.common.measure {
+    } else if let Some(m) = a.common.measure.as_ref().or(a.common.column.as_ref()) {
         s.metric = m.clone();
     }
     let show = |p: &PathBuf| p.to_string_lossy().into_owned();

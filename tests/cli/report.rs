@@ -202,3 +202,31 @@ fn a_tampered_ledger_still_gives_a_report_with_the_failure_first() {
     assert!(warn < components, "the failure comes first");
     assert!(md.contains("| Ledger verification | **FAILED**"));
 }
+
+/// The whole demo report, as a snapshot: it is deterministic for a fixed clock (`PLEDGE_NOW`),
+/// so any change in wording or numbers shows up in review. Only the scratch path is redacted.
+#[test]
+fn demo_report_snapshot() {
+    let (env, md) = demo();
+    let md = md.replace(&env.path().display().to_string(), "[TMP]");
+    insta::assert_snapshot!("demo_report", md);
+}
+
+/// `pledge power` human output for the seed's numbers, as a snapshot.
+#[test]
+fn power_output_snapshot() {
+    let env = Env::new();
+    let r = env.run(&[
+        "power",
+        "--sd",
+        "0.5",
+        "--mde",
+        "0.03",
+        "--per-component",
+        "4",
+        "--icc",
+        "0.1",
+    ]);
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    insta::assert_snapshot!("power_sd05_mde003_m4_icc01", r.stdout);
+}
