@@ -656,3 +656,37 @@ fn empty_export_and_note_on_unknown_study() {
     assert!(r.stderr.contains("study `nosuch` is not registered"), "{}", r.stderr);
     assert_eq!(env.git(&["for-each-ref", "refs/pledge"]).stdout, "");
 }
+
+/// Processes killed (SIGKILL) at arbitrary moments of an append leave a valid ledger: the ref only
+/// moves, by compare-and-swap, once the entry's commit is complete.
+#[test]
+fn processes_killed_mid_append_leave_a_valid_ledger() {
+    let env = crate::common::Env::init();
+    let mut landed_before_kill = 0;
+    for i in 0..24u64 {
+        let mut cmd = crate::common::pledge_cmd();
+        cmd.args(["note", "--reason", &format!("note {}", i)])
+            .current_dir(env.path())
+            .stdout(std::process::Stdio::null())
+            .stderr(std::process::Stdio::null());
+        let mut child = cmd.spawn().expect("spawn pledge");
+        // Kill after 0–11 ms: some before they start, some mid-append, some after.
+        std::thread::sleep(std::time::Duration::from_millis(i % 12));
+        let _ = child.kill();
+        if let Ok(status) = child.wait() {
+            if status.success() {
+                landed_before_kill += 1;
+            }
+        }
+    }
+    let v = env.run(&["verify", "--format", "json"]);
+    assert_eq!(v.code, 0, "{}\n{}", v.stdout, v.stderr);
+    let report: serde_json::Value = serde_json::from_str(&v.stdout).unwrap();
+    let entries = report["entries"].as_u64().unwrap();
+    assert!(
+        entries >= landed_before_kill && entries <= 24,
+        "{} entries, {} landed",
+        entries,
+        landed_before_kill
+    );
+}
