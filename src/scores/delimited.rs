@@ -6,8 +6,9 @@ use super::{
 use crate::error::{Error, Result};
 use std::path::Path;
 
-/// Header names taken as the topic-id column (case-insensitive).
-const ID_NAMES: [&str; 8] = [
+/// Header names taken as the topic-id column (case-insensitive), in order of preference; the
+/// strata reader uses the same list.
+pub(crate) const ID_NAMES: [&str; 8] = [
     "topic",
     "topic_id",
     "qid",

@@ -37,6 +37,7 @@
 //! error naming the second file and line.
 
 mod delimited;
+pub(crate) use delimited::ID_NAMES;
 mod jsonl;
 mod merge;
 mod trec_eval;

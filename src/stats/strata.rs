@@ -35,17 +35,7 @@ pub fn read_strata(path: &Path, field: &str) -> Result<BTreeMap<String, String>>
                 format!("no strata column `{}` in the header ({})", field, headers.join(", ")),
             )
         })?;
-    const IDS: [&str; 8] = [
-        "topic",
-        "topic_id",
-        "qid",
-        "query_id",
-        "question_id",
-        "id",
-        "_id",
-        "index",
-    ];
-    let t = IDS
+    let t = crate::scores::ID_NAMES
         .iter()
         .find_map(|n| headers.iter().position(|h| h.eq_ignore_ascii_case(n)))
         .unwrap_or(0);
