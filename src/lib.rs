@@ -11,6 +11,7 @@
 //! Methods follow two articles kept with the project (how many topics a benchmark needs; why
 //! questions are counted by component) and the references named in each module.
 
+pub mod assignment;
 pub mod cli;
 pub mod components;
 pub mod error;
@@ -20,6 +21,7 @@ pub mod output;
 pub mod power;
 pub mod protocol;
 pub mod report;
+pub mod rng;
 pub mod scores;
 pub mod stats;
 pub mod study;

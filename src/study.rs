@@ -3,36 +3,10 @@
 
 use crate::error::{Error, Result};
 use crate::ledger::{DataAccess, Draft, Entry, EntryKind, Ledger, StoredEntry};
-use crate::protocol::{self, Protocol, ProtocolHash};
 use chrono::{DateTime, Utc};
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
-/// A protocol file as loaded: parsed, its text, and its hash.
-#[derive(Debug, Clone)]
-pub struct LoadedProtocol {
-    /// Path as given (resolved against the working directory).
-    pub path: PathBuf,
-    /// The parsed, validated protocol.
-    pub protocol: Protocol,
-    /// Source text (BOM removed).
-    pub text: String,
-    /// Hashes of the raw file.
-    pub hash: ProtocolHash,
-}
-
-/// Loads, validates and hashes the protocol at `path`.
-///
-/// Errors (exit 2): see [`protocol::load`].
-pub fn load_protocol(path: &Path) -> Result<LoadedProtocol> {
-    let raw = std::fs::read(path).map_err(|e| Error::io("reading protocol", path, e))?;
-    let (protocol, text) = protocol::load(path)?;
-    Ok(LoadedProtocol {
-        path: path.to_path_buf(),
-        protocol,
-        text,
-        hash: protocol::protocol_hash(&raw),
-    })
-}
+pub use crate::protocol::{load_protocol, LoadedProtocol};
 
 /// The path of `p` relative to the repository root, with `/` separators, when it lies inside.
 pub fn repo_relative(ledger: &Ledger, p: &Path) -> String {

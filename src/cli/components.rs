@@ -2,7 +2,8 @@
 //! optionally assign whole components to splits; record the decision in the ledger.
 
 use super::{resolve, Ctx, Outcome};
-use crate::components::{self, assign::Assignment, assignment, stop::Decision, CountResult, Progress};
+use crate::assignment;
+use crate::components::{self, assign::Assignment, stop::Decision, CountResult, Progress};
 use crate::error::exit;
 use crate::ledger::{Draft, EntryKind, Ledger, RngInfo};
 use crate::output::{render, Format, Human};

@@ -283,7 +283,7 @@ fn pilot_report(
     };
     let table = crate::scores::read_with(&resolve(ctx, path), &opts)?;
     let rows = match &a.components {
-        Some(p) => Some(crate::components::assignment::read(&resolve(ctx, p))?),
+        Some(p) => Some(crate::assignment::read(&resolve(ctx, p))?),
         None => None,
     };
     let names = match &a.systems {

@@ -10,9 +10,9 @@
 //! m by question id (`first-by-id`) or m drawn by `rand::seq::index::sample` from the same
 //! generator (`seeded-sample`).
 
-use super::assignment::AssignmentRow;
 use super::stop::SplitRequirement;
 use super::CountResult;
+use crate::assignment::AssignmentRow;
 use crate::error::{Error, Result};
 use crate::protocol::{Keep, Protocol};
 use rand::seq::SliceRandom;

@@ -8,7 +8,6 @@
 //! rule → optionally [`assign::assign`] whole components to splits. Entry point: [`count`].
 
 pub mod assign;
-pub mod assignment;
 pub mod count;
 pub mod join;
 pub mod layouts;
@@ -18,9 +17,9 @@ pub mod shingle;
 pub mod stop;
 pub mod unionfind;
 
+use crate::assignment::AssignmentRow;
 use crate::error::Result;
 use crate::protocol::{LinkKind, Protocol};
-use assignment::AssignmentRow;
 use serde::Serialize;
 
 /// Progress reporting for long stages (the CLI shows an indicatif bar; the library never prints).

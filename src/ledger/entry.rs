@@ -9,6 +9,8 @@ use crate::error::{Error, Result};
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 
+pub use crate::rng::RngInfo;
+
 /// Hash written as `prev_sha256` of the first entry.
 pub const GENESIS: &str = "0000000000000000000000000000000000000000000000000000000000000000";
 
@@ -105,28 +107,6 @@ impl Tool {
         Tool {
             name: "pledge".into(),
             version: env!("CARGO_PKG_VERSION").into(),
-        }
-    }
-}
-
-/// The random generator used by a computation.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct RngInfo {
-    /// Generator name, e.g. `ChaCha8Rng`.
-    pub name: String,
-    /// Crate and version, e.g. `rand_chacha 0.3.1`.
-    pub version: String,
-    /// The seed.
-    pub seed: u64,
-}
-
-impl RngInfo {
-    /// The generator pledge uses everywhere: `ChaCha8Rng` from `rand_chacha` 0.3.1 (pinned).
-    pub fn chacha8(seed: u64) -> Self {
-        RngInfo {
-            name: "ChaCha8Rng".into(),
-            version: "rand_chacha 0.3.1".into(),
-            seed,
         }
     }
 }

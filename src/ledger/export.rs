@@ -19,7 +19,7 @@ use super::records::{git_records, Record};
 use super::store::Ledger;
 use super::verify::{Finding, VerifyReport};
 use crate::error::{Error, Result};
-use crate::study::LoadedProtocol;
+use crate::protocol::LoadedProtocol;
 use serde::{Deserialize, Serialize};
 use std::path::Path;
 

@@ -12,7 +12,7 @@ use super::records::git_records;
 use super::store::{Ledger, LEDGER_REF};
 use super::verify::{verify_ledger, Finding, RemoteCheck, VerifyReport};
 use crate::error::{Error, Result};
-use crate::study::LoadedProtocol;
+use crate::protocol::LoadedProtocol;
 use git2::{ErrorCode, ObjectType, Odb, Oid, Repository};
 use serde::Serialize;
 use std::path::{Path, PathBuf};

@@ -7,7 +7,7 @@ use super::entry::EntryKind;
 use super::records::{git_records, Record};
 use super::store::{Ledger, LEDGER_REF};
 use crate::error::Result;
-use crate::study::LoadedProtocol;
+use crate::protocol::LoadedProtocol;
 use serde::Serialize;
 
 /// One problem (or note) found by verification.

@@ -19,7 +19,7 @@
 // `!(x > 0.0)` is deliberate: it also rejects NaN.
 #![allow(clippy::neg_cmp_op_on_partial_ord, clippy::nonminimal_bool)]
 
-use crate::components::assignment::AssignmentRow;
+use crate::assignment::AssignmentRow;
 use crate::error::{Error, Result};
 use crate::scores::ScoreTable;
 use serde::Serialize;

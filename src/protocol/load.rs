@@ -12,12 +12,18 @@ use std::path::Path;
 /// Errors (exit 2): missing file, invalid UTF-8 or TOML, unknown key, missing key, wrong type,
 /// value out of range; each message is `FILE:LINE:COL: what was expected`.
 pub fn load(path: &Path) -> Result<(Protocol, String)> {
+    let (protocol, text, _) = load_raw(path)?;
+    Ok((protocol, text))
+}
+
+/// As [`load`], also returning the raw bytes (for the hash), read once.
+pub(crate) fn load_raw(path: &Path) -> Result<(Protocol, String, Vec<u8>)> {
     let bytes = std::fs::read(path).map_err(|e| Error::io("reading protocol", path, e))?;
     let text = std::str::from_utf8(crate::io::strip_bom(&bytes))
         .map_err(|_| Error::in_file(path, "protocol is not valid UTF-8"))?
         .to_owned();
     let protocol = parse(&text, path)?;
-    Ok((protocol, text))
+    Ok((protocol, text, bytes))
 }
 
 /// Parses and validates protocol source `text`; `path` is used in error messages only.

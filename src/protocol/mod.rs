@@ -7,10 +7,12 @@
 
 mod hash;
 mod load;
+mod loaded;
 mod validate;
 
 pub use hash::{protocol_hash, ProtocolHash};
 pub use load::{load, parse};
+pub use loaded::{load_protocol, LoadedProtocol};
 pub use validate::MAX_TRIALS;
 
 use serde::{Deserialize, Serialize};

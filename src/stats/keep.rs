@@ -2,7 +2,7 @@
 
 use super::bootstrap::streams;
 use super::prepare::ComponentSpec;
-use crate::components::assignment::AssignmentRow;
+use crate::assignment::AssignmentRow;
 use crate::protocol::Keep;
 use rand::seq::SliceRandom;
 use rand::SeedableRng;

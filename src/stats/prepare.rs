@@ -1,7 +1,7 @@
 //! Preparing the analysis data: the topic universe (scores joined with the component
 //! assignment), the missing-topics policy, strata, and the component groups.
 
-use crate::components::assignment::AssignmentRow;
+use crate::assignment::AssignmentRow;
 use crate::error::{Error, Result};
 use crate::protocol::{Keep, MissingTopics};
 use crate::scores::ScoreTable;

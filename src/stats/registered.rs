@@ -19,7 +19,8 @@ use super::analyze::{run, AnalysisResult, Inputs};
 use super::settings::{RunOptions, Settings};
 use super::strata::read_strata;
 use crate::error::{Error, Result};
-use crate::ledger::{Draft, Entry, EntryKind, Ledger, RngInfo, StoredEntry};
+use crate::ledger::{Draft, Entry, EntryKind, Ledger, StoredEntry};
+use crate::rng::RngInfo;
 use crate::study::{check_registered, load_protocol, repo_relative};
 use chrono::{DateTime, Utc};
 use serde_json::{json, Value};
@@ -130,7 +131,7 @@ pub fn load_inputs(
     }
     let assignment = match &opts.components {
         Some(c) => Some(check_split(
-            crate::components::assignment::read(&abs(c))?,
+            crate::assignment::read(&abs(c))?,
             opts.split.as_deref(),
             c,
         )?),
@@ -163,10 +164,10 @@ pub fn load_inputs(
 
 /// Checks that `split` names a split of the assignment `rows` (read from `file`).
 fn check_split(
-    rows: Vec<crate::components::assignment::AssignmentRow>,
+    rows: Vec<crate::assignment::AssignmentRow>,
     split: Option<&str>,
     file: &str,
-) -> Result<Vec<crate::components::assignment::AssignmentRow>> {
+) -> Result<Vec<crate::assignment::AssignmentRow>> {
     let names: std::collections::BTreeSet<&str> = rows.iter().filter_map(|r| r.split.as_deref()).collect();
     let Some(want) = split else {
         if names.is_empty() {
@@ -220,7 +221,7 @@ fn load_trec(
     )?);
     let assignment = match &opts.components {
         Some(c) => Some(check_split(
-            crate::components::assignment::read(&root.join(c))?,
+            crate::assignment::read(&root.join(c))?,
             opts.split.as_deref(),
             c,
         )?),
