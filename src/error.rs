@@ -1,8 +1,15 @@
-//! The error type shared by every module, and the exit codes the CLI maps it to.
+//! The error type every library function returns, its cause chain, and the exit codes the CLI
+//! maps it to.
 //!
-//! Rendering follows cargo/uv: an `error:` line, then one `Caused by:` line per cause, then an
-//! optional `hint:` line. Library code returns [`Error`]; only `main` prints it and exits.
+//! [`Error`] is a diagnostic: a kind (which decides the exit code), a one-line message, a chain
+//! of causes (real [`std::error::Error::source`] links, so a typed cause such as an
+//! [`std::io::Error`], a [`git2::Error`] or a [`Refusal`] stays inspectable) and an optional hint.
+//! Library areas raise typed errors of their own ([`Refusal`] for the registration's refusals,
+//! [`GitError`] for the repository) that convert into it. Rendering follows cargo/uv: an
+//! `error:` line, one `Caused by:` line per link of the chain, then an optional `hint:` line
+//! ([`Error::render`]); only the CLI prints it.
 
+use std::error::Error as StdError;
 use std::fmt;
 use std::path::Path;
 
@@ -33,31 +40,59 @@ pub enum ErrorKind {
     Internal,
 }
 
-/// An error with its causes and an optional hint.
-#[derive(Debug, Clone)]
+/// A cause in an error chain: any error type, or a message.
+pub type BoxError = Box<dyn StdError + Send + Sync + 'static>;
+
+/// One link of an [`Error`]'s cause chain: the cause, then the next link.
+#[derive(Debug)]
+struct Link {
+    cause: BoxError,
+    next: Option<Box<Link>>,
+}
+
+impl fmt::Display for Link {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        self.cause.fmt(f)
+    }
+}
+
+impl StdError for Link {
+    fn source(&self) -> Option<&(dyn StdError + 'static)> {
+        match &self.next {
+            Some(n) => Some(n.as_ref()),
+            None => self.cause.source(),
+        }
+    }
+}
+
+/// An error with its kind, message, cause chain and an optional hint.
+#[derive(Debug)]
 pub struct Error {
     /// Kind, which decides the exit code.
     pub kind: ErrorKind,
     /// The one-line message shown after `error:`.
     pub message: String,
-    /// Causes, outermost first, shown as `Caused by:` lines.
-    pub causes: Vec<String>,
     /// A suggestion shown as a `hint:` line.
     pub hint: Option<String>,
+    chain: Option<Box<Link>>,
 }
 
 /// Result alias used across the crate.
 pub type Result<T, E = Error> = std::result::Result<T, E>;
 
 impl Error {
+    fn new(kind: ErrorKind, message: impl Into<String>) -> Self {
+        Error {
+            kind,
+            message: message.into(),
+            hint: None,
+            chain: None,
+        }
+    }
+
     /// A bad-input error with no location.
     pub fn input(message: impl Into<String>) -> Self {
-        Error {
-            kind: ErrorKind::Input,
-            message: message.into(),
-            causes: vec![],
-            hint: None,
-        }
+        Error::new(ErrorKind::Input, message)
     }
 
     /// A bad-input error at `path:line` (1-based line), e.g. `scores.csv:12: score is not a number`.
@@ -77,22 +112,12 @@ impl Error {
 
     /// The registration refuses the action (exit 1).
     pub fn refused(message: impl Into<String>) -> Self {
-        Error {
-            kind: ErrorKind::Refused,
-            message: message.into(),
-            causes: vec![],
-            hint: None,
-        }
+        Error::new(ErrorKind::Refused, message)
     }
 
     /// An internal error (exit 70).
     pub fn internal(message: impl Into<String>) -> Self {
-        Error {
-            kind: ErrorKind::Internal,
-            message: message.into(),
-            causes: vec![],
-            hint: None,
-        }
+        Error::new(ErrorKind::Internal, message)
     }
 
     /// An I/O error on `path` while doing `what` (e.g. "reading"): a missing input file is bad
@@ -105,14 +130,23 @@ impl Error {
         Error::input(msg).caused_by(err)
     }
 
-    /// A git error while doing `what`.
+    /// A git error while doing `what` (exit 70), the [`git2::Error`] kept as the cause.
     pub fn git(what: impl Into<String>, err: git2::Error) -> Self {
-        Error::internal(what).caused_by(err.message())
+        Error::internal(what).caused_by(GitError(err))
     }
 
-    /// Adds a cause line.
-    pub fn caused_by(mut self, cause: impl fmt::Display) -> Self {
-        self.causes.push(cause.to_string());
+    /// Appends `cause` to the end of the cause chain (an error value keeps its type and its own
+    /// sources; a string becomes a message).
+    pub fn caused_by(mut self, cause: impl Into<BoxError>) -> Self {
+        let link = Box::new(Link {
+            cause: cause.into(),
+            next: None,
+        });
+        let mut slot = &mut self.chain;
+        while let Some(l) = slot {
+            slot = &mut l.next;
+        }
+        *slot = Some(link);
         self
     }
 
@@ -130,25 +164,167 @@ impl Error {
             ErrorKind::Internal => exit::INTERNAL,
         }
     }
+
+    /// Every cause of the chain as text, outermost first (one `Caused by:` line each).
+    pub fn causes(&self) -> Vec<String> {
+        let mut out = Vec::new();
+        let mut cur: Option<&(dyn StdError + 'static)> = self.source();
+        while let Some(e) = cur {
+            out.push(e.to_string());
+            cur = e.source();
+        }
+        out
+    }
+
+    /// The first cause of type `T` in the chain, if any (e.g. the [`Refusal`]s of a refused
+    /// analysis).
+    pub fn find_cause<T: StdError + 'static>(&self) -> Option<&T> {
+        let mut cur: Option<&(dyn StdError + 'static)> = self.source();
+        while let Some(e) = cur {
+            if let Some(t) = e.downcast_ref::<T>() {
+                return Some(t);
+            }
+            if let Some(l) = e.downcast_ref::<Link>() {
+                if let Some(t) = l.cause.downcast_ref::<T>() {
+                    return Some(t);
+                }
+            }
+            cur = e.source();
+        }
+        None
+    }
+
+    /// The cargo/uv rendering: `error: MESSAGE`, then `Caused by: …` per cause, then `hint: …`.
+    pub fn render(&self) -> String {
+        let mut s = format!("error: {}", self.message);
+        for c in self.causes() {
+            s.push_str("\nCaused by: ");
+            s.push_str(&c);
+        }
+        if let Some(h) = &self.hint {
+            s.push_str("\nhint: ");
+            s.push_str(h);
+        }
+        s
+    }
 }
 
 impl fmt::Display for Error {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "error: {}", self.message)?;
-        for c in &self.causes {
-            write!(f, "\nCaused by: {}", c)?;
-        }
-        if let Some(h) = &self.hint {
-            write!(f, "\nhint: {}", h)?;
-        }
-        Ok(())
+        f.write_str(&self.render())
     }
 }
 
-impl std::error::Error for Error {}
+impl StdError for Error {
+    fn source(&self) -> Option<&(dyn StdError + 'static)> {
+        self.chain.as_deref().map(|l| l as &(dyn StdError + 'static))
+    }
+}
 
 impl From<git2::Error> for Error {
     fn from(e: git2::Error) -> Self {
         Error::git("git operation failed", e)
+    }
+}
+
+/// A [`git2::Error`] as a cause: shown by its message only (libgit2's class and code are kept in
+/// the value for callers that inspect them).
+#[derive(Debug, thiserror::Error)]
+#[error("{}", .0.message())]
+pub struct GitError(pub git2::Error);
+
+/// Why the registration refuses an action (exit 1, or a recorded deviation when the user gives
+/// `--deviation REASON`). Each refusal is a value: commands collect them, show every one as a
+/// `Caused by:` line, and a deviation entry records them.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum Refusal {
+    /// The study of the protocol has no register entry in the ledger.
+    #[error("protocol {path} (study `{study}`) is not registered")]
+    Unregistered {
+        /// The protocol file as given.
+        path: String,
+        /// Its study id.
+        study: String,
+    },
+    /// The protocol file differs from the study's latest registration.
+    #[error("protocol {path} changed since it was registered (entry #{seq}): registered sha256 {registered}, file now {now}")]
+    Changed {
+        /// The protocol file as given.
+        path: String,
+        /// The latest register/amend entry.
+        seq: u64,
+        /// Its registered hash.
+        registered: String,
+        /// The file's hash now.
+        now: String,
+    },
+    /// The study's latest stop-rule decision is `stop`.
+    #[error("the stop rule said stop (entry #{seq})")]
+    Stopped {
+        /// The `stop` entry.
+        seq: u64,
+    },
+    /// The component assignment is not the one a components entry recorded.
+    #[error("{0}")]
+    Assignment(String),
+    /// Any other rule of the registration (the message says which).
+    #[error("{0}")]
+    Other(String),
+}
+
+impl Refusal {
+    /// The first part of the refusal's text (its whole text but for [`Refusal::Changed`], whose
+    /// hashes are the detail).
+    pub fn headline(&self) -> String {
+        match self {
+            Refusal::Changed { path, seq, .. } => {
+                format!("protocol {} changed since it was registered (entry #{})", path, seq)
+            }
+            other => other.to_string(),
+        }
+    }
+
+    /// The detail behind the headline, if any.
+    pub fn detail(&self) -> Option<String> {
+        match self {
+            Refusal::Changed { registered, now, .. } => {
+                Some(format!("registered sha256 {}, file now {}", registered, now))
+            }
+            _ => None,
+        }
+    }
+}
+
+/// Turns a non-empty list of refusals into one error (exit 1): `message`, every refusal as a
+/// `Caused by:` line, and `hint`.
+pub fn refused_by(message: impl Into<String>, refusals: &[Refusal], hint: impl Into<String>) -> Error {
+    let mut e = Error::refused(message);
+    for r in refusals {
+        e = e.caused_by(r.clone());
+    }
+    e.with_hint(hint)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn renders_the_chain_in_order_and_keeps_typed_causes() {
+        let io = std::io::Error::new(std::io::ErrorKind::PermissionDenied, "denied");
+        let e = Error::input("reading x.csv")
+            .caused_by(io)
+            .caused_by("second")
+            .with_hint("check the file");
+        assert_eq!(
+            e.render(),
+            "error: reading x.csv\nCaused by: denied\nCaused by: second\nhint: check the file"
+        );
+        assert_eq!(e.exit_code(), exit::INPUT);
+        assert!(e.find_cause::<std::io::Error>().is_some());
+        let r = refused_by("refused", &[Refusal::Stopped { seq: 4 }], "h");
+        assert_eq!(r.find_cause::<Refusal>(), Some(&Refusal::Stopped { seq: 4 }));
+        assert_eq!(r.causes(), vec!["the stop rule said stop (entry #4)"]);
+        assert_eq!(r.exit_code(), exit::FINDINGS);
     }
 }

@@ -15,16 +15,20 @@ pub mod assignment;
 pub mod cli;
 pub mod components;
 pub mod error;
+#[macro_use]
+pub mod named;
 pub mod io;
 pub mod ledger;
+pub mod ops;
 pub mod output;
 pub mod power;
 pub mod protocol;
+pub mod records;
 pub mod report;
 pub mod rng;
 pub mod scores;
 pub mod stats;
-pub mod study;
+pub mod text;
 pub mod trec;
 
 pub use error::{Error, Result};

@@ -1,5 +1,6 @@
 //! The `pledge` binary: reads the environment (clock, working directory, terminal) and hands
-//! them to the library's CLI layer. Only this file reads the environment.
+//! them to the library's CLI layer, then writes what it returns. Only this file reads the
+//! environment or prints.
 
 use std::io::Write;
 use std::process::ExitCode;
@@ -29,14 +30,15 @@ fn main() -> ExitCode {
         stderr_is_tty: std::io::stderr().is_terminal(),
     };
     let args: Vec<std::ffi::OsString> = std::env::args_os().collect();
-    let (code, out) = pledge::cli::run(args, &ctx);
-    let mut stdout = std::io::stdout().lock();
+    let out = pledge::cli::run(args, &ctx);
     // Quiet on a broken pipe (`pledge log | head`), as ripgrep.
-    if let Err(e) = stdout.write_all(out.as_bytes()).and_then(|_| stdout.flush()) {
+    let _ = std::io::stderr().write_all(out.stderr.as_bytes());
+    let mut stdout = std::io::stdout().lock();
+    if let Err(e) = stdout.write_all(out.stdout.as_bytes()).and_then(|_| stdout.flush()) {
         if e.kind() != std::io::ErrorKind::BrokenPipe {
             eprintln!("error: writing to standard output\nCaused by: {}", e);
             return ExitCode::from(pledge::error::exit::INTERNAL);
         }
     }
-    ExitCode::from(code)
+    ExitCode::from(out.code)
 }

@@ -1,12 +1,15 @@
 //! `pledge analyze` (verified against the registration, recorded in the ledger) and `pledge
 //! compare` (the same methods on score files, without a ledger).
-use super::{resolve, Ctx, Outcome};
-use crate::error::{exit, Error};
-use crate::output::{render, Format};
+
+use super::human::render;
+use super::values::named;
+use super::{open_ledger, resolve, Ctx, Outcome, Output};
+use crate::error::Error;
+use crate::ops::analyze::{AnalyzeRequest, CompareRequest, TrecFiles};
+use crate::output::Format;
 use crate::protocol::{Adjust, MissingTopics, Percentile};
 use crate::scores::ReadOptions;
-use crate::stats::registered::{analyze as run_analyze, load_inputs, Request};
-use crate::stats::settings::{RunOptions, Settings};
+use crate::stats::settings::{RunOptions, Settings, TrecInputs};
 use std::path::PathBuf;
 
 /// Options of the score readers shared by both commands.
@@ -43,7 +46,7 @@ pub struct ScoreArgs {
     #[arg(long, value_name = "SYSTEM")]
     pub baseline: Option<String>,
     /// Output format.
-    #[arg(long, value_enum, default_value_t = Format::Human)]
+    #[arg(long, value_parser = named::<Format>(), default_value = "human")]
     pub format: Format,
 }
 
@@ -81,49 +84,21 @@ pub struct CompareArgs {
     /// Interval level.
     #[arg(long, default_value_t = 0.95)]
     pub level: f64,
-    /// Percentile definition.
-    #[arg(long, value_enum, default_value = "linear")]
-    pub percentile: PercentileArg,
+    /// Percentile definition (numpy method names).
+    #[arg(long, value_parser = named::<Percentile>(), default_value = "linear")]
+    pub percentile: Percentile,
     /// Missing-topics policy.
-    #[arg(long, value_enum, default_value = "error")]
-    pub missing_topics: MissingArg,
+    #[arg(long, value_parser = named::<MissingTopics>(), default_value = "error")]
+    pub missing_topics: MissingTopics,
     /// Multiple-comparison adjustment.
-    #[arg(long, value_enum, default_value = "holm")]
-    pub adjust: AdjustArg,
+    #[arg(long, value_parser = named::<Adjust>(), default_value = "holm")]
+    pub adjust: Adjust,
     /// Stratify by this column (of --strata FILE, else of the score file).
     #[arg(long, value_name = "FIELD")]
     pub strata_field: Option<String>,
     /// File holding the strata column.
     #[arg(long, value_name = "FILE")]
     pub strata: Option<PathBuf>,
-}
-
-/// Percentile definitions (numpy names).
-#[derive(Debug, Clone, Copy, clap::ValueEnum)]
-#[value(rename_all = "kebab-case")]
-pub enum PercentileArg {
-    Linear,
-    InvertedCdf,
-    Lower,
-    Higher,
-    Nearest,
-}
-
-/// Missing-topics policies.
-#[derive(Debug, Clone, Copy, clap::ValueEnum)]
-pub enum MissingArg {
-    Error,
-    Zero,
-    Intersection,
-}
-
-/// Adjustments.
-#[derive(Debug, Clone, Copy, clap::ValueEnum)]
-pub enum AdjustArg {
-    Holm,
-    Bh,
-    Bonferroni,
-    None,
 }
 
 /// Parses `--label LABEL=VALUE` arguments (shared with `pledge power --pilot`).
@@ -145,17 +120,16 @@ pub(crate) fn label_args(args: &[String]) -> crate::Result<Vec<(String, f64)>> {
 }
 
 fn read_options(a: &ScoreArgs) -> crate::Result<ReadOptions> {
-    let labels = label_args(&a.label)?;
     Ok(ReadOptions {
         measure: a.measure.clone(),
         column: a.column.clone(),
-        labels,
+        labels: label_args(&a.label)?,
     })
 }
 
 pub fn analyze(a: AnalyzeArgs, ctx: &Ctx) -> Outcome {
-    let ledger = crate::ledger::Ledger::open(&ctx.cwd)?;
-    let req = Request {
+    let ledger = open_ledger(ctx)?;
+    let req = AnalyzeRequest {
         protocol: resolve(ctx, &a.protocol),
         scores: a.common.scores.iter().map(|p| resolve(ctx, p)).collect(),
         components: a.common.components.as_deref().map(|p| resolve(ctx, p)),
@@ -164,25 +138,13 @@ pub fn analyze(a: AnalyzeArgs, ctx: &Ctx) -> Outcome {
         baseline: a.common.baseline.clone(),
         split: a.common.split.clone(),
         deviation: a.deviation.clone(),
-        trec: a.common.qrels.as_ref().map(|q| crate::stats::registered::TrecFiles {
+        trec: a.common.qrels.as_ref().map(|q| TrecFiles {
             qrels: resolve(ctx, q),
             runs: a.common.run.iter().map(|p| resolve(ctx, p)).collect(),
         }),
     };
-    let out = run_analyze(&ledger, &req, ctx.now)?;
-    if let Some(d) = &out.deviation {
-        eprintln!(
-            "recorded deviation entry #{} (overriding: {})",
-            d.seq,
-            out.overridden.join("; ")
-        );
-    }
-    eprintln!(
-        "recorded analyze entry #{} (result sha256 {})",
-        out.entry.seq,
-        out.entry.result_sha256.as_deref().unwrap_or("-")
-    );
-    Ok((exit::OK, render(&out.result, a.common.format)))
+    let o = crate::ops::analyze::analyze(&ledger, &req, ctx.now)?;
+    Ok(Output::ok(render(&o.result, a.common.format), &o.notes))
 }
 
 pub fn compare(a: CompareArgs, ctx: &Ctx) -> Outcome {
@@ -190,57 +152,37 @@ pub fn compare(a: CompareArgs, ctx: &Ctx) -> Outcome {
     s.seed = a.seed;
     s.trials = a.trials;
     s.randomization_trials = a.randomization_trials;
-    if !(a.level > 0.0 && a.level < 1.0) {
-        return Err(Error::input("--level must be in (0, 1)"));
-    }
     s.interval_level = a.level;
-    s.percentile = match a.percentile {
-        PercentileArg::Linear => Percentile::Linear,
-        PercentileArg::InvertedCdf => Percentile::InvertedCdf,
-        PercentileArg::Lower => Percentile::Lower,
-        PercentileArg::Higher => Percentile::Higher,
-        PercentileArg::Nearest => Percentile::Nearest,
-    };
-    s.missing_topics = match a.missing_topics {
-        MissingArg::Error => MissingTopics::Error,
-        MissingArg::Zero => MissingTopics::Zero,
-        MissingArg::Intersection => MissingTopics::Intersection,
-    };
-    s.adjust = match a.adjust {
-        AdjustArg::Holm => Adjust::Holm,
-        AdjustArg::Bh => Adjust::Bh,
-        AdjustArg::Bonferroni => Adjust::Bonferroni,
-        AdjustArg::None => Adjust::None,
-    };
+    s.percentile = a.percentile;
+    s.missing_topics = a.missing_topics;
+    s.adjust = a.adjust;
     s.baseline = a.common.baseline.clone();
+    let measure = a.common.measure.clone().unwrap_or_else(|| "map".into());
     if a.common.qrels.is_some() {
-        s.metric = a.common.measure.clone().unwrap_or_else(|| "map".into());
+        s.metric = measure.clone();
     } else if let Some(m) = a.common.measure.as_ref().or(a.common.column.as_ref()) {
         s.metric = m.clone();
     }
     let show = |p: &PathBuf| p.to_string_lossy().into_owned();
-    let opts = RunOptions {
-        scores: a.common.scores.iter().map(show).collect(),
-        components: a.common.components.as_ref().map(show),
-        strata: a.strata.as_ref().map(show),
-        read: read_options(&a.common)?,
-        baseline: a.common.baseline.clone(),
-        split: a.common.split.clone(),
-        trec: a.common.qrels.as_ref().map(|q| crate::stats::settings::TrecInputs {
-            qrels: show(q),
-            runs: a.common.run.iter().map(show).collect(),
-            measure: a.common.measure.clone().unwrap_or_else(|| "map".into()),
-            complete: matches!(a.missing_topics, MissingArg::Zero),
-        }),
+    let req = CompareRequest {
+        root: ctx.cwd.clone(),
+        settings: s,
+        options: RunOptions {
+            scores: a.common.scores.iter().map(show).collect(),
+            components: a.common.components.as_ref().map(show),
+            strata: a.strata.as_ref().map(show),
+            read: read_options(&a.common)?,
+            baseline: a.common.baseline.clone(),
+            split: a.common.split.clone(),
+            trec: a.common.qrels.as_ref().map(|q| TrecInputs {
+                qrels: show(q),
+                runs: a.common.run.iter().map(show).collect(),
+                measure,
+                complete: a.missing_topics == MissingTopics::Zero,
+            }),
+        },
+        strata_field: a.strata_field.clone(),
     };
-    let inputs = load_inputs(&ctx.cwd, &opts, a.strata_field.as_deref(), None)?;
-    let result = crate::stats::run(
-        &inputs,
-        &s,
-        "compare",
-        "not checked against a registration; no ledger entry written (use `pledge analyze` for a registered study)",
-        None,
-    )?;
-    eprintln!("note: pledge compare does not check a registration and writes no ledger entry");
-    Ok((exit::OK, render(&result, a.common.format)))
+    let o = crate::ops::analyze::compare(&req)?;
+    Ok(Output::ok(render(&o.result, a.common.format), &o.notes))
 }

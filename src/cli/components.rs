@@ -1,16 +1,13 @@
-//! `pledge components`: count components under the registered link rules, apply the stop rule,
-//! optionally assign whole components to splits; record the decision in the ledger.
+//! `pledge components`: parse, call [`ops::components::run`], render; a progress bar on a
+//! terminal.
 
-use super::{resolve, Ctx, Outcome};
-use crate::assignment;
-use crate::components::{self, assign::Assignment, stop::Decision, CountResult, Progress};
+use super::human::{render, stop_line};
+use super::values::named;
+use super::{open_ledger, resolve, Ctx, Outcome, Output};
+use crate::components::{stop::StopDecision, Progress};
 use crate::error::exit;
-use crate::ledger::{Draft, EntryKind, Ledger, RngInfo};
-use crate::output::{render, Format, Human};
-use crate::study;
-use serde::Serialize;
-use std::collections::BTreeMap;
-use std::fmt::Write;
+use crate::ops;
+use crate::output::Format;
 use std::path::PathBuf;
 
 /// Arguments of `pledge components`.
@@ -31,25 +28,13 @@ pub struct Args {
     /// Where to write the question -> component CSV [default: <study-id>.components.csv].
     #[arg(long)]
     pub out: Option<PathBuf>,
-    /// Count without writing to the ledger (works on an unregistered draft protocol).
+    /// Count without writing anything: no ledger entry, no assignment file (works on an
+    /// unregistered draft protocol; prints the assignment's SHA-256).
     #[arg(long)]
     pub dry_run: bool,
     /// Output format.
-    #[arg(long, value_enum, default_value_t)]
+    #[arg(long, value_parser = named::<Format>(), default_value = "human")]
     pub format: Format,
-}
-
-/// What the command prints.
-#[derive(Debug, Serialize)]
-struct Report {
-    study: String,
-    dry_run: bool,
-    count: CountResult,
-    stop: Decision,
-    assignment: Option<Assignment>,
-    out: String,
-    out_sha256: String,
-    ledger_entries: Vec<u64>,
 }
 
 struct Bar(indicatif::ProgressBar);
@@ -81,224 +66,21 @@ fn bar(ctx: &Ctx) -> Bar {
 }
 
 pub fn run(a: Args, ctx: &Ctx) -> Outcome {
-    let lp = study::load_protocol(&resolve(ctx, &a.protocol))?;
-    let ledger = if a.dry_run {
-        None
-    } else {
-        let l = Ledger::open(&ctx.cwd)?;
-        study::check_registered(&l.entries()?, &lp)?;
-        Some(l)
-    };
-    let passages = a.passages.as_ref().map(|p| resolve(ctx, p));
-    let questions = resolve(ctx, &a.questions);
-    let (corpus, _layout) = components::read::read_corpus(passages.as_deref(), &questions)?;
-    let progress = bar(ctx);
-    let result = components::count(&lp.protocol, &corpus, &progress)?;
-    progress.finish();
-    let decision = components::stop::decide(&lp.protocol, &result)?;
-    let assignment = if a.assign && decision.decision != "stop" {
-        Some(components::assign::assign(&lp.protocol, &result, &decision.splits)?)
-    } else {
-        None
-    };
-    let out = match &a.out {
-        Some(p) => resolve(ctx, p),
-        None => ctx.cwd.join(format!("{}.components.csv", lp.protocol.study.id)),
-    };
-    let rows = assignment.as_ref().map_or(&result.rows, |x| &x.rows);
-    let bytes = assignment::to_csv(rows);
-    crate::io::write_atomic(&out, &bytes)?;
-    let out_sha = crate::io::sha256_hex(&bytes);
-    let mut report = Report {
-        study: lp.protocol.study.id.clone(),
+    let ledger = if a.dry_run { None } else { Some(open_ledger(ctx)?) };
+    let o = ops::components::ComponentsOptions {
+        protocol: resolve(ctx, &a.protocol),
+        passages: a.passages.as_deref().map(|p| resolve(ctx, p)),
+        questions: resolve(ctx, &a.questions),
+        assign: a.assign,
+        out: a.out.as_deref().map(|p| resolve(ctx, p)),
+        default_dir: ctx.cwd.clone(),
         dry_run: a.dry_run,
-        count: result,
-        stop: decision,
-        assignment,
-        out: out.display().to_string(),
-        out_sha256: out_sha.clone(),
-        ledger_entries: vec![],
     };
-    if let Some(ledger) = &ledger {
-        let mut inputs = BTreeMap::new();
-        if let Some(p) = &passages {
-            inputs.insert(
-                format!("passages:{}", study::repo_relative(ledger, p)),
-                crate::io::sha256_file(p)?,
-            );
-        }
-        inputs.insert(
-            format!("questions:{}", study::repo_relative(ledger, &questions)),
-            crate::io::sha256_file(&questions)?,
-        );
-        inputs.insert(
-            format!("assignment:{}", study::repo_relative(ledger, &out)),
-            out_sha.clone(),
-        );
-        let kind = match report.stop.decision.as_str() {
-            "stop" => EntryKind::Stop,
-            "go" => EntryKind::Go,
-            _ => EntryKind::Count,
-        };
-        let draft = Draft {
-            kind: Some(kind),
-            study_id: report.study.clone(),
-            protocol_sha256: Some(lp.hash.sha256.clone()),
-            protocol_path: Some(study::repo_relative(ledger, &lp.path)),
-            inputs: inputs.clone(),
-            summary: serde_json::json!({
-                "decision": report.stop.decision,
-                "counted": report.stop.counted,
-                "required": report.stop.required,
-                "count": report.stop.count,
-                "required_rule": report.stop.required_rule,
-                "splits": report.stop.splits,
-                "components": report.count.components,
-                "with_candidates": report.count.with_candidates,
-                "questions": report.count.questions,
-                "assignment_sha256": out_sha,
-            }),
-            result: Some(serde_json::json!({ "count": report.count, "stop": report.stop })),
-            ..Draft::default()
-        };
-        report.ledger_entries.push(ledger.append(&draft, ctx.now)?.seq);
-        if let Some(asg) = &report.assignment {
-            let draft = Draft {
-                kind: Some(EntryKind::Assign),
-                rng: Some(RngInfo::chacha8(asg.seed)),
-                summary: serde_json::json!({
-                    "splits": asg.splits,
-                    "max_per_component": asg.max_per_component,
-                    "keep": asg.keep,
-                    "assignment_sha256": out_sha,
-                }),
-                result: Some(serde_json::to_value(asg).unwrap_or_default()),
-                ..draft
-            };
-            report.ledger_entries.push(ledger.append(&draft, ctx.now)?.seq);
-        }
+    let outcome = ops::components::run(ledger.as_ref(), &o, ctx.now, &bar(ctx))?;
+    let mut out = Output::ok(render(&outcome, a.format), &outcome.notes);
+    if outcome.stop.decision == StopDecision::Stop {
+        out.stderr.push_str(&format!("{}\n", stop_line(&outcome.stop)));
+        out.code = exit::STOP;
     }
-    let code = if report.stop.decision == "stop" {
-        eprintln!("{}", stop_line(&report.stop));
-        exit::STOP
-    } else {
-        exit::OK
-    };
-    Ok((code, render(&report, a.format)))
-}
-
-fn stop_line(d: &Decision) -> String {
-    let what = match d.count {
-        crate::protocol::StopCount::WithCandidates => "components with candidates",
-        crate::protocol::StopCount::All => "components",
-    };
-    let parts: Vec<String> = d.splits.iter().map(|s| format!("{} {}", s.name, s.required)).collect();
-    match d.required {
-        None => format!(
-            "counted {} {}; the protocol has no splits, so no stop rule applies",
-            d.counted, what
-        ),
-        Some(r) => format!(
-            "stop rule: {}: counted {} {}, required {} ({}, {})",
-            d.decision.to_uppercase(),
-            d.counted,
-            what,
-            r,
-            parts.join(" + "),
-            match d.required_rule {
-                crate::protocol::StopRequired::SumOfSplits => "sum of splits",
-                crate::protocol::StopRequired::EachSplit => "largest split",
-            }
-        ),
-    }
-}
-
-impl Human for Report {
-    fn human(&self) -> String {
-        let c = &self.count;
-        let mut s = String::new();
-        let _ = writeln!(s, "Components of study `{}` (unit: {})", self.study, c.unit);
-        let _ = writeln!(
-            s,
-            "{} passages, {} candidate questions, {} units",
-            c.passages, c.questions, c.units
-        );
-        if c.conflicting_titles > 0 {
-            let _ = writeln!(
-                s,
-                "note: {} paragraph titles occur with differing texts; the first text is kept",
-                c.conflicting_titles
-            );
-        }
-        let _ = writeln!(
-            s,
-            "\n{:<36} {:>9} {:>11} {:>16} {:>22}",
-            "link rule", "links", "components", "with candidates", "largest (units/quest.)"
-        );
-        let row = |s: &mut String, name: &str, links: String, k: &components::count::Snapshot| {
-            let _ = writeln!(
-                s,
-                "{:<36} {:>9} {:>11} {:>16} {:>22}",
-                name,
-                links,
-                k.components,
-                k.with_candidates,
-                format!("{} / {}", k.largest_units, k.largest_questions)
-            );
-        };
-        row(&mut s, "(own passages only)", "-".into(), &c.before_rules);
-        for r in &c.ablation {
-            row(&mut s, &r.rule, r.links.to_string(), &r.counts);
-        }
-        if let Some(l) = &c.largest {
-            let _ = writeln!(
-                s,
-                "\nLargest component: {} ({} units, {} questions)",
-                l.id, l.units, l.size
-            );
-        }
-        let _ = writeln!(s, "Components by candidate questions (empty size bins left out):");
-        for b in c.histogram.iter().filter(|b| b.components > 0) {
-            let label = if b.min == b.max {
-                b.min.to_string()
-            } else {
-                format!("{}-{}", b.min, b.max)
-            };
-            let _ = writeln!(
-                s,
-                "  {:>11}  {:>7} components  {:>7} questions",
-                label, b.components, b.questions
-            );
-        }
-        let _ = writeln!(s, "\n{}", stop_line(&self.stop));
-        if let Some(asg) = &self.assignment {
-            let _ = writeln!(
-                s,
-                "\nAssigned (seed {}, at most {} counted per component, {}):",
-                asg.seed,
-                asg.max_per_component,
-                match asg.keep {
-                    crate::protocol::Keep::FirstById => "first by id",
-                    crate::protocol::Keep::SeededSample => "seeded sample",
-                }
-            );
-            for sp in &asg.splits {
-                let _ = writeln!(
-                    s,
-                    "  {:<12} {:>6} components (required {}), {} questions, {} counted",
-                    sp.name, sp.components, sp.required, sp.questions, sp.counted
-                );
-            }
-        } else if self.stop.decision == "stop" {
-            let _ = writeln!(s, "No split assignment: the stop rule said stop.");
-        }
-        let _ = writeln!(s, "Assignment written to {} (sha256 {})", self.out, self.out_sha256);
-        if self.dry_run {
-            let _ = writeln!(s, "Dry run: nothing was written to the ledger.");
-        } else {
-            let e: Vec<String> = self.ledger_entries.iter().map(|n| format!("#{}", n)).collect();
-            let _ = writeln!(s, "Ledger: entry {}", e.join(", "));
-        }
-        s
-    }
+    Ok(out)
 }

@@ -1,23 +1,23 @@
-//! `pledge eval`: per-topic measures of TREC runs against qrels, as trec_eval computes them, and
-//! (with `--protocol`) the pool-bias statement.
-use super::{resolve, Ctx, Outcome};
-use crate::error::exit;
-use crate::output::{to_json, Human};
-use crate::trec::{self, Duplicates, EvalOptions, Evaluation, Judging, Measure, PoolBias, Qrels, Run};
-use rayon::prelude::*;
-use serde::Serialize;
+//! `pledge eval`: parse, call [`crate::ops::eval::eval`], render.
+
+use super::human::eval::{trec_blocks, EvalText};
+use super::human::Human;
+use super::values::named;
+use super::{resolve, Ctx, Outcome, Output};
+use crate::ops::eval::EvalRequest;
+use crate::output::to_json;
 use std::path::PathBuf;
 
-/// Output formats of `pledge eval`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, clap::ValueEnum)]
-pub enum EvalFormat {
-    /// Means per run (and per topic with `-q`), for people.
-    #[default]
-    Human,
-    /// Everything as JSON.
-    Json,
-    /// The `trec_eval -q` layout (`measure<TAB>topic<TAB>value`, `all` rows), one block per run.
-    Trec,
+crate::named_enum! {
+    /// Output formats of `pledge eval`.
+    pub enum EvalFormat {
+        /// Means per run (and per topic with `-q`), for people.
+        Human = "human",
+        /// Everything as JSON.
+        Json = "json",
+        /// The `trec_eval -q` layout (`measure<TAB>topic<TAB>value`, `all` rows), one block per run.
+        Trec = "trec",
+    }
 }
 
 /// Arguments of `pledge eval`.
@@ -58,135 +58,27 @@ pub struct Args {
     #[arg(long, value_name = "FILE")]
     pub protocol: Option<PathBuf>,
     /// Output format.
-    #[arg(long, value_enum, default_value_t = EvalFormat::Human)]
+    #[arg(long, value_parser = named::<EvalFormat>(), default_value = "human")]
     pub format: EvalFormat,
 }
 
-/// What `pledge eval` returns.
-#[derive(Debug, Serialize)]
-struct EvalOutput {
-    #[serde(flatten)]
-    evaluation: Evaluation,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pool_bias: Option<PoolBias>,
-    #[serde(skip)]
-    per_topic: bool,
-}
-
-impl Human for EvalOutput {
-    fn human(&self) -> String {
-        let mut s = String::new();
-        for r in &self.evaluation.runs {
-            s.push_str(&format!(
-                "run {} ({}): {} topics evaluated\n",
-                r.tag,
-                r.path,
-                r.topics.len()
-            ));
-            if !r.not_in_qrels.is_empty() {
-                s.push_str(&format!("  excluded, not in the qrels: {}\n", r.not_in_qrels.join(" ")));
-            }
-            if !r.missing_from_run.is_empty() {
-                let how = if r.complete {
-                    "counted as 0 (-c)"
-                } else {
-                    "not evaluated"
-                };
-                s.push_str(&format!(
-                    "  qrels topics missing from the run, {}: {}\n",
-                    how,
-                    r.missing_from_run.join(" ")
-                ));
-            }
-            if self.per_topic {
-                s.push_str(&format!("  {:<10}", "topic"));
-                for m in &r.measures {
-                    s.push_str(&format!(" {:>12}", m));
-                }
-                s.push('\n');
-                for t in &r.topics {
-                    s.push_str(&format!("  {:<10}", t.topic));
-                    for v in &t.values {
-                        s.push_str(&format!(" {:>12.4}", v));
-                    }
-                    s.push('\n');
-                }
-            }
-            for (m, v) in r.measures.iter().zip(&r.all) {
-                s.push_str(&format!("  {:<16} {:.4}\n", m, v));
-            }
-        }
-        if let Some(p) = &self.pool_bias {
-            s.push_str(&format!("pool bias ({}):\n  {}\n", p.metric, p.statement));
-            for r in &p.runs {
-                s.push_str(&format!("  - {}\n", r.statement));
-            }
-        }
-        s
-    }
-}
-
 pub fn run(a: Args, ctx: &Ctx) -> Outcome {
-    let measures = trec::parse_all(&a.measures)?;
-    let dups = if a.keep_first_duplicate {
-        Duplicates::KeepFirst
-    } else {
-        Duplicates::Error
-    };
-    let qrels_path = resolve(ctx, &a.qrels);
-    // The qrels and the runs are read in parallel.
-    let (qrels, runs) = rayon::join(
-        || Qrels::read(&qrels_path, dups),
-        || {
-            a.runs
-                .par_iter()
-                .map(|p| Run::read(&resolve(ctx, p), dups))
-                .collect::<crate::Result<Vec<Run>>>()
-        },
-    );
-    let (qrels, runs) = (qrels?, runs?);
-    let opts = EvalOptions {
-        measures: measures.clone(),
+    let req = EvalRequest {
+        qrels: resolve(ctx, &a.qrels),
+        qrels_shown: a.qrels.display().to_string(),
+        runs: a.runs.iter().map(|p| resolve(ctx, p)).collect(),
+        measures: a.measures.clone(),
         complete: a.complete,
-        judging: Judging {
-            relevance_level: a.relevance_level,
-            negative_unjudged: a.negative_unjudged,
-        },
+        relevance_level: a.relevance_level,
+        negative_unjudged: a.negative_unjudged,
+        keep_first_duplicate: a.keep_first_duplicate,
+        protocol: a.protocol.as_deref().map(|p| resolve(ctx, p)),
     };
-    let evaluation = trec::evaluate(&qrels, &a.qrels.display().to_string(), &runs, &opts)?;
-    for r in &evaluation.runs {
-        if !r.not_in_qrels.is_empty() {
-            let shown: Vec<&str> = r.not_in_qrels.iter().take(20).map(String::as_str).collect();
-            let more = if r.not_in_qrels.len() > 20 { " ..." } else { "" };
-            eprintln!(
-                "note: run {}: {} topic(s) not in the qrels were excluded: {}{}",
-                r.tag,
-                r.not_in_qrels.len(),
-                shown.join(" "),
-                more
-            );
-        }
-    }
-    let pool_bias = match &a.protocol {
-        Some(p) => {
-            let (protocol, _) = crate::protocol::load(&resolve(ctx, p))?;
-            Some(trec::pool_bias(&qrels, &runs, &protocol.pool, &protocol.target.metric)?)
-        }
-        None => None,
-    };
-    let out = EvalOutput {
-        evaluation,
-        pool_bias,
-        per_topic: a.per_topic,
-    };
+    let o = crate::ops::eval::eval(&req)?;
     let text = match a.format {
-        EvalFormat::Human => out.human(),
-        EvalFormat::Json => to_json(&out),
-        EvalFormat::Trec => trec_blocks(&out.evaluation, &measures),
+        EvalFormat::Human => EvalText(&o, a.per_topic).human(),
+        EvalFormat::Json => to_json(&o),
+        EvalFormat::Trec => trec_blocks(&o),
     };
-    Ok((exit::OK, text))
-}
-
-fn trec_blocks(ev: &Evaluation, measures: &[Measure]) -> String {
-    ev.runs.iter().map(|r| trec::trec_text(r, measures)).collect()
+    Ok(Output::ok(text, &o.notes))
 }

@@ -1,20 +1,25 @@
-//! Command-line parsing and printing. Each command is a thin wrapper: it parses arguments,
-//! calls the library, and renders the returned data (human text or `--format json`) into the
-//! stdout buffer; progress and notes go to stderr.
+//! Command-line parsing and printing. Each command is a thin wrapper: it parses arguments, calls
+//! one op ([`crate::ops`]), and renders the returned data (human text from [`human`], or
+//! `--format json`) into the stdout buffer; notes, warnings and errors go to the stderr buffer.
+//! Nothing under `cli/` computes; nothing below it prints.
 
 use crate::error::{exit, Error};
+use crate::ops::{Note, Notes};
 use chrono::{DateTime, Utc};
 use clap::{Parser, Subcommand};
 use std::ffi::OsString;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 mod analyze;
 mod components;
 mod demo;
 mod eval;
-mod ledger_cmds;
+pub mod human;
+mod ledger;
 mod power;
+mod register;
 mod report;
+mod values;
 
 /// What `main` reads from the environment and hands to every command.
 #[derive(Debug, Clone)]
@@ -27,8 +32,44 @@ pub struct Ctx {
     pub stderr_is_tty: bool,
 }
 
-/// A command's result: exit code and what goes to stdout.
-pub type Outcome = crate::error::Result<(u8, String)>;
+/// What a command produced: its exit code and the text for stdout and stderr.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Output {
+    /// Exit code (see [`crate::error::exit`]).
+    pub code: u8,
+    /// Data.
+    pub stdout: String,
+    /// Notes, warnings, errors (each line ends with a newline).
+    pub stderr: String,
+}
+
+impl Output {
+    /// Exit 0 with `stdout` and the `notes` on stderr.
+    pub(crate) fn ok(stdout: String, notes: &Notes) -> Output {
+        Output::with_code(exit::OK, stdout, notes)
+    }
+
+    /// Exit `code` with `stdout` and the `notes` on stderr.
+    pub(crate) fn with_code(code: u8, stdout: String, notes: &Notes) -> Output {
+        let mut o = Output {
+            code,
+            stdout,
+            stderr: String::new(),
+        };
+        o.notes(notes);
+        o
+    }
+
+    /// Appends `notes` to stderr, one `note:` / `warning:` line each.
+    pub(crate) fn notes(&mut self, notes: &[Note]) {
+        for n in notes {
+            self.stderr.push_str(&format!("{}: {}\n", n.level, n.text));
+        }
+    }
+}
+
+/// A command's result.
+pub(crate) type Outcome = crate::error::Result<Output>;
 
 const EXIT_CODES: &str = "\
 Exit codes:
@@ -53,21 +94,21 @@ pub struct Cli {
 #[derive(Debug, Subcommand)]
 enum Command {
     /// Use the enclosing git repository for the ledger, or create one.
-    Init(ledger_cmds::InitArgs),
+    Init(ledger::InitArgs),
     /// Register a protocol: its SHA-256 goes into the ledger.
-    Register(ledger_cmds::RegisterArgs),
+    Register(register::RegisterArgs),
     /// Register a new version of a registered protocol, with a mandatory reason.
-    Amend(ledger_cmds::AmendArgs),
+    Amend(register::AmendArgs),
     /// Record a change of the declared data-access level, or a note.
-    Note(ledger_cmds::NoteArgs),
+    Note(register::NoteArgs),
     /// Check the ledger's hash chain and the protocol against its registration.
-    Verify(ledger_cmds::VerifyArgs),
+    Verify(ledger::VerifyArgs),
     /// Show the ledger's entries.
-    Log(ledger_cmds::LogArgs),
+    Log(ledger::LogArgs),
     /// Write the ledger as portable JSON Lines.
-    Export(ledger_cmds::ExportArgs),
+    Export(ledger::ExportArgs),
     /// Push the ledger ref to a git remote.
-    Publish(ledger_cmds::PublishArgs),
+    Publish(ledger::PublishArgs),
     /// Count components under the registered link rules and apply the stop rule.
     Components(components::Args),
     /// Components needed for a target difference, or the difference a count can detect.
@@ -84,34 +125,41 @@ enum Command {
     Demo(demo::Args),
 }
 
-/// Parses `args` and runs the command; returns the exit code and the stdout text. Errors are
-/// printed to stderr here (`error:`, `Caused by:`, `hint:`).
-pub fn run(args: Vec<OsString>, ctx: &Ctx) -> (u8, String) {
+/// Parses `args` and runs the command; returns the exit code and what goes to stdout and
+/// stderr. An error becomes its `error:` / `Caused by:` / `hint:` text on stderr.
+pub fn run(args: Vec<OsString>, ctx: &Ctx) -> Output {
     let cli = match Cli::try_parse_from(args) {
         Ok(c) => c,
         Err(e) => {
-            let code = if e.use_stderr() { exit::INPUT } else { exit::OK };
             let rendered = e.render().to_string();
-            if e.use_stderr() {
-                eprint!("{}", rendered);
-                return (code, String::new());
-            }
-            return (code, rendered);
+            return if e.use_stderr() {
+                Output {
+                    code: exit::INPUT,
+                    stdout: String::new(),
+                    stderr: rendered,
+                }
+            } else {
+                Output {
+                    code: exit::OK,
+                    stdout: rendered,
+                    stderr: String::new(),
+                }
+            };
         }
     };
     let mut ctx = ctx.clone();
     if let Some(d) = &cli.dir {
-        ctx.cwd = if d.is_absolute() { d.clone() } else { ctx.cwd.join(d) };
+        ctx.cwd = resolve(&ctx, d);
     }
     let res: Outcome = match cli.command {
-        Command::Init(a) => ledger_cmds::init(a, &ctx),
-        Command::Register(a) => ledger_cmds::register(a, &ctx),
-        Command::Amend(a) => ledger_cmds::amend(a, &ctx),
-        Command::Note(a) => ledger_cmds::note(a, &ctx),
-        Command::Verify(a) => ledger_cmds::verify(a, &ctx),
-        Command::Log(a) => ledger_cmds::log(a, &ctx),
-        Command::Export(a) => ledger_cmds::export(a, &ctx),
-        Command::Publish(a) => ledger_cmds::publish(a, &ctx),
+        Command::Init(a) => ledger::init(a, &ctx),
+        Command::Register(a) => register::register(a, &ctx),
+        Command::Amend(a) => register::amend(a, &ctx),
+        Command::Note(a) => register::note(a, &ctx),
+        Command::Verify(a) => ledger::verify(a, &ctx),
+        Command::Log(a) => ledger::log(a, &ctx),
+        Command::Export(a) => ledger::export(a, &ctx),
+        Command::Publish(a) => ledger::publish(a, &ctx),
         Command::Components(a) => components::run(a, &ctx),
         Command::Power(a) => power::run(a, &ctx),
         Command::Analyze(a) => analyze::analyze(a, &ctx),
@@ -120,17 +168,20 @@ pub fn run(args: Vec<OsString>, ctx: &Ctx) -> (u8, String) {
         Command::Report(a) => report::run(a, &ctx),
         Command::Demo(a) => demo::run(a, &ctx),
     };
-    match res {
-        Ok((code, out)) => (code, out),
-        Err(e) => {
-            eprintln!("{}", e);
-            (e.exit_code(), String::new())
-        }
+    res.unwrap_or_else(|e| error_output(&e))
+}
+
+/// The output of a failed command: the error's rendering on stderr and its exit code.
+pub fn error_output(e: &Error) -> Output {
+    Output {
+        code: e.exit_code(),
+        stdout: String::new(),
+        stderr: format!("{}\n", e.render()),
     }
 }
 
 /// Resolves a user-given path against the context's working directory.
-pub(crate) fn resolve(ctx: &Ctx, p: &std::path::Path) -> PathBuf {
+pub(crate) fn resolve(ctx: &Ctx, p: &Path) -> PathBuf {
     if p.is_absolute() {
         p.to_path_buf()
     } else {
@@ -138,8 +189,7 @@ pub(crate) fn resolve(ctx: &Ctx, p: &std::path::Path) -> PathBuf {
     }
 }
 
-/// The error a command returns until it is implemented.
-#[allow(dead_code)]
-pub(crate) fn not_yet(what: &str) -> Error {
-    Error::internal(format!("`pledge {}` is not implemented yet", what))
+/// Opens the ledger of the repository enclosing the working directory.
+pub(crate) fn open_ledger(ctx: &Ctx) -> crate::error::Result<crate::ledger::Ledger> {
+    crate::ledger::Ledger::open(&ctx.cwd)
 }

@@ -1,9 +1,10 @@
-//! `pledge report`: renders the reviewer-facing Markdown report from the ledger.
+//! `pledge report`: parse, call [`crate::ops::report::report`], print the path (or the data).
 
-use super::{resolve, Ctx, Outcome};
-use crate::error::{exit, Error};
-use crate::ledger::Ledger;
-use crate::output::Format;
+use super::values::named;
+use super::{open_ledger, resolve, Ctx, Outcome, Output};
+use crate::error::exit;
+use crate::ops::report::ReportOptions;
+use crate::output::{to_json, Format};
 use std::path::PathBuf;
 
 /// Arguments of `pledge report`.
@@ -19,35 +20,26 @@ pub struct Args {
     #[arg(long, value_name = "FILE")]
     pub template: Option<PathBuf>,
     /// `human` writes the files and prints their paths; `json` prints the report data instead.
-    #[arg(long, value_enum, default_value_t)]
+    #[arg(long, value_parser = named::<Format>(), default_value = "human")]
     pub format: Format,
 }
 
 pub fn run(a: Args, ctx: &Ctx) -> Outcome {
-    let ledger = Ledger::open(&ctx.cwd)?;
-    let template = match &a.template {
-        Some(p) => {
-            let p = resolve(ctx, p);
-            let text = crate::io::read_text(&p)?;
-            Some((p.display().to_string(), text))
-        }
-        None => None,
+    let o = ReportOptions {
+        study: a.study.clone(),
+        out: resolve(ctx, &a.out),
+        template: a.template.as_deref().map(|p| resolve(ctx, p)),
+        data_only: a.format == Format::Json,
     };
-    let built = crate::report::build(&ledger, a.study.as_deref())?;
-    if a.format == Format::Json {
-        return Ok((exit::OK, crate::output::to_json(&built.data)));
-    }
-    let md = crate::report::render(&built.data, template.as_ref().map(|(n, t)| (n.as_str(), t.as_str())))?;
-    let out = resolve(ctx, &a.out);
-    std::fs::create_dir_all(&out).map_err(|e| Error::io("creating", &out, e))?;
-    for (name, svg) in &built.svgs {
-        crate::io::write_atomic(&out.join(name), svg.as_bytes())?;
-    }
-    let path = out.join("report.md");
-    crate::io::write_atomic(&path, md.as_bytes())?;
-    if !built.data.verification.ok {
-        eprintln!("warning: the ledger failed verification; the report says so at the top");
-        return Ok((exit::FINDINGS, format!("{}\n", path.display())));
-    }
-    Ok((exit::OK, format!("{}\n", path.display())))
+    let r = crate::ops::report::report(&open_ledger(ctx)?, &o)?;
+    let stdout = match &r.path {
+        None => to_json(&r.data),
+        Some(p) => format!("{}\n", p.display()),
+    };
+    let code = if r.verified || r.path.is_none() {
+        exit::OK
+    } else {
+        exit::FINDINGS
+    };
+    Ok(Output::with_code(code, stdout, &r.notes))
 }

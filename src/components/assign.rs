@@ -18,10 +18,10 @@ use crate::protocol::{Keep, Protocol};
 use rand::seq::SliceRandom;
 use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 /// What one split received.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct SplitShare {
     /// Split name.
     pub name: String,
@@ -38,7 +38,7 @@ pub struct SplitShare {
 }
 
 /// The assignment: per-split summary and the rows of the assignment file.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Assignment {
     /// Per split, in protocol order.
     pub splits: Vec<SplitShare>,

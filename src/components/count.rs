@@ -3,11 +3,11 @@
 
 use super::rules::Graph;
 use super::unionfind::UnionFind;
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use std::collections::HashMap;
 
 /// Counts after a given set of rules.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Snapshot {
     /// Components in all (including those holding only passages).
     pub components: usize,
@@ -39,7 +39,7 @@ pub fn snapshot(uf: &mut UnionFind, g: &Graph, qcount: &[u32]) -> Snapshot {
 }
 
 /// One candidate-holding component of the final graph.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Component {
     /// Stable id `C1`, `C2`, … numbered by the component's smallest question id (byte order).
     pub id: String,
@@ -90,7 +90,7 @@ pub fn components(uf: &mut UnionFind, g: &Graph, ids: &[&str]) -> (Vec<Component
 }
 
 /// One bin of the size histogram: components holding `min..=max` candidate questions.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Bin {
     /// Smallest size in the bin.
     pub min: usize,

@@ -20,7 +20,7 @@ pub mod unionfind;
 use crate::assignment::AssignmentRow;
 use crate::error::Result;
 use crate::protocol::{LinkKind, Protocol};
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 /// Progress reporting for long stages (the CLI shows an indicatif bar; the library never prints).
 pub trait Progress: Sync {
@@ -42,7 +42,7 @@ impl Progress for NoProgress {
 }
 
 /// One row of the ablation table: the counts once this rule (and all before it) are applied.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct AblationRow {
     /// The rule's name from the protocol.
     pub rule: String,
@@ -56,7 +56,7 @@ pub struct AblationRow {
 }
 
 /// The result of counting: what `pledge components` prints and stores in the ledger.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct CountResult {
     /// The component unit: `question` or a field name.
     pub unit: String,

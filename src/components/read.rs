@@ -55,16 +55,16 @@ pub struct Question {
     pub loc: String,
 }
 
-/// The layout a questions file was read in.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
-#[serde(rename_all = "kebab-case")]
-pub enum Layout {
-    /// pledge JSON Lines.
-    Pledge,
-    /// HotpotQA distractor layout.
-    Hotpotqa,
-    /// MuSiQue layout.
-    Musique,
+crate::named_enum! {
+    /// The layout a questions file was read in.
+    pub enum Layout {
+        /// pledge JSON Lines.
+        Pledge = "pledge",
+        /// HotpotQA distractor layout.
+        Hotpotqa = "hotpotqa",
+        /// MuSiQue layout.
+        Musique = "musique",
+    }
 }
 
 /// Passages and questions, cross-referenced by index.

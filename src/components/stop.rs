@@ -10,10 +10,10 @@ use super::CountResult;
 use crate::error::Result;
 use crate::power::Requirement;
 use crate::protocol::{Protocol, Required, StopCount, StopRequired};
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 /// One split's requirement.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct SplitRequirement {
     /// Split name.
     pub name: String,
@@ -25,11 +25,23 @@ pub struct SplitRequirement {
     pub share: Option<f64>,
 }
 
+crate::named_enum! {
+    /// What the stop rule decided.
+    pub enum StopDecision {
+        /// Enough components: the build may go on (a `go` ledger entry).
+        Go = "go",
+        /// Too few components: the build stops (a `stop` entry, exit 3).
+        Stop = "stop",
+        /// The protocol has no splits, so no requirement and no gate (a `count` entry).
+        Count = "count",
+    }
+}
+
 /// The stop-rule decision.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Decision {
-    /// `go`, `stop`, or `count` (no splits, so no gate).
-    pub decision: String,
+    /// The decision.
+    pub decision: StopDecision,
     /// Components counted by the rule.
     pub counted: usize,
     /// Which components are counted.
@@ -75,12 +87,12 @@ pub fn decide(protocol: &Protocol, result: &CountResult) -> Result<Decision> {
         })
     };
     let decision = match required {
-        None => "count",
-        Some(r) if (counted as u64) < r => "stop",
-        Some(_) => "go",
+        None => StopDecision::Count,
+        Some(r) if (counted as u64) < r => StopDecision::Stop,
+        Some(_) => StopDecision::Go,
     };
     Ok(Decision {
-        decision: decision.into(),
+        decision,
         counted,
         count: protocol.stop_rule.count,
         required,

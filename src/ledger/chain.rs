@@ -5,7 +5,7 @@
 
 use super::entry::{DataAccess, EntryKind, GENESIS};
 use super::records::Record;
-use super::verify::Finding;
+use super::verify::{Finding, FindingCode};
 use std::collections::BTreeMap;
 
 /// Findings and notes of one chain.
@@ -16,10 +16,10 @@ pub(crate) struct ChainCheck {
 }
 
 impl ChainCheck {
-    fn bad(&mut self, code: &str, seq: Option<u64>, message: String) {
+    fn bad(&mut self, code: FindingCode, seq: Option<u64>, message: String) {
         self.findings.push(Finding::new(code, seq, message));
     }
-    fn note(&mut self, code: &str, seq: Option<u64>, message: String) {
+    fn note(&mut self, code: FindingCode, seq: Option<u64>, message: String) {
         self.notes.push(Finding::new(code, seq, message));
     }
 }
@@ -31,7 +31,7 @@ pub(crate) fn check_chain(records: &[Record]) -> ChainCheck {
     for (i, r) in records.iter().enumerate() {
         if r.parents.len() > 1 {
             c.bad(
-                "merge-commit",
+                FindingCode::MergeCommit,
                 r.seq(),
                 format!("{} has {} parents; ledger commits have one", r.at, r.parents.len()),
             );
@@ -40,7 +40,7 @@ pub(crate) fn check_chain(records: &[Record]) -> ChainCheck {
             Ok(e) => e,
             Err(why) => {
                 c.bad(
-                    "malformed-entry",
+                    FindingCode::MalformedEntry,
                     None,
                     format!("{}: not a pledge ledger entry ({})", r.at, why),
                 );
@@ -52,7 +52,7 @@ pub(crate) fn check_chain(records: &[Record]) -> ChainCheck {
         let recomputed = e.compute_sha256();
         if recomputed != e.entry_sha256 {
             c.bad(
-                "entry-hash-mismatch",
+                FindingCode::EntryHashMismatch,
                 n,
                 format!(
                     "entry #{} ({}) was edited: its content hashes to {} but it records entry_sha256 {}",
@@ -61,7 +61,7 @@ pub(crate) fn check_chain(records: &[Record]) -> ChainCheck {
             );
         } else if r.entry_bytes.as_ref().is_some_and(|b| *b != e.stored_bytes()) {
             c.bad(
-                "entry-not-canonical",
+                FindingCode::EntryNotCanonical,
                 n,
                 format!(
                     "entry #{} ({}): entry.json is not in canonical form (its bytes were edited)",
@@ -72,7 +72,7 @@ pub(crate) fn check_chain(records: &[Record]) -> ChainCheck {
         if let Some(m) = &r.message_sha {
             if *m != e.entry_sha256 {
                 c.bad(
-                    "commit-mismatch",
+                    FindingCode::CommitMismatch,
                     n,
                     format!("entry #{}: {} names entry_sha256 {} in its message", e.seq, r.at, m),
                 );
@@ -80,7 +80,7 @@ pub(crate) fn check_chain(records: &[Record]) -> ChainCheck {
         }
         match (i, &prev_hash) {
             (0, _) if e.prev_sha256 != GENESIS => c.bad(
-                "broken-link",
+                FindingCode::BrokenLink,
                 n,
                 format!(
                     "the first entry (#{}) does not start the chain (prev_sha256 is not the genesis value): earlier entries were removed",
@@ -88,7 +88,7 @@ pub(crate) fn check_chain(records: &[Record]) -> ChainCheck {
                 ),
             ),
             (_, Some((h, pseq))) if *h != e.prev_sha256 => c.bad(
-                "broken-link",
+                FindingCode::BrokenLink,
                 n,
                 format!(
                     "entry #{}'s prev_sha256 does not match the entry before it (#{}): an entry was inserted, deleted or moved here",
@@ -102,7 +102,7 @@ pub(crate) fn check_chain(records: &[Record]) -> ChainCheck {
         check_blobs(&mut c, r);
         if !r.other_files.is_empty() {
             c.bad(
-                "unexpected-file",
+                FindingCode::UnexpectedFile,
                 n,
                 format!(
                     "entry #{} ({}) holds unexpected files: {}",
@@ -124,7 +124,7 @@ fn check_blobs(c: &mut ChainCheck, r: &Record) {
     let n = Some(e.seq);
     match (&e.result_sha256, &r.result) {
         (Some(h), Some(b)) if crate::io::sha256_hex(b) != *h => c.bad(
-            "result-mismatch",
+            FindingCode::ResultMismatch,
             n,
             format!(
                 "entry #{}: result.json hashes to {} but the entry records {}",
@@ -133,9 +133,13 @@ fn check_blobs(c: &mut ChainCheck, r: &Record) {
                 h
             ),
         ),
-        (Some(_), None) => c.bad("result-missing", n, format!("entry #{}: result.json is missing", e.seq)),
+        (Some(_), None) => c.bad(
+            FindingCode::ResultMissing,
+            n,
+            format!("entry #{}: result.json is missing", e.seq),
+        ),
         (None, Some(_)) => c.bad(
-            "result-unrecorded",
+            FindingCode::ResultUnrecorded,
             n,
             format!("entry #{}: holds a result.json the entry does not record", e.seq),
         ),
@@ -147,7 +151,7 @@ fn check_blobs(c: &mut ChainCheck, r: &Record) {
             let got = crate::protocol::protocol_hash(b).sha256;
             if got != *h {
                 c.bad(
-                    "protocol-text-mismatch",
+                    FindingCode::ProtocolTextMismatch,
                     n,
                     format!(
                         "entry #{}: the stored protocol.toml hashes to {} but the entry registers {}",
@@ -157,12 +161,12 @@ fn check_blobs(c: &mut ChainCheck, r: &Record) {
             }
         }
         (None, _) if registers => c.bad(
-            "protocol-text-missing",
+            FindingCode::ProtocolTextMissing,
             n,
             format!("entry #{} ({}): protocol.toml is missing", e.seq, e.kind.as_str()),
         ),
         (Some(_), None) => c.bad(
-            "protocol-text-mismatch",
+            FindingCode::ProtocolTextMismatch,
             n,
             format!("entry #{}: holds a protocol.toml but records no protocol hash", e.seq),
         ),
@@ -182,7 +186,7 @@ fn check_sequence(c: &mut ChainCheck, records: &[Record]) {
     let missing: Vec<u64> = (1..=max).filter(|s| !seen.contains_key(s)).take(1000).collect();
     for s in missing {
         c.bad(
-            "entry-missing",
+            FindingCode::EntryMissing,
             Some(s),
             format!("entry #{} is missing from the chain (deleted)", s),
         );
@@ -190,7 +194,7 @@ fn check_sequence(c: &mut ChainCheck, records: &[Record]) {
     for (s, k) in &seen {
         if *k > 1 {
             c.bad(
-                "seq-duplicate",
+                FindingCode::SeqDuplicate,
                 Some(*s),
                 format!("{} entries carry #{}: an entry was inserted or forged", k, s),
             );
@@ -199,7 +203,7 @@ fn check_sequence(c: &mut ChainCheck, records: &[Record]) {
     for w in seqs.windows(2) {
         if w[1] < w[0] {
             c.bad(
-                "entries-reordered",
+                FindingCode::EntriesReordered,
                 Some(w[1]),
                 format!("entry #{} comes after #{}: entries were swapped or moved", w[1], w[0]),
             );
@@ -218,7 +222,7 @@ fn check_registrations(c: &mut ChainCheck, records: &[Record]) {
         let needs_reason = matches!(e.kind, EntryKind::Amend | EntryKind::Deviation);
         if needs_reason && e.reason.as_deref().is_none_or(|r| r.trim().is_empty()) {
             c.bad(
-                "missing-reason",
+                FindingCode::MissingReason,
                 n,
                 format!("entry #{} ({}) has no reason", e.seq, e.kind.as_str()),
             );
@@ -228,7 +232,7 @@ fn check_registrations(c: &mut ChainCheck, records: &[Record]) {
                 if let Some(h) = registered.get(id) {
                     if Some(h) != e.protocol_sha256.as_ref() {
                         c.bad(
-                            "duplicate-registration",
+                            FindingCode::DuplicateRegistration,
                             n,
                             format!(
                                 "entry #{} registers study `{}` again with a different protocol instead of amending it",
@@ -241,7 +245,7 @@ fn check_registrations(c: &mut ChainCheck, records: &[Record]) {
             EntryKind::Amend => {
                 if registered.get(id) != e.amends.as_ref() || e.amends.is_none() {
                     c.bad(
-                        "amend-link",
+                        FindingCode::AmendLink,
                         n,
                         format!(
                             "entry #{} amends study `{}` but does not name its registered version ({})",
@@ -256,21 +260,21 @@ fn check_registrations(c: &mut ChainCheck, records: &[Record]) {
                 if let (Some(h), Some(reg)) = (&e.protocol_sha256, registered.get(id)) {
                     if h != reg {
                         c.bad(
-                            "unregistered-protocol",
+                            FindingCode::UnregisteredProtocol,
                             n,
                             format!(
                                 "entry #{} ({}) used protocol {} but study `{}` was registered with {} at that time",
                                 e.seq,
                                 e.kind.as_str(),
-                                short(h),
+                                crate::text::short(h, 12),
                                 id,
-                                short(reg)
+                                crate::text::short(reg, 12)
                             ),
                         );
                     }
                 } else if e.protocol_sha256.is_some() && !id.is_empty() {
                     c.bad(
-                        "unregistered-protocol",
+                        FindingCode::UnregisteredProtocol,
                         n,
                         format!(
                             "entry #{} ({}) uses a protocol of study `{}`, which was not registered before it",
@@ -288,7 +292,7 @@ fn check_registrations(c: &mut ChainCheck, records: &[Record]) {
             }
             if e.data_access == DataAccess::ResultsSeen {
                 c.note(
-                    "registered-after-results-seen",
+                    FindingCode::RegisteredAfterResultsSeen,
                     n,
                     format!(
                         "entry #{} {}s study `{}` after results were seen (declared data access: results-seen)",
@@ -302,7 +306,7 @@ fn check_registrations(c: &mut ChainCheck, records: &[Record]) {
         let before = DataAccess::in_force(seen.iter().copied(), id);
         if !seen.is_empty() && e.data_access < before {
             c.note(
-                "access-lowered",
+                FindingCode::AccessLowered,
                 n,
                 format!(
                     "entry #{} declares data access {} after {} was declared{}",
@@ -320,7 +324,7 @@ fn check_registrations(c: &mut ChainCheck, records: &[Record]) {
         if let Some(p) = prev {
             if e.time < p.time {
                 c.note(
-                    "time-decreased",
+                    FindingCode::TimeDecreased,
                     n,
                     format!("entry #{} is dated {}, before #{} ({})", e.seq, e.time, p.seq, p.time),
                 );
@@ -329,9 +333,4 @@ fn check_registrations(c: &mut ChainCheck, records: &[Record]) {
         seen.push(e);
         prev = Some(e);
     }
-}
-
-/// The first 12 hex digits of a hash.
-pub(crate) fn short(h: &str) -> &str {
-    h.get(..12).unwrap_or(h)
 }

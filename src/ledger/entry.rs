@@ -14,73 +14,47 @@ pub use crate::rng::RngInfo;
 /// Hash written as `prev_sha256` of the first entry.
 pub const GENESIS: &str = "0000000000000000000000000000000000000000000000000000000000000000";
 
-/// What an entry records.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "kebab-case")]
-pub enum EntryKind {
-    /// A protocol registered for the first time.
-    Register,
-    /// A new version of a registered protocol, with a mandatory reason.
-    Amend,
-    /// Components counted without a stop-rule decision (e.g. no splits).
-    Count,
-    /// The stop rule said stop.
-    Stop,
-    /// The stop rule said go.
-    Go,
-    /// Components assigned to splits (`components --assign`).
-    Assign,
-    /// An analysis was run.
-    Analyze,
-    /// A deviation from the protocol, with a mandatory reason.
-    Deviation,
-    /// A change of the declared data-access level, or a free note.
-    Note,
-}
-
-impl EntryKind {
-    /// The kebab-case name, as in JSON.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            EntryKind::Register => "register",
-            EntryKind::Amend => "amend",
-            EntryKind::Count => "count",
-            EntryKind::Stop => "stop",
-            EntryKind::Go => "go",
-            EntryKind::Assign => "assign",
-            EntryKind::Analyze => "analyze",
-            EntryKind::Deviation => "deviation",
-            EntryKind::Note => "note",
-        }
+crate::named_enum! {
+    /// What an entry records.
+    pub enum EntryKind {
+        /// A protocol registered for the first time.
+        Register = "register",
+        /// A new version of a registered protocol, with a mandatory reason.
+        Amend = "amend",
+        /// Components counted without a stop-rule decision (e.g. no splits).
+        Count = "count",
+        /// The stop rule said stop.
+        Stop = "stop",
+        /// The stop rule said go.
+        Go = "go",
+        /// Components assigned to splits (`components --assign`).
+        Assign = "assign",
+        /// An analysis was run.
+        Analyze = "analyze",
+        /// A deviation from the protocol, with a mandatory reason.
+        Deviation = "deviation",
+        /// A change of the declared data-access level, or a free note.
+        Note = "note",
     }
 }
 
-/// Declared foreknowledge of results, as pre-registration registries ask.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize, Default, clap::ValueEnum)]
-#[serde(rename_all = "kebab-case")]
-pub enum DataAccess {
-    /// Nothing has been run on the data.
-    #[default]
-    NothingRun,
-    /// Only pilot data has been looked at.
-    PilotOnly,
-    /// Results exist but nobody has seen them.
-    ResultsUnseen,
-    /// Results have been seen.
-    ResultsSeen,
+crate::named_enum! {
+    /// Declared foreknowledge of results, as pre-registration registries ask.
+    #[derive(Default)]
+    pub enum DataAccess {
+        /// Nothing has been run on the data.
+        #[default]
+        NothingRun = "nothing-run",
+        /// Only pilot data has been looked at.
+        PilotOnly = "pilot-only",
+        /// Results exist but nobody has seen them.
+        ResultsUnseen = "results-unseen",
+        /// Results have been seen.
+        ResultsSeen = "results-seen",
+    }
 }
 
 impl DataAccess {
-    /// The kebab-case name, as in JSON and on the command line.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            DataAccess::NothingRun => "nothing-run",
-            DataAccess::PilotOnly => "pilot-only",
-            DataAccess::ResultsUnseen => "results-unseen",
-            DataAccess::ResultsSeen => "results-seen",
-        }
-    }
-
     /// The level in force for `study_id` after `entries` (first to last): that of the latest
     /// entry of the same study or of a ledger-wide entry (empty study id), else `nothing-run`.
     pub fn in_force<'a>(entries: impl DoubleEndedIterator<Item = &'a Entry>, study_id: &str) -> DataAccess {
@@ -111,6 +85,102 @@ impl Tool {
     }
 }
 
+crate::named_enum! {
+    /// What an input file was to the command that recorded it (the part of an input key before
+    /// the colon).
+    pub enum InputRole {
+        /// The protocol file (its raw bytes' SHA-256).
+        Protocol = "protocol",
+        /// A per-topic score file.
+        Scores = "scores",
+        /// A qrels file.
+        Qrels = "qrels",
+        /// A TREC run file.
+        Run = "run",
+        /// A component assignment file written by `pledge components`.
+        Assignment = "assignment",
+        /// A strata file.
+        Strata = "strata",
+        /// A passages file.
+        Passages = "passages",
+        /// A candidate questions file.
+        Questions = "questions",
+        /// A pilot score file named by the protocol's `target.pilot`.
+        Pilot = "pilot",
+        /// A near-duplicate pairs file (`pledge components --pairs`).
+        Pairs = "pairs",
+    }
+}
+
+/// An input of an entry: its role and its path (relative to the repository root, `/`
+/// separators; absolute when the file lies outside the repository). Serialized as the string
+/// `ROLE:PATH`, e.g. `scores:data/correctness.csv`; ordered as those strings are.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub struct InputKey {
+    /// What the file was.
+    pub role: InputRole,
+    /// Where it was.
+    pub path: String,
+}
+
+impl InputKey {
+    /// The key for `role` and `path`.
+    pub fn new(role: InputRole, path: impl Into<String>) -> Self {
+        InputKey {
+            role,
+            path: path.into(),
+        }
+    }
+}
+
+impl std::fmt::Display for InputKey {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{}:{}", self.role, self.path)
+    }
+}
+
+impl PartialOrd for InputKey {
+    fn partial_cmp(&self, other: &Self) -> Option<std::cmp::Ordering> {
+        Some(self.cmp(other))
+    }
+}
+
+impl Ord for InputKey {
+    fn cmp(&self, other: &Self) -> std::cmp::Ordering {
+        // No role name is a prefix of another, so this is the order of the `ROLE:PATH` strings.
+        (self.role.as_str(), &self.path).cmp(&(other.role.as_str(), &other.path))
+    }
+}
+
+impl std::str::FromStr for InputKey {
+    type Err = String;
+    fn from_str(s: &str) -> std::result::Result<Self, String> {
+        let (role, path) = s
+            .split_once(':')
+            .ok_or_else(|| format!("input key `{}` is not ROLE:PATH", s))?;
+        let role = role
+            .parse::<InputRole>()
+            .map_err(|e| format!("input key `{}`: {}", s, e))?;
+        Ok(InputKey::new(role, path))
+    }
+}
+
+impl Serialize for InputKey {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> std::result::Result<S::Ok, S::Error> {
+        s.collect_str(self)
+    }
+}
+
+impl<'de> Deserialize<'de> for InputKey {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> std::result::Result<Self, D::Error> {
+        let s = String::deserialize(d)?;
+        s.parse().map_err(serde::de::Error::custom)
+    }
+}
+
+/// Input files of an entry → SHA-256 (hex) of each file's raw bytes.
+pub type Inputs = BTreeMap<InputKey, String>;
+
 /// What a command asks to append; the ledger fills in sequence, time, hashes and tool.
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct Draft {
@@ -124,8 +194,8 @@ pub struct Draft {
     pub protocol_path: Option<String>,
     /// For `amend`: the protocol hash this one replaces.
     pub amends: Option<String>,
-    /// Input files: role or path → SHA-256 of the file's raw bytes.
-    pub inputs: BTreeMap<String, String>,
+    /// Input files → SHA-256 of the file's raw bytes.
+    pub inputs: Inputs,
     /// Reason (required for amend and deviation).
     pub reason: Option<String>,
     /// Declared data-access level; `None` keeps the level in force for the study (see
@@ -161,8 +231,8 @@ pub struct Entry {
     pub protocol_path: Option<String>,
     /// Replaced protocol hash (amend).
     pub amends: Option<String>,
-    /// Input files → SHA-256.
-    pub inputs: BTreeMap<String, String>,
+    /// Input files → SHA-256 of the file's raw bytes.
+    pub inputs: Inputs,
     /// SHA-256 of `result.json`, if any.
     pub result_sha256: Option<String>,
     /// Tool that wrote it.

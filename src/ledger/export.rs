@@ -17,7 +17,7 @@
 use super::entry::{canonical_json, Entry};
 use super::records::{git_records, Record};
 use super::store::Ledger;
-use super::verify::{Finding, VerifyReport};
+use super::verify::{Finding, FindingCode, VerifyReport};
 use crate::error::{Error, Result};
 use crate::protocol::LoadedProtocol;
 use serde::{Deserialize, Serialize};
@@ -158,7 +158,7 @@ pub fn verify_export(file: &Path, protocol: Option<&LoadedProtocol>) -> Result<V
         if let (Some(prev), Some(_)) = (&w[0].commit, &w[1].commit) {
             if w[1].parents.first() != Some(prev) {
                 report.findings.push(Finding::new(
-                    "commit-chain",
+                    FindingCode::CommitChain,
                     w[1].seq(),
                     format!(
                         "{}: its commit's parent is not the commit of the line before it (lines were moved, removed or inserted)",
@@ -169,7 +169,7 @@ pub fn verify_export(file: &Path, protocol: Option<&LoadedProtocol>) -> Result<V
         }
     }
     report.notes.push(Finding::new(
-        "offline",
+        FindingCode::Offline,
         None,
         "verified offline from an export: commit ids are checked for order, not recomputed",
     ));

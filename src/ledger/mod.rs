@@ -19,13 +19,14 @@ pub mod export;
 pub mod log;
 pub mod publish;
 mod records;
-mod render;
 mod store;
 pub mod verify;
 
-pub use entry::{DataAccess, Draft, Entry, EntryKind, RngInfo, Tool, GENESIS};
+pub use entry::{DataAccess, Draft, Entry, EntryKind, InputKey, InputRole, Inputs, RngInfo, Tool, GENESIS};
 pub use export::{export_jsonl, export_to, verify_export, ExportLine, ExportSummary, EXPORT_FORMAT};
 pub use log::{log, LogItem};
 pub use publish::{fetch_published, publish, resolve_remote, verify_remote, PublishReport, Remote};
 pub use store::{Ledger, StoredEntry, LEDGER_REF};
-pub use verify::{verify_ledger, verify_ref, Finding, ProtocolCheck, RemoteCheck, VerifyReport};
+pub use verify::{
+    verify_ledger, verify_ref, CheckStatus, Finding, FindingCode, ProtocolCheck, RemoteCheck, VerifyReport,
+};

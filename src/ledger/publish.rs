@@ -10,7 +10,7 @@
 
 use super::records::git_records;
 use super::store::{Ledger, LEDGER_REF};
-use super::verify::{verify_ledger, Finding, RemoteCheck, VerifyReport};
+use super::verify::{verify_ledger, Finding, FindingCode, RemoteCheck, VerifyReport};
 use crate::error::{Error, Result};
 use crate::protocol::LoadedProtocol;
 use git2::{ErrorCode, ObjectType, Odb, Oid, Repository};
@@ -86,7 +86,7 @@ pub fn resolve_remote(ledger: &Ledger, given: &str, cwd: &Path) -> Result<Remote
     let name = name.unwrap_or_else(|| {
         let abs = std::fs::canonicalize(&path).unwrap_or_else(|_| path.clone());
         let h = crate::io::sha256_hex(abs.to_string_lossy().as_bytes());
-        format!("path-{}", &h[..12])
+        format!("path-{}", crate::text::short(&h, 12))
     });
     Ok(Remote {
         given: given.to_string(),
@@ -202,7 +202,7 @@ pub fn verify_remote(ledger: &Ledger, remote: &Remote, protocol: Option<&LoadedP
     };
     let Some(ptip) = fetched else {
         report.findings.push(Finding::new(
-            "not-published",
+            FindingCode::NotPublished,
             None,
             format!(
                 "{} has no published ledger ({}) to compare with",
@@ -223,14 +223,14 @@ pub fn verify_remote(ledger: &Ledger, remote: &Remote, protocol: Option<&LoadedP
     for f in pcheck.findings {
         report
             .findings
-            .push(Finding::new(&f.code, f.seq, format!("published copy: {}", f.message)));
+            .push(Finding::new(f.code, f.seq, format!("published copy: {}", f.message)));
     }
     let label = |r: &super::records::Record, i: usize| r.seq().unwrap_or(i as u64 + 1);
     let diverged = local.iter().zip(&published).position(|(l, p)| l.commit != p.commit);
     if let Some(i) = diverged {
         let p = &published[i];
         report.findings.push(Finding::new(
-            "ledger-rewritten",
+            FindingCode::LedgerRewritten,
             Some(label(p, i)),
             format!(
                 "the local ledger was rewritten: from entry #{} on it differs from the copy published at {} (published commit {}, local commit {})",
@@ -242,7 +242,7 @@ pub fn verify_remote(ledger: &Ledger, remote: &Remote, protocol: Option<&LoadedP
         ));
     } else if published.len() > local.len() {
         report.findings.push(Finding::new(
-            "local-truncated",
+            FindingCode::LocalTruncated,
             Some(label(&published[local.len()], local.len())),
             format!(
                 "the local ledger has {} entries but the copy published at {} has {}: entries #{}..#{} were removed locally",
@@ -256,7 +256,7 @@ pub fn verify_remote(ledger: &Ledger, remote: &Remote, protocol: Option<&LoadedP
     } else if local.len() > published.len() {
         rc.unpublished_entries = local.len() - published.len();
         report.notes.push(Finding::new(
-            "unpublished",
+            FindingCode::Unpublished,
             None,
             format!(
                 "{} local entries are not yet published to {}",
@@ -270,7 +270,10 @@ pub fn verify_remote(ledger: &Ledger, remote: &Remote, protocol: Option<&LoadedP
 }
 
 fn short_commit(c: &Option<String>) -> String {
-    c.as_deref().map(|s| s.get(..7).unwrap_or(s)).unwrap_or("?").to_string()
+    c.as_deref()
+        .map(|s| crate::text::short(s, 7))
+        .unwrap_or("?")
+        .to_string()
 }
 
 /// Copies the commits reachable from `tip` that `dst` lacks, with their trees and blobs, oldest

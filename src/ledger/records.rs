@@ -50,7 +50,7 @@ pub(crate) fn git_records(ledger: &Ledger, tip: Oid) -> Result<Vec<Record>> {
             .tree()
             .map_err(|e| Error::git(format!("reading the tree of ledger commit {}", oid), e))?;
         let mut rec = Record {
-            at: format!("commit {}", &oid.to_string()[..7]),
+            at: format!("commit {}", crate::text::short(&oid.to_string(), 7)),
             commit: Some(oid.to_string()),
             parents: commit.parent_ids().map(|p| p.to_string()).collect(),
             entry: Err("the commit has no entry.json".into()),

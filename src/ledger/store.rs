@@ -62,6 +62,18 @@ impl Ledger {
         self.repo.workdir().unwrap_or_else(|| self.repo.path()).to_path_buf()
     }
 
+    /// How an input path is recorded: relative to the repository root with `/` separators when
+    /// the file lies inside it, else absolute.
+    pub fn relative(&self, p: &Path) -> String {
+        let root = self.root();
+        let abs = std::fs::canonicalize(p).unwrap_or_else(|_| p.to_path_buf());
+        let root = std::fs::canonicalize(&root).unwrap_or(root);
+        match abs.strip_prefix(&root) {
+            Ok(rel) => rel.to_string_lossy().replace('\\', "/"),
+            Err(_) => abs.to_string_lossy().into_owned(),
+        }
+    }
+
     /// The underlying repository (for publish and verification code).
     pub fn repo(&self) -> &Repository {
         &self.repo
@@ -149,8 +161,9 @@ impl Ledger {
             if d.data_access.is_none() {
                 d.data_access = Some(self.access_in_force(tip, &d.study_id)?);
             }
-            Ok((d, prev))
+            Ok((vec![d], prev))
         })
+        .and_then(|mut v| v.pop().ok_or_else(|| Error::internal("an append wrote no entry")))
     }
 
     /// Appends the entry that `build` drafts from the ledger's current entries (first to last),
@@ -165,16 +178,42 @@ impl Ledger {
     where
         F: FnMut(&[StoredEntry]) -> Result<Draft>,
     {
+        let mut out = self.append_many_with(now, |entries| Ok(vec![build(entries)?]))?;
+        out.pop().ok_or_else(|| Error::internal("an append wrote no entry"))
+    }
+
+    /// Appends the entries that `build` drafts (in order) as one atomic step: their commits are
+    /// chained on the current tip and the ref moves once, by compare-and-swap, so either all of
+    /// them land or none does (a command's deviation and analysis, or its count and assignment,
+    /// are never separated). As [`Ledger::append_with`], `build` runs again on the new entries
+    /// when another writer moved the tip first. An empty list writes nothing.
+    ///
+    /// Errors: as [`Ledger::append_with`].
+    pub fn append_many_with<F>(&self, now: DateTime<Utc>, mut build: F) -> Result<Vec<Entry>>
+    where
+        F: FnMut(&[StoredEntry]) -> Result<Vec<Draft>>,
+    {
         self.cas_loop(now, |tip| {
             let entries = match tip {
                 Some(oid) => self.entries_from(oid)?,
                 None => vec![],
             };
-            let mut d = build(&entries)?;
-            if d.data_access.is_none() {
-                d.data_access = Some(DataAccess::in_force(entries.iter().map(|s| &s.entry), &d.study_id));
+            let mut drafts = build(&entries)?;
+            for i in 0..drafts.len() {
+                if drafts[i].data_access.is_some() {
+                    continue;
+                }
+                // The level in force: that of an earlier draft of the same batch, else the ledger's.
+                let id = drafts[i].study_id.clone();
+                let earlier = drafts[..i]
+                    .iter()
+                    .rev()
+                    .find(|d| d.study_id == id || d.study_id.is_empty())
+                    .and_then(|d| d.data_access);
+                drafts[i].data_access =
+                    Some(earlier.unwrap_or_else(|| DataAccess::in_force(entries.iter().map(|s| &s.entry), &id)));
             }
-            Ok((d, entries.last().map(|s| s.entry.clone())))
+            Ok((drafts, entries.last().map(|s| s.entry.clone())))
         })
     }
 
@@ -192,49 +231,56 @@ impl Ledger {
         Ok(DataAccess::default())
     }
 
-    /// The compare-and-swap loop: `make` drafts the entry (with its data access set) and returns
-    /// the previous entry for the tip it was given; the commit is written on that tip and the
-    /// ref moved only if it still names it, else `make` runs again on the new tip.
-    fn cas_loop<F>(&self, now: DateTime<Utc>, mut make: F) -> Result<Entry>
+    /// The compare-and-swap loop: `make` drafts the entries (with their data access set) and
+    /// returns the previous entry for the tip it was given; the commits are written on that tip,
+    /// chained, and the ref is moved to the last one only if it still names the tip, else `make`
+    /// runs again on the new tip.
+    fn cas_loop<F>(&self, now: DateTime<Utc>, mut make: F) -> Result<Vec<Entry>>
     where
-        F: FnMut(Option<Oid>) -> Result<(Draft, Option<Entry>)>,
+        F: FnMut(Option<Oid>) -> Result<(Vec<Draft>, Option<Entry>)>,
     {
         for attempt in 0..400u32 {
             let tip = self.tip()?;
-            let (draft, prev) = make(tip)?;
-            let kind = draft
-                .kind
-                .ok_or_else(|| Error::internal("ledger draft without a kind"))?;
-            let result_bytes = match &draft.result {
-                Some(v) => Some(
-                    serde_json::to_vec_pretty(v).map_err(|e| Error::internal("serializing a result").caused_by(e))?,
-                ),
-                None => None,
+            let (drafts, prev) = make(tip)?;
+            if drafts.is_empty() {
+                return Ok(vec![]);
+            }
+            let head = self.head_commit();
+            let mut parent = tip;
+            let mut prev = prev;
+            let mut written = Vec::with_capacity(drafts.len());
+            for draft in &drafts {
+                let kind = draft
+                    .kind
+                    .ok_or_else(|| Error::internal("ledger draft without a kind"))?;
+                let result_bytes = match &draft.result {
+                    Some(v) => Some(
+                        serde_json::to_vec_pretty(v)
+                            .map_err(|e| Error::internal("serializing a result").caused_by(e))?,
+                    ),
+                    None => None,
+                };
+                let entry = build_entry(kind, draft, prev.as_ref(), now, result_bytes.as_deref(), head.clone())?;
+                let oid = self.write_commit(&entry, parent, result_bytes.as_deref(), draft.protocol_text.as_deref())?;
+                parent = Some(oid);
+                prev = Some(entry.clone());
+                written.push(entry);
+            }
+            let Some(new_tip) = parent else {
+                return Ok(vec![]);
             };
-            let entry = build_entry(
-                kind,
-                &draft,
-                prev.as_ref(),
-                now,
-                result_bytes.as_deref(),
-                self.head_commit(),
-            );
-            let oid = self.write_commit(&entry, tip, result_bytes.as_deref(), draft.protocol_text.as_deref())?;
-            let msg = format!("pledge: {} #{} {}", entry.kind.as_str(), entry.seq, entry.study_id);
-            let res = match tip {
-                Some(old) => self
-                    .repo
-                    .reference_matching(LEDGER_REF, oid, true, old, &msg)
-                    .map(|_| ()),
-                // A zero current id means "must not exist", checked under the ref lock
-                // (libgit2's non-forced create checks existence before locking, which races).
-                None => self
-                    .repo
-                    .reference_matching(LEDGER_REF, oid, true, Oid::zero(), &msg)
-                    .map(|_| ()),
-            };
+            let last = written
+                .last()
+                .map(|e| format!("{} #{} {}", e.kind.as_str(), e.seq, e.study_id));
+            let msg = format!("pledge: {}", last.unwrap_or_default());
+            // A zero current id means "must not exist", checked under the ref lock (libgit2's
+            // non-forced create checks existence before locking, which races).
+            let res = self
+                .repo
+                .reference_matching(LEDGER_REF, new_tip, true, tip.unwrap_or_else(Oid::zero), &msg)
+                .map(|_| ());
             match res {
-                Ok(()) => return Ok(entry),
+                Ok(()) => return Ok(written),
                 Err(e)
                     if matches!(e.code(), ErrorCode::Modified | ErrorCode::Exists | ErrorCode::Locked)
                         || e.class() == git2::ErrorClass::Reference =>
@@ -306,9 +352,19 @@ pub(crate) fn build_entry(
     now: DateTime<Utc>,
     result: Option<&[u8]>,
     git_head: Option<String>,
-) -> Entry {
+) -> Result<Entry> {
+    let seq = match prev {
+        None => 1,
+        Some(p) => p.seq.checked_add(1).ok_or_else(|| {
+            Error::refused(format!(
+                "the ledger's last entry carries sequence number {}, after which no number follows",
+                p.seq
+            ))
+            .with_hint("the ledger was forged or damaged: run `pledge verify`")
+        })?,
+    };
     let mut e = Entry {
-        seq: prev.map(|p| p.seq + 1).unwrap_or(1),
+        seq,
         kind,
         time: now.to_rfc3339_opts(SecondsFormat::Secs, true),
         prev_sha256: prev
@@ -329,7 +385,7 @@ pub(crate) fn build_entry(
         entry_sha256: String::new(),
     };
     e.entry_sha256 = e.compute_sha256();
-    e
+    Ok(e)
 }
 
 #[cfg(test)]

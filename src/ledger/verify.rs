@@ -2,21 +2,92 @@
 //! given, a protocol file against its study's latest registration. Problems are findings in a
 //! [`VerifyReport`] (the command exits 1 and lists every one), never errors.
 
-use super::chain::{check_chain, short};
+use super::chain::check_chain;
 use super::entry::EntryKind;
 use super::records::{git_records, Record};
 use super::store::{Ledger, LEDGER_REF};
 use crate::error::Result;
 use crate::protocol::LoadedProtocol;
+use crate::text::short;
 use serde::Serialize;
+
+crate::named_enum! {
+    /// The stable code of a verification finding or note (the README's table lists them).
+    pub enum FindingCode {
+        /// An entry's content does not hash to its `entry_sha256`: it was edited.
+        EntryHashMismatch = "entry-hash-mismatch",
+        /// `entry.json` is not in canonical form: its bytes were edited.
+        EntryNotCanonical = "entry-not-canonical",
+        /// `prev_sha256` does not match the entry before it (or the first entry does not start the chain).
+        BrokenLink = "broken-link",
+        /// A sequence number is missing: an entry was deleted.
+        EntryMissing = "entry-missing",
+        /// Two entries carry the same number.
+        SeqDuplicate = "seq-duplicate",
+        /// Sequence numbers go backwards: entries were swapped or moved.
+        EntriesReordered = "entries-reordered",
+        /// A commit (or export line) holds no valid entry.
+        MalformedEntry = "malformed-entry",
+        /// A commit's message names another `entry_sha256` than its entry.
+        CommitMismatch = "commit-mismatch",
+        /// A ledger commit has more than one parent.
+        MergeCommit = "merge-commit",
+        /// (export) A line's parent commit is not the previous line's commit.
+        CommitChain = "commit-chain",
+        /// `result.json` does not hash to `result_sha256`.
+        ResultMismatch = "result-mismatch",
+        /// The entry records a result but `result.json` is missing.
+        ResultMissing = "result-missing",
+        /// A `result.json` is present that the entry does not record.
+        ResultUnrecorded = "result-unrecorded",
+        /// The stored `protocol.toml` does not hash to `protocol_sha256`.
+        ProtocolTextMismatch = "protocol-text-mismatch",
+        /// A register or amend entry lacks its `protocol.toml`.
+        ProtocolTextMissing = "protocol-text-missing",
+        /// A ledger commit holds other files.
+        UnexpectedFile = "unexpected-file",
+        /// An amend or deviation without a reason.
+        MissingReason = "missing-reason",
+        /// An amend does not name the study's registered version.
+        AmendLink = "amend-link",
+        /// A second `register` of a study with another protocol (instead of `amend`).
+        DuplicateRegistration = "duplicate-registration",
+        /// An entry used a protocol hash that was not the study's registered one at the time.
+        UnregisteredProtocol = "unregistered-protocol",
+        /// (PROTOCOL) The file differs from the latest registration.
+        ProtocolChanged = "protocol-changed",
+        /// (PROTOCOL) Its study is not registered.
+        ProtocolUnregistered = "protocol-unregistered",
+        /// (`--remote`) The published copy has entries the local ledger lost.
+        LocalTruncated = "local-truncated",
+        /// (`--remote`) The local ledger differs from the published copy from some entry on.
+        LedgerRewritten = "ledger-rewritten",
+        /// (`--remote`) The remote has no published ledger.
+        NotPublished = "not-published",
+        /// (`--rerun`) A recorded analysis recomputed from its inputs gives another result, or an input changed.
+        RerunMismatch = "rerun-mismatch",
+        /// Note: the protocol differs from its registration only in line endings or a BOM.
+        LineEndingsOnly = "line-endings-only",
+        /// Note: a register/amend declared data access `results-seen`.
+        RegisteredAfterResultsSeen = "registered-after-results-seen",
+        /// Note: an entry declares a lower data-access level than one declared before.
+        AccessLowered = "access-lowered",
+        /// Note: an entry is dated before the entry preceding it.
+        TimeDecreased = "time-decreased",
+        /// Note: (`--remote`) local entries are not yet published.
+        Unpublished = "unpublished",
+        /// Note: verified offline from an export.
+        Offline = "offline",
+        /// Note: (`--rerun`) a recorded analysis recomputed to the same result hash.
+        RerunMatches = "rerun-matches",
+    }
+}
 
 /// One problem (or note) found by verification.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct Finding {
-    /// Stable kebab-case code, e.g. `entry-hash-mismatch`, `broken-link`, `entry-missing`,
-    /// `entries-reordered`, `seq-duplicate`, `protocol-changed`, `local-truncated`,
-    /// `ledger-rewritten` (README lists them all).
-    pub code: String,
+    /// Stable code, e.g. `entry-hash-mismatch` (see [`FindingCode`]).
+    pub code: FindingCode,
     /// The entry concerned, when there is one.
     pub seq: Option<u64>,
     /// One sentence for people.
@@ -25,12 +96,26 @@ pub struct Finding {
 
 impl Finding {
     /// A finding with `code`, entry `seq` and `message`.
-    pub fn new(code: &str, seq: Option<u64>, message: impl Into<String>) -> Self {
+    pub fn new(code: FindingCode, seq: Option<u64>, message: impl Into<String>) -> Self {
         Finding {
-            code: code.to_string(),
+            code,
             seq,
             message: message.into(),
         }
+    }
+}
+
+crate::named_enum! {
+    /// How a protocol file compares with its study's latest registration.
+    pub enum CheckStatus {
+        /// The file's hash is the registered one.
+        Matches = "matches",
+        /// The raw bytes differ only in line endings or a byte-order mark (passes with a note).
+        LineEndingsOnly = "line-endings-only",
+        /// The file differs from the latest registration (a finding).
+        Changed = "changed",
+        /// The file's study is not registered (a finding).
+        Unregistered = "unregistered",
     }
 }
 
@@ -47,9 +132,8 @@ pub struct ProtocolCheck {
     pub registered_seq: Option<u64>,
     /// The hash registered there.
     pub registered_sha256: Option<String>,
-    /// `matches`, `line-endings-only` (raw bytes differ, normalized hash matches; passes with a
-    /// note), `changed` or `unregistered` (both findings).
-    pub status: String,
+    /// The outcome.
+    pub status: CheckStatus,
 }
 
 /// How the local ledger compares with a published copy.
@@ -110,7 +194,7 @@ impl VerifyReport {
     }
 
     /// Recomputes `ok` after findings were added.
-    pub(crate) fn settle(&mut self) {
+    pub fn settle(&mut self) {
         self.ok = self.findings.is_empty();
     }
 }
@@ -161,12 +245,12 @@ fn check_protocol(r: &mut VerifyReport, records: &[Record], lp: &LoadedProtocol)
         sha256: lp.hash.sha256.clone(),
         registered_seq: latest.map(|e| e.seq),
         registered_sha256: latest.and_then(|e| e.protocol_sha256.clone()),
-        status: "matches".into(),
+        status: CheckStatus::Matches,
     };
     let Some(reg) = latest else {
-        pc.status = "unregistered".into();
+        pc.status = CheckStatus::Unregistered;
         r.findings.push(Finding::new(
-            "protocol-unregistered",
+            FindingCode::ProtocolUnregistered,
             None,
             format!("{}: study `{}` is not registered in this ledger", path, id),
         ));
@@ -176,13 +260,13 @@ fn check_protocol(r: &mut VerifyReport, records: &[Record], lp: &LoadedProtocol)
         let raw_registered: Vec<&String> = reg
             .inputs
             .iter()
-            .filter(|(k, _)| k.starts_with("protocol:"))
+            .filter(|(k, _)| k.role == super::entry::InputRole::Protocol)
             .map(|(_, v)| v)
             .collect();
         if lp.hash.line_endings_normalized && !raw_registered.contains(&&lp.hash.raw_sha256) {
-            pc.status = "line-endings-only".into();
+            pc.status = CheckStatus::LineEndingsOnly;
             r.notes.push(Finding::new(
-                "line-endings-only",
+                FindingCode::LineEndingsOnly,
                 Some(reg.seq),
                 format!(
                     "{} differs from its registration (#{}) only in line endings or a byte-order mark; the normalized hash matches",
@@ -192,7 +276,7 @@ fn check_protocol(r: &mut VerifyReport, records: &[Record], lp: &LoadedProtocol)
         }
         return pc;
     }
-    pc.status = "changed".into();
+    pc.status = CheckStatus::Changed;
     let older = regs[..regs.len() - 1]
         .iter()
         .rev()
@@ -204,8 +288,8 @@ fn check_protocol(r: &mut VerifyReport, records: &[Record], lp: &LoadedProtocol)
         path,
         id,
         reg.seq,
-        short(pc.registered_sha256.as_deref().unwrap_or("-")),
-        short(&lp.hash.sha256)
+        short(pc.registered_sha256.as_deref().unwrap_or("-"), 12),
+        short(&lp.hash.sha256, 12)
     );
     if let Some(line) = stored.and_then(|s| first_difference(s, lp.text.as_bytes())) {
         msg.push_str(&format!("; first difference at line {}", line));
@@ -213,7 +297,8 @@ fn check_protocol(r: &mut VerifyReport, records: &[Record], lp: &LoadedProtocol)
     if let Some(o) = older {
         msg.push_str(&format!(" (the file is the superseded version of #{})", o.seq));
     }
-    r.findings.push(Finding::new("protocol-changed", Some(reg.seq), msg));
+    r.findings
+        .push(Finding::new(FindingCode::ProtocolChanged, Some(reg.seq), msg));
     pc
 }
 

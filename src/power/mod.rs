@@ -16,8 +16,8 @@ pub mod pilot;
 pub mod sample_size;
 
 use crate::error::{Error, Result};
-use crate::protocol::{Components, Target};
-use serde::Serialize;
+use crate::protocol::{Components, PowerMethod, Target};
+use serde::{Deserialize, Serialize};
 
 pub use inputs::Design;
 pub use sample_size::{Clustering, Spec};
@@ -25,14 +25,14 @@ pub use sample_size::{Clustering, Spec};
 /// Components required for a minimum detectable difference (what `pledge power` prints and what
 /// the stop rule stores in its `count` / `stop` / `go` ledger entry). Deterministic for the same
 /// inputs. σ and δ are in the metric's scale.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Requirement {
     /// Components required: `unrounded` rounded up, at least 2.
     pub components: u64,
     /// Unrounded components needed: n_iid·DEFF/m (n_iid without clustering).
     pub unrounded: f64,
     /// `t` (exact paired t-test) or `normal`.
-    pub method: String,
+    pub method: PowerMethod,
     /// δ, the minimum detectable difference, in the metric's scale.
     pub mde: f64,
     /// σ of the paired difference of one independent unit: per component without clustering,

@@ -40,14 +40,6 @@ pub struct Spec {
     pub clustering: Option<Clustering>,
 }
 
-/// Name of a method as stored in [`Requirement::method`].
-pub fn method_name(m: PowerMethod) -> &'static str {
-    match m {
-        PowerMethod::T => "t",
-        PowerMethod::Normal => "normal",
-    }
-}
-
 /// Components required by `spec` with `method`.
 ///
 /// First n_iid, the independent units needed for effect size d = δ/σ: normal
@@ -86,7 +78,7 @@ pub fn requirement(spec: &Spec, method: PowerMethod) -> Result<Requirement> {
     Ok(Requirement {
         components,
         unrounded,
-        method: method_name(method).into(),
+        method,
         mde: spec.mde,
         sd: spec.sd,
         alpha,

@@ -41,7 +41,7 @@ fn t_method_without_clustering_matches_statsmodels() {
     let r = required_components(&target(0.03, Some(0.3), None, PowerMethod::T), &Components::default()).unwrap();
     assert!((r.unrounded - 786.808940).abs() < 1e-5, "{}", r.unrounded);
     assert_eq!(r.components, 787);
-    assert_eq!(r.method, "t");
+    assert_eq!(r.method, crate::protocol::PowerMethod::T);
     assert_eq!(r.design_effect, 1.0);
     assert_eq!(r.icc, None);
 }

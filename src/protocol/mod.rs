@@ -62,15 +62,16 @@ pub struct Study {
     pub registered_by: String,
 }
 
-/// Unit of the metric and of every difference: fraction (0–1) or points (0–100).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, Default)]
-#[serde(rename_all = "kebab-case")]
-pub enum Scale {
-    /// Values in [0, 1]; a 3-point difference is 0.03.
-    #[default]
-    Fraction,
-    /// Values in [0, 100]; a 3-point difference is 3.
-    Points,
+crate::named_enum! {
+    /// Unit of the metric and of every difference: fraction (0–1) or points (0–100).
+    #[derive(Default)]
+    pub enum Scale {
+        /// Values in [0, 1]; a 3-point difference is 0.03.
+        #[default]
+        Fraction = "fraction",
+        /// Values in [0, 100]; a 3-point difference is 3.
+        Points = "points",
+    }
 }
 
 impl Scale {
@@ -129,15 +130,16 @@ pub struct Target {
     pub method: PowerMethod,
 }
 
-/// Power calculation used to derive required components from the target.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, Default)]
-#[serde(rename_all = "kebab-case")]
-pub enum PowerMethod {
-    /// Exact paired t-test (non-central t), as statsmodels `TTestPower`.
-    #[default]
-    T,
-    /// Normal approximation n = ((z_{1−α/s} + z_{1−β})·σ/δ)².
-    Normal,
+crate::named_enum! {
+    /// Power calculation used to derive required components from the target.
+    #[derive(Default)]
+    pub enum PowerMethod {
+        /// Exact paired t-test (non-central t), as statsmodels `TTestPower`.
+        #[default]
+        T = "t",
+        /// Normal approximation n = ((z_{1−α/s} + z_{1−β})·σ/δ)².
+        Normal = "normal",
+    }
 }
 
 /// `[components]`: what a component node is and how questions within one are counted.
@@ -170,39 +172,42 @@ impl Default for Components {
     }
 }
 
-/// Which questions of an over-full component are kept.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, Default)]
-#[serde(rename_all = "kebab-case")]
-pub enum Keep {
-    /// The first m by question id (byte order).
-    #[default]
-    FirstById,
-    /// A sample of m drawn with the analysis seed.
-    SeededSample,
+crate::named_enum! {
+    /// Which questions of an over-full component are kept.
+    #[derive(Default)]
+    pub enum Keep {
+        /// The first m by question id (byte order).
+        #[default]
+        FirstById = "first-by-id",
+        /// A sample of m drawn with the analysis seed.
+        SeededSample = "seeded-sample",
+    }
 }
 
-/// Estimator of a system's mean when questions are grouped in components.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, Default)]
-#[serde(rename_all = "kebab-case")]
-pub enum Estimator {
-    /// Mean over components of each component's mean.
-    #[default]
-    ComponentMean,
-    /// Mean over (kept) questions.
-    QuestionWeighted,
+crate::named_enum! {
+    /// Estimator of a system's mean when questions are grouped in components.
+    #[derive(Default)]
+    pub enum Estimator {
+        /// Mean over components of each component's mean.
+        #[default]
+        ComponentMean = "component-mean",
+        /// Mean over (kept) questions.
+        QuestionWeighted = "question-weighted",
+    }
 }
 
-/// Unicode normalization applied to passage text before comparison.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, Default)]
-#[serde(rename_all = "kebab-case")]
-pub enum Normalization {
-    /// Compare bytes as given.
-    None,
-    /// Unicode NFC (canonical composition): NFC and NFD forms compare equal.
-    #[default]
-    Nfc,
-    /// Unicode NFKC (compatibility composition): also folds full-width forms, ligatures.
-    Nfkc,
+crate::named_enum! {
+    /// Unicode normalization applied to passage text before comparison.
+    #[derive(Default)]
+    pub enum Normalization {
+        /// Compare bytes as given.
+        None = "none",
+        /// Unicode NFC (canonical composition): NFC and NFD forms compare equal.
+        #[default]
+        Nfc = "nfc",
+        /// Unicode NFKC (compatibility composition): also folds full-width forms, ligatures.
+        Nfkc = "nfkc",
+    }
 }
 
 /// One link rule; `kind` decides which other keys apply.
@@ -238,18 +243,18 @@ impl LinkRule {
     }
 }
 
-/// Kinds of link rule.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "kebab-case")]
-pub enum LinkKind {
-    /// Same passage id, or identical normalized text.
-    IdenticalPassage,
-    /// Character n-gram shingles with Jaccard ≥ threshold (exact join).
-    NearDuplicatePassage,
-    /// A question is linked to the passage (and document) it uses as a decoy or distractor.
-    Decoy,
-    /// Questions with the same value of `field`.
-    SharedField,
+crate::named_enum! {
+    /// Kinds of link rule.
+    pub enum LinkKind {
+        /// Same passage id, or identical normalized text.
+        IdenticalPassage = "identical-passage",
+        /// Character n-gram shingles with Jaccard ≥ threshold (exact join).
+        NearDuplicatePassage = "near-duplicate-passage",
+        /// A question is linked to the passage (and document) it uses as a decoy or distractor.
+        Decoy = "decoy",
+        /// Questions with the same value of `field`.
+        SharedField = "shared-field",
+    }
 }
 
 /// `[[splits]]`: one split and its required number of components.
@@ -277,12 +282,12 @@ pub enum Required {
     Derived(Derived),
 }
 
-/// The keyword `from-target`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "kebab-case")]
-pub enum Derived {
-    /// Derive from `[target]`.
-    FromTarget,
+crate::named_enum! {
+    /// The keyword `from-target`.
+    pub enum Derived {
+        /// Derive from `[target]`.
+        FromTarget = "from-target",
+    }
 }
 
 /// `[stop-rule]`: when the build stops.
@@ -298,26 +303,28 @@ pub struct StopRule {
     pub required: StopRequired,
 }
 
-/// Which components the stop rule counts.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, Default)]
-#[serde(rename_all = "kebab-case")]
-pub enum StopCount {
-    /// Components holding at least one candidate question.
-    #[default]
-    WithCandidates,
-    /// All components, including passage-only ones.
-    All,
+crate::named_enum! {
+    /// Which components the stop rule counts.
+    #[derive(Default)]
+    pub enum StopCount {
+        /// Components holding at least one candidate question.
+        #[default]
+        WithCandidates = "with-candidates",
+        /// All components, including passage-only ones.
+        All = "all",
+    }
 }
 
-/// What the counted components are compared with.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, Default)]
-#[serde(rename_all = "kebab-case")]
-pub enum StopRequired {
-    /// Sum of all splits' required components (splits cannot share a component).
-    #[default]
-    SumOfSplits,
-    /// The largest single split's requirement.
-    EachSplit,
+crate::named_enum! {
+    /// What the counted components are compared with.
+    #[derive(Default)]
+    pub enum StopRequired {
+        /// Sum of all splits' required components (splits cannot share a component).
+        #[default]
+        SumOfSplits = "sum-of-splits",
+        /// The largest single split's requirement.
+        EachSplit = "each-split",
+    }
 }
 
 /// `[analysis]`: how the analysis runs.
@@ -377,60 +384,64 @@ impl Default for Analysis {
     }
 }
 
-/// The resampling unit.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, Default)]
-#[serde(rename_all = "kebab-case")]
-pub enum ResamplingUnit {
-    /// Topics (questions) are resampled.
-    #[default]
-    Topic,
-    /// Whole components are resampled.
-    Component,
+crate::named_enum! {
+    /// The resampling unit.
+    #[derive(Default)]
+    pub enum ResamplingUnit {
+        /// Topics (questions) are resampled.
+        #[default]
+        Topic = "topic",
+        /// Whole components are resampled.
+        Component = "component",
+    }
 }
 
-/// Percentile definitions (Hyndman & Fan 1996 types, numpy method names).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, Default)]
-#[serde(rename_all = "kebab-case")]
-pub enum Percentile {
-    /// Type 7, numpy `linear` (default).
-    #[default]
-    Linear,
-    /// Type 1, numpy `inverted_cdf`.
-    InvertedCdf,
-    /// numpy `lower`.
-    Lower,
-    /// numpy `higher`.
-    Higher,
-    /// numpy `nearest`.
-    Nearest,
+crate::named_enum! {
+    /// Percentile definitions (Hyndman & Fan 1996 types, numpy method names).
+    #[derive(Default)]
+    pub enum Percentile {
+        /// Type 7, numpy `linear` (default).
+        #[default]
+        Linear = "linear",
+        /// Type 1, numpy `inverted_cdf`.
+        InvertedCdf = "inverted-cdf",
+        /// numpy `lower`.
+        Lower = "lower",
+        /// numpy `higher`.
+        Higher = "higher",
+        /// numpy `nearest`.
+        Nearest = "nearest",
+    }
 }
 
-/// Policy for topics present for one system and not another.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, Default)]
-#[serde(rename_all = "kebab-case")]
-pub enum MissingTopics {
-    /// An error listing the topics.
-    #[default]
-    Error,
-    /// Score 0 for the missing system, as `trec_eval -c`.
-    Zero,
-    /// Only topics present for all systems.
-    Intersection,
+crate::named_enum! {
+    /// Policy for topics present for one system and not another.
+    #[derive(Default)]
+    pub enum MissingTopics {
+        /// An error listing the topics.
+        #[default]
+        Error = "error",
+        /// Score 0 for the missing system, as `trec_eval -c`.
+        Zero = "zero",
+        /// Only topics present for all systems.
+        Intersection = "intersection",
+    }
 }
 
-/// Multiple-comparison adjustment of p-values.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, Default)]
-#[serde(rename_all = "kebab-case")]
-pub enum Adjust {
-    /// Holm step-down (family-wise error).
-    #[default]
-    Holm,
-    /// Benjamini–Hochberg (false discovery rate).
-    Bh,
-    /// Bonferroni.
-    Bonferroni,
-    /// No adjustment.
-    None,
+crate::named_enum! {
+    /// Multiple-comparison adjustment of p-values.
+    #[derive(Default)]
+    pub enum Adjust {
+        /// Holm step-down (family-wise error).
+        #[default]
+        Holm = "holm",
+        /// Benjamini–Hochberg (false discovery rate).
+        Bh = "bh",
+        /// Bonferroni.
+        Bonferroni = "bonferroni",
+        /// No adjustment.
+        None = "none",
+    }
 }
 
 /// `[pool]`: the judgment pool.

@@ -1,12 +1,13 @@
 //! Builds [`ReportData`] from the ledger alone: the registered protocol text stored in the
-//! register/amend commit, the recorded count/stop/go result, and the recorded analyses. The
-//! same ledger therefore always gives the same report.
+//! register/amend commit, the recorded count/stop/go record, and the recorded analysis records.
+//! The same ledger therefore always gives the same report.
 
 use super::model::*;
 use super::sections;
 use crate::error::{Error, Result};
-use crate::ledger::{EntryKind, Ledger, StoredEntry};
+use crate::ledger::{EntryKind, StoredEntry};
 use crate::protocol::Protocol;
+use crate::records::{self, AnalysisRecord, CountRecord};
 use std::collections::BTreeMap;
 use std::path::Path;
 
@@ -57,13 +58,7 @@ pub fn pick_study(entries: &[StoredEntry], study_id: Option<&str>) -> Result<Str
 ///
 /// Errors: the study has no analysis entry (exit 2, with a hint to run `pledge analyze`);
 /// a stored protocol or result that cannot be read (exit 2).
-pub fn assemble(
-    ledger: &Ledger,
-    entries: &[StoredEntry],
-    study_id: &str,
-    verification: VerificationView,
-) -> Result<Assembled> {
-    let _ = ledger;
+pub fn assemble(entries: &[StoredEntry], study_id: &str, verification: VerificationView) -> Result<Assembled> {
     let mine: Vec<&StoredEntry> = entries.iter().filter(|e| e.entry.study_id == study_id).collect();
     let first_reg = mine
         .iter()
@@ -111,7 +106,7 @@ pub fn assemble(
             .entry
             .git_head
             .as_deref()
-            .map(|h| format!("`{}`", &h[..h.len().min(12)]))
+            .map(|h| format!("`{}`", crate::text::short(h, 12)))
             .unwrap_or_else(|| "— (the repository had no commit yet)".into()),
         data_access: first_reg.entry.data_access_label(),
         registered_after_results_seen: mine
@@ -119,16 +114,24 @@ pub fn assemble(
             .filter(|e| matches!(e.entry.kind, EntryKind::Register | EntryKind::Amend))
             .any(|e| e.entry.data_access == crate::ledger::DataAccess::ResultsSeen),
     };
-    let components = match count {
-        Some(c) => sections::components_view(c, &protocol, &mut svgs)?,
-        None => ComponentsView::default(),
+    let count_record: Option<CountRecord> = match count {
+        Some(c) => Some(records::read_result(c, "count")?),
+        None => None,
     };
-    let results = match analyze {
+    let analysis: Option<AnalysisRecord> = match analyze {
+        Some(a) => Some(records::read_result(a, "analysis")?),
+        None => None,
+    };
+    let components = match (count, &count_record) {
+        (Some(c), Some(r)) => sections::components_view(c, r, &mut svgs)?,
+        _ => ComponentsView::default(),
+    };
+    let results = match &analysis {
         Some(a) => sections::results_view(a, &protocol, &mut svgs)?,
         None => ResultsView::default(),
     };
-    let power = sections::power_view(&protocol, count, analyze);
-    let pool = sections::pool_view(&protocol, analyze);
+    let power = sections::power_view(&protocol, count_record.as_ref(), analysis.as_ref());
+    let pool = sections::pool_view(&protocol, analysis.as_ref());
     let changes = mine
         .iter()
         .filter(|e| matches!(e.entry.kind, EntryKind::Amend | EntryKind::Deviation))

@@ -1,7 +1,9 @@
-//! The reviewer-facing Markdown report (seed article "How Many Topics a Benchmark Needs": the
-//! mean and topic count, the interval or reversal rate from paired resampling, and whether the
-//! evaluated runs contributed to the judgment pool), rendered from the ledger alone with
-//! minijinja, with SVG pictures beside it.
+//! The reviewer-facing Markdown report, rendered from the ledger alone with minijinja, with SVG
+//! pictures beside it. It leads with the three statements an honest benchmark report makes: the
+//! mean and the topic count, the paired-resampling interval and reversal rate, and whether the
+//! evaluated runs contributed to the judgment pool (Sakai, *Laboratory Experiments in
+//! Information Retrieval*, 2018; Zobel, "How reliable are the results of large-scale information
+//! retrieval experiments?", SIGIR 1998, for pool bias).
 
 mod assemble;
 pub mod model;
@@ -23,5 +25,5 @@ pub fn build(ledger: &Ledger, study: Option<&str>) -> Result<Assembled> {
     let entries = ledger.entries()?;
     let id = pick_study(&entries, study)?;
     let verification = sections::verification_view(ledger)?;
-    assemble(ledger, &entries, &id, verification)
+    assemble(&entries, &id, verification)
 }

@@ -18,7 +18,7 @@ use crate::error::{Error, Result};
 use crate::protocol::{Estimator, ResamplingUnit};
 use crate::rng::RngInfo;
 use crate::scores::ScoreTable;
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 
 /// Loaded inputs of an analysis.
@@ -39,7 +39,7 @@ pub struct Inputs {
 }
 
 /// Per-system summary.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct SystemSummary {
     /// System name.
     pub name: String,
@@ -54,7 +54,7 @@ pub struct SystemSummary {
 }
 
 /// Adjusted p-value of one comparison.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Adjusted {
     /// statsmodels name of the method.
     pub method: String,
@@ -67,7 +67,7 @@ pub struct Adjusted {
 }
 
 /// One comparison: `difference = system − baseline`.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Comparison {
     /// The system compared.
     pub system: String,
@@ -98,10 +98,14 @@ pub struct Comparison {
 }
 
 /// The full analysis result (stored as the ledger's `result.json`; the report renders it).
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct AnalysisResult {
     /// Format identifier, `pledge.analysis/1`.
     pub schema: String,
+    /// Version of the stored record (see [`crate::records::RECORD_VERSION`]); 1 when absent.
+    #[serde(default = "legacy_version")]
+    pub record_version: u32,
     /// `analyze` (checked against a registration) or `compare` (no ledger).
     pub mode: String,
     /// Registration status in words.
@@ -131,8 +135,12 @@ pub struct AnalysisResult {
     pub options: Option<super::settings::RunOptions>,
 }
 
+fn legacy_version() -> u32 {
+    1
+}
+
 /// Strata used.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct StrataInfo {
     /// Field name.
     pub field: String,
@@ -209,6 +217,7 @@ pub fn run(
     }
     Ok(AnalysisResult {
         schema: "pledge.analysis/1".into(),
+        record_version: crate::records::RECORD_VERSION,
         mode: mode.into(),
         registration: registration.into(),
         study_id,

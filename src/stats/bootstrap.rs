@@ -20,7 +20,7 @@ use rand::distributions::{Distribution, Uniform};
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 use rayon::prelude::*;
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 /// Trials per chunk; each chunk has its own ChaCha8 stream.
 pub const CHUNK: usize = 256;
@@ -173,7 +173,7 @@ impl Indices {
 }
 
 /// Summary of a bootstrap distribution of differences.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Bootstrap {
     /// What was resampled: `topic`, `topic (stratified)`, `component`.
     pub unit: String,

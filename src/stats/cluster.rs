@@ -2,13 +2,13 @@
 //! (Cameron & Miller 2015; statsmodels OLS `cov_type='cluster'`, CRV1).
 
 use super::ttest::{t_from, TTest};
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 /// Number of regressors of the intercept-only model.
 const K: f64 = 1.0;
 
 /// The question-weighted mean difference with a cluster-robust (CRV1) standard error.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct ClusterRobust {
     /// Number of clusters (components) G.
     pub clusters: usize,

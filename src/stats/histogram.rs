@@ -1,11 +1,11 @@
 //! A fixed-bin histogram of resampled differences, for the report's plot (the resamples
 //! themselves are not stored).
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 /// Equal-width bins from `min` to `max` (bin `i` is `[min + i·w, min + (i+1)·w)`; the last bin
 /// includes `max`).
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Histogram {
     /// Left edge of the first bin: the smallest value, or half a lattice step below it.
     pub min: f64,

@@ -4,11 +4,11 @@
 //! effect) live in [`crate::power`]; this small formula is computed here so that analyze does not
 //! depend on them, and the output names it.
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use statrs::distribution::{ContinuousCDF, Normal};
 
 /// The achieved MDE next to the registered target.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct AchievedMde {
     /// The formula used.
     pub method: String,

@@ -5,11 +5,11 @@ use crate::assignment::AssignmentRow;
 use crate::error::{Error, Result};
 use crate::protocol::{Keep, MissingTopics};
 use crate::scores::ScoreTable;
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use std::collections::{BTreeMap, HashMap, HashSet};
 
 /// How topics were accounted for (the report states the policy and the counts).
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct TopicAccounting {
     /// The missing-topics policy (`error`, `zero`, `intersection`).
     pub policy: MissingTopics,
@@ -28,7 +28,7 @@ pub struct TopicAccounting {
 }
 
 /// How the component assignment was used.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct ComponentAccounting {
     /// Components with at least one analyzed question.
     pub components: usize,

@@ -12,13 +12,13 @@ use super::bootstrap::{streams, CHUNK};
 use rand::{RngCore, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 use rayon::prelude::*;
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 /// Largest n enumerated exactly regardless of the trial count (2^20 ≈ 1M assignments).
 pub const EXACT_MAX_UNITS: usize = 20;
 
 /// Result of the sign-flip test.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Randomization {
     /// `exact` (all 2^n assignments) or `monte-carlo`.
     pub method: String,

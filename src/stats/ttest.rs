@@ -1,10 +1,10 @@
 //! Paired t-test and its confidence interval (as `scipy.stats.ttest_rel`, two-sided).
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use statrs::distribution::{ContinuousCDF, StudentsT};
 
 /// A one-sample t-test of the mean of the differences against 0.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct TTest {
     /// Number of differences n.
     pub n: usize,

@@ -8,11 +8,11 @@ use super::qrels::Qrels;
 use super::run::Run;
 use crate::error::{Error, Result};
 use crate::protocol::Pool;
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use std::collections::HashSet;
 
 /// The leave-one-run-out check of one contributing run.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct LeaveOneOut {
     /// Pool depth used: documents per run per topic that were judged.
     pub depth: u32,
@@ -29,7 +29,7 @@ pub struct LeaveOneOut {
 }
 
 /// The pool-bias figures of one run.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct RunPoolBias {
     /// Run tag.
     pub tag: String,
@@ -51,7 +51,7 @@ pub struct RunPoolBias {
 }
 
 /// The pool-bias result for a set of runs.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct PoolBias {
     /// The metric (trec_eval name), e.g. `map`.
     pub metric: String,

@@ -229,17 +229,19 @@ fn analyze_records_an_entry_and_reruns_to_the_same_hash() {
     let last = entries.last().unwrap();
     assert_eq!(last.entry.kind, EntryKind::Analyze);
     assert!(
-        last.entry.inputs.contains_key("scores:data/correctness.csv"),
+        last.entry
+            .inputs
+            .contains_key(&"scores:data/correctness.csv".parse().unwrap()),
         "{:?}",
         last.entry.inputs
     );
     assert_eq!(last.entry.rng.as_ref().unwrap().seed, 20261130);
     assert_eq!(last.entry.summary["comparisons"][0]["adjust"], "holm");
-    let rep = pledge::stats::registered::rerun(&ledger, last).unwrap();
+    let rep = pledge::ops::rerun::rerun(&ledger, &entries, last).unwrap();
     assert!(rep.ok, "{:?}", rep.problems);
     // A changed input is detected.
     env.write("data/correctness.csv", "_id,a,b\nq,1,0\n");
-    let rep = pledge::stats::registered::rerun(&ledger, last).unwrap();
+    let rep = pledge::ops::rerun::rerun(&ledger, &entries, last).unwrap();
     assert!(!rep.ok && rep.problems[0].contains("changed"), "{:?}", rep.problems);
 }
 
@@ -310,7 +312,7 @@ fn analyze_refuses_an_assignment_other_than_the_counted_one() {
         .unwrap()
         .with_timezone(&chrono::Utc);
     let mut inputs = std::collections::BTreeMap::new();
-    inputs.insert("assignment:components.csv".to_string(), "0".repeat(64));
+    inputs.insert("assignment:components.csv".parse().unwrap(), "0".repeat(64));
     let draft = Draft {
         kind: Some(EntryKind::Go),
         study_id: "hotpotqa-100-agents".into(),
@@ -324,7 +326,7 @@ fn analyze_refuses_an_assignment_other_than_the_counted_one() {
     assert_eq!(r.code, 1, "{}", r.stderr);
     assert!(r.stderr.contains("assignment differs"), "{}", r.stderr);
     let h = pledge::io::sha256_file(&env.join("components.csv")).unwrap();
-    inputs.insert("assignment:components.csv".to_string(), h);
+    inputs.insert("assignment:components.csv".parse().unwrap(), h);
     ledger
         .append(
             &Draft {

@@ -87,12 +87,19 @@ fn dry_run_ablation_by_hand() {
     );
     assert_eq!(ledger_tip(&env), "", "dry run must not write the ledger");
     let human = env.run(&[&ARGS[..], &["--dry-run"]].concat());
-    assert!(human.stdout.contains("Dry run: nothing was written to the ledger."));
-    let csv = std::fs::read_to_string(env.join("mini-statutes.components.csv")).unwrap();
-    assert_eq!(
-        csv,
-        "question,component,unit,split,counted\nq1,C1,d1,,\nq2,C1,d2,,\nq3,C1,d3,,\nq4,C1,d4,,\n"
-    );
+    assert!(human
+        .stdout
+        .contains("Dry run: nothing was written (no ledger entry, no assignment file)."));
+    // A dry run writes no file at all; it prints the hash of the assignment it would write.
+    assert!(!env.join("mini-statutes.components.csv").exists());
+    let csv = "question,component,unit,split,counted\nq1,C1,d1,,\nq2,C1,d2,,\nq3,C1,d3,,\nq4,C1,d4,,\n";
+    assert_eq!(v["out_sha256"], pledge::io::sha256_hex(csv.as_bytes()));
+    assert!(v["out"].is_null());
+    let listing: Vec<String> = std::fs::read_dir(env.path())
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    assert!(!listing.iter().any(|f| f.ends_with(".csv")), "{:?}", listing);
 }
 
 #[test]
@@ -158,10 +165,18 @@ fn go_and_assign_whole_components() {
         serde_json::from_str(&env.git(&["show", "refs/pledge/ledger:entry.json"]).stdout).unwrap();
     assert_eq!(entry["kind"], "assign");
     assert_eq!(entry["rng"]["seed"], 7);
-    // Deterministic: a second dry run gives the same file.
-    let again = env.run(&[&ARGS[..], &["--assign", "--out", "b.csv", "--dry-run"]].concat());
+    // Deterministic: a dry run gives the hash of the same file, and writes none.
+    let again = env.run(
+        &[
+            &ARGS[..],
+            &["--assign", "--out", "b.csv", "--dry-run", "--format", "json"],
+        ]
+        .concat(),
+    );
     assert_eq!(again.code, 0, "{}", again.stderr);
-    assert_eq!(std::fs::read(env.join("b.csv")).unwrap(), csv.as_bytes());
+    let again: serde_json::Value = serde_json::from_str(&again.stdout).unwrap();
+    assert_eq!(again["out_sha256"], pledge::io::sha256_hex(csv.as_bytes()));
+    assert!(!env.join("b.csv").exists());
 }
 
 fn bad(env: &Env, questions: &str, passages: &str, expect: &str) {

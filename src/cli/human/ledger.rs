@@ -1,11 +1,8 @@
 //! Text forms (`--format human`) of the ledger commands' results.
 
-use super::chain::short;
-use super::export::ExportSummary;
-use super::log::LogItem;
-use super::publish::PublishReport;
-use super::verify::{Finding, VerifyReport};
-use crate::output::Human;
+use super::Human;
+use crate::ledger::{CheckStatus, ExportSummary, Finding, LogItem, PublishReport, VerifyReport};
+use crate::text::{cut, short};
 
 fn finding_line(f: &Finding) -> String {
     match f.seq {
@@ -22,18 +19,18 @@ impl Human for VerifyReport {
             self.entries,
             self.tip
                 .as_deref()
-                .map(|t| format!(", tip {}", t.get(..7).unwrap_or(t)))
+                .map(|t| format!(", tip {}", short(t, 7)))
                 .unwrap_or_default()
         );
         if let Some(p) = &self.protocol {
-            let what = match p.status.as_str() {
-                "matches" => format!("matches the registration of study `{}`", p.study_id),
-                "line-endings-only" => format!(
+            let what = match p.status {
+                CheckStatus::Matches => format!("matches the registration of study `{}`", p.study_id),
+                CheckStatus::LineEndingsOnly => format!(
                     "matches the registration of study `{}` (line endings differ only)",
                     p.study_id
                 ),
-                "unregistered" => format!("study `{}` is not registered", p.study_id),
-                _ => format!("CHANGED since the registration of study `{}`", p.study_id),
+                CheckStatus::Unregistered => format!("study `{}` is not registered", p.study_id),
+                CheckStatus::Changed => format!("CHANGED since the registration of study `{}`", p.study_id),
             };
             let seq = p.registered_seq.map(|s| format!(" (#{})", s)).unwrap_or_default();
             s.push_str(&format!("protocol  {}: {}{}\n", p.path, what, seq));
@@ -65,21 +62,10 @@ impl Human for VerifyReport {
     }
 }
 
-/// A string cut to at most `n` characters, with `…` when cut.
-fn cut(s: &str, n: usize) -> String {
-    if s.chars().count() <= n {
-        s.to_string()
-    } else {
-        let mut t: String = s.chars().take(n.saturating_sub(1)).collect();
-        t.push('…');
-        t
-    }
-}
-
 impl Human for Vec<LogItem> {
     fn human(&self) -> String {
         if self.is_empty() {
-            return format!("The ledger is empty (no entries on {}).\n", super::LEDGER_REF);
+            return format!("The ledger is empty (no entries on {}).\n", crate::ledger::LEDGER_REF);
         }
         let mut s = format!(
             "{:>4}  {:<20}  {:<9}  {:<24}  {:<14}  {:<12}  {}\n",
@@ -105,7 +91,7 @@ impl Human for Vec<LogItem> {
                 e.kind.as_str(),
                 cut(&e.study_id, 24),
                 e.data_access.as_str(),
-                e.protocol_sha256.as_deref().map(short).unwrap_or("-"),
+                e.protocol_sha256.as_deref().map(|h| short(h, 12)).unwrap_or("-"),
                 cut(&details, 80)
             ));
         }
@@ -119,7 +105,7 @@ impl Human for PublishReport {
             format!(
                 "Published {} entries (tip {}) to {} {}\n",
                 self.entries,
-                self.tip.get(..7).unwrap_or(&self.tip),
+                short(&self.tip, 7),
                 self.remote,
                 self.remote_ref
             )
@@ -127,7 +113,7 @@ impl Human for PublishReport {
             format!(
                 "{} already has the ledger (tip {}, {} entries)\n",
                 self.remote,
-                self.tip.get(..7).unwrap_or(&self.tip),
+                short(&self.tip, 7),
                 self.entries
             )
         }

@@ -1,8 +1,8 @@
 //! The text form of an analysis result.
 
-use super::analyze::{AnalysisResult, Comparison};
-use super::bootstrap::Bootstrap;
-use crate::output::Human;
+use super::Human;
+use crate::stats::bootstrap::Bootstrap;
+use crate::stats::{AnalysisResult, Comparison};
 use std::fmt::Write;
 
 fn num(x: f64) -> String {
@@ -116,7 +116,7 @@ impl Human for AnalysisResult {
             self.generator.version,
             self.generator.seed,
             s.trials,
-            super::percentile::method_name(s.percentile)
+            crate::stats::percentile::method_name(s.percentile)
         );
         let t = &self.topics;
         let _ = writeln!(

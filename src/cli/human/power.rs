@@ -1,7 +1,7 @@
 //! Human-readable text of `pledge power`: every difference and SD carries its unit.
 
-use super::{Both, Report};
-use crate::output::Human;
+use super::Human;
+use crate::ops::power::{Both, Report};
 use crate::power::pilot::PilotEstimate;
 use crate::power::sample_size::Detectable;
 use crate::power::Requirement;

@@ -1,0 +1,27 @@
+//! The text forms (`--format human`) of every command's result, in one place.
+
+mod analysis;
+mod components;
+pub mod eval;
+mod ledger;
+mod power;
+pub mod register;
+
+pub use components::stop_line;
+
+use crate::output::{to_json, Format};
+use serde::Serialize;
+
+/// A result that can be written as text for people.
+pub trait Human {
+    /// The text form, ending with a newline.
+    fn human(&self) -> String;
+}
+
+/// Renders `value` in `format`: JSON is pretty-printed with a trailing newline.
+pub fn render<T: Serialize + Human>(value: &T, format: Format) -> String {
+    match format {
+        Format::Human => value.human(),
+        Format::Json => to_json(value),
+    }
+}

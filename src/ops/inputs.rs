@@ -1,0 +1,143 @@
+//! Loading the inputs of an analysis (`analyze`, `compare`, `verify --rerun`): score files or
+//! qrels + runs, the component assignment (restricted to a split), and the strata.
+
+use crate::assignment::AssignmentRow;
+use crate::error::{Error, Result};
+use crate::stats::settings::{RunOptions, TrecInputs};
+use crate::stats::strata::read_strata;
+use crate::stats::Inputs;
+use std::path::{Path, PathBuf};
+
+/// Loads the inputs named by `opts` (paths resolved against `root`); notes name files by the
+/// recorded (relative) path so that the result does not depend on where the repository lies.
+///
+/// Errors (exit 2): an unreadable or malformed input (file and line named); `--split` without an
+/// assignment, or naming no split of it; an assignment with splits and no split chosen; a
+/// stratified protocol without a strata column.
+pub fn load(
+    root: &Path,
+    opts: &RunOptions,
+    strata_field: Option<&str>,
+    pool: Option<&crate::protocol::Pool>,
+) -> Result<Inputs> {
+    if opts.split.is_some() && opts.components.is_none() {
+        return Err(Error::input(
+            "--split needs --components FILE (the assignment that names the splits)",
+        ));
+    }
+    let assignment = match &opts.components {
+        Some(c) => Some(check_split(
+            crate::assignment::read(&root.join(c))?,
+            opts.split.as_deref(),
+            c,
+        )?),
+        None => None,
+    };
+    if let Some(t) = &opts.trec {
+        return load_trec(root, opts, t, assignment, strata_field, pool);
+    }
+    let paths: Vec<PathBuf> = opts.scores.iter().map(|p| root.join(p)).collect();
+    let refs: Vec<&Path> = paths.iter().map(PathBuf::as_path).collect();
+    let mut scores = crate::scores::read_many(&refs, &opts.read)?;
+    for (p, rel) in paths.iter().zip(&opts.scores) {
+        let shown = p.display().to_string();
+        for n in &mut scores.notes {
+            *n = n.replace(&shown, rel);
+        }
+    }
+    let strata = match strata_field {
+        Some(f) => match &opts.strata {
+            Some(s) => Some(read_strata(&root.join(s), f)?),
+            None => match paths.first() {
+                Some(p) => Some(read_strata(p, f).map_err(|e| {
+                    e.with_hint(format!(
+                        "the protocol stratifies by `{}`: pass --strata FILE with that column",
+                        f
+                    ))
+                })?),
+                None => None,
+            },
+        },
+        None => None,
+    };
+    Ok(Inputs {
+        scores,
+        assignment,
+        split: opts.split.clone(),
+        strata,
+        strata_field: strata_field.map(str::to_string),
+        pool_bias: None,
+    })
+}
+
+/// Checks that `split` names a split of the assignment `rows` (read from `file`).
+fn check_split(rows: Vec<AssignmentRow>, split: Option<&str>, file: &str) -> Result<Vec<AssignmentRow>> {
+    let names: std::collections::BTreeSet<&str> = rows.iter().filter_map(|r| r.split.as_deref()).collect();
+    let Some(want) = split else {
+        if names.is_empty() {
+            return Ok(rows);
+        }
+        // Analyzing tuning and final questions together would blur what the split was for.
+        return Err(Error::input(format!(
+            "{}: the assignment puts components into splits ({}): choose the one to analyze",
+            file,
+            names.into_iter().collect::<Vec<_>>().join(", ")
+        ))
+        .with_hint("add --split NAME (usually the final split)"));
+    };
+    if names.contains(want) {
+        return Ok(rows);
+    }
+    let e = Error::input(format!("{}: no component is assigned to split `{}`", file, want));
+    Err(if names.is_empty() {
+        e.with_hint("this assignment has no splits: make one with `pledge components PROTOCOL ... --assign`")
+    } else {
+        e.with_hint(format!(
+            "splits in this assignment: {}",
+            names.into_iter().collect::<Vec<_>>().join(", ")
+        ))
+    })
+}
+
+/// Inputs from qrels + runs: scores are the per-topic values of the measure; the pool-bias
+/// check runs on the same runs with the protocol's `[pool]` (default pool when none).
+fn load_trec(
+    root: &Path,
+    opts: &RunOptions,
+    t: &TrecInputs,
+    assignment: Option<Vec<AssignmentRow>>,
+    strata_field: Option<&str>,
+    pool: Option<&crate::protocol::Pool>,
+) -> Result<Inputs> {
+    use crate::trec::{Duplicates, Qrels, Run};
+    let qrels = Qrels::read(&root.join(&t.qrels), Duplicates::Error)?;
+    let runs = t
+        .runs
+        .iter()
+        .map(|r| Run::read(&root.join(r), Duplicates::Error))
+        .collect::<Result<Vec<_>>>()?;
+    let scores = crate::trec::score_table(&qrels, &runs, &t.measure, t.complete)?;
+    let default_pool = crate::protocol::Pool::default();
+    let pool_bias = Some(crate::trec::pool_bias(
+        &qrels,
+        &runs,
+        pool.unwrap_or(&default_pool),
+        &t.measure,
+    )?);
+    let strata = match (strata_field, &opts.strata) {
+        (Some(f), Some(s)) => Some(read_strata(&root.join(s), f)?),
+        (Some(f), None) => {
+            return Err(Error::input(format!("the protocol stratifies by `{}`", f))
+                .with_hint("with --qrels/--run, pass --strata FILE with the topic and stratum columns"))
+        }
+        _ => None,
+    };
+    Ok(Inputs {
+        scores,
+        assignment,
+        split: opts.split.clone(),
+        strata,
+        strata_field: strata_field.map(str::to_string),
+        pool_bias,
+    })
+}

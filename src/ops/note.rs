@@ -1,0 +1,43 @@
+//! `pledge note`: record a change of the declared data-access level, or a remark.
+
+use super::query;
+use crate::error::{Error, Result};
+use crate::ledger::{DataAccess, Draft, Entry, EntryKind, Ledger};
+use crate::records::{self, NoteSummary};
+use chrono::{DateTime, Utc};
+
+/// Records a `note` entry, optionally tied to `study_id` (empty for the whole ledger); its
+/// summary is a [`NoteSummary`].
+///
+/// Errors: an empty `reason` (exit 2); a study id that is not registered (exit 1).
+pub fn note(
+    ledger: &Ledger,
+    study_id: &str,
+    access: Option<DataAccess>,
+    reason: &str,
+    now: DateTime<Utc>,
+) -> Result<Entry> {
+    if reason.trim().is_empty() {
+        return Err(Error::input("a note needs a non-empty --reason"));
+    }
+    ledger.append_with(now, |entries| {
+        if !study_id.is_empty() && query::latest_registration(entries, study_id).is_none() {
+            return Err(
+                Error::refused(format!("study `{}` is not registered in this ledger", study_id))
+                    .with_hint("register it first, or leave out --study for a note on the whole ledger"),
+            );
+        }
+        let before = DataAccess::in_force(entries.iter().map(|e| &e.entry), study_id);
+        let changed = access.filter(|a| *a != before);
+        Ok(Draft {
+            kind: Some(EntryKind::Note),
+            study_id: study_id.to_string(),
+            reason: Some(reason.to_string()),
+            data_access: access,
+            summary: records::to_value(&NoteSummary {
+                access_changed_from: changed.map(|_| before),
+            })?,
+            ..Default::default()
+        })
+    })
+}

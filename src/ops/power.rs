@@ -1,0 +1,269 @@
+//! `pledge power`: components needed for a minimum detectable difference, the difference a count
+//! can detect, the requirement for paired binary accuracy from discordant shares, and σ and ρ
+//! estimated from a pilot. The numbers come from [`crate::power`]; this op picks the mode and
+//! checks the options.
+
+use crate::error::{Error, Result};
+use crate::power::inputs::{check_mde, check_sd};
+use crate::power::pilot::PilotEstimate;
+use crate::power::sample_size::{detectable, discordant, requirement, Detectable, Discordant};
+use crate::power::{Clustering, Design, Requirement, Spec};
+use crate::protocol::{PowerMethod, Scale};
+use serde::Serialize;
+use std::path::PathBuf;
+
+/// What `pledge power` is asked. Modes: `sd` + `mde` (components needed), `sd` + `n` [+ `mde`]
+/// (detectable difference, and power at `mde`), `discordant` [+ `mde`] (paired binary
+/// accuracy), `pilot` [+ `components`, `systems`, `mde`, `per_component`] (σ and ρ from a pilot).
+/// Differences and SDs are in `scale`'s unit. Paths are absolute.
+#[derive(Debug, Clone)]
+pub struct PowerOptions {
+    /// SD σ of the paired difference: per component, or per question with `per_component`/`icc`.
+    pub sd: Option<f64>,
+    /// Minimum detectable difference δ.
+    pub mde: Option<f64>,
+    /// Number of components.
+    pub n: Option<u64>,
+    /// Significance level α.
+    pub alpha: f64,
+    /// Target power 1 − β.
+    pub power: f64,
+    /// 1 or 2 sides.
+    pub sides: u8,
+    /// Questions counted per component m.
+    pub per_component: Option<u32>,
+    /// Intra-component correlation ρ.
+    pub icc: Option<f64>,
+    /// The method whose count is the answer (both are computed).
+    pub method: PowerMethod,
+    /// Shares (p10, p01) of questions only A / only B gets right.
+    pub discordant: Option<(f64, f64)>,
+    /// Pilot score file.
+    pub pilot: Option<PathBuf>,
+    /// Component assignment of the pilot's questions.
+    pub components: Option<PathBuf>,
+    /// The two pilot systems A, B (difference A − B).
+    pub systems: Option<(String, String)>,
+    /// Value labels of the pilot file.
+    pub labels: Vec<(String, f64)>,
+    /// Unit of σ, δ and the scores.
+    pub scale: Scale,
+}
+
+/// Requirements by both methods.
+#[derive(Debug, Serialize)]
+pub struct Both {
+    /// Paired t-test.
+    pub t: Requirement,
+    /// Normal approximation.
+    pub normal: Requirement,
+}
+
+/// What `pledge power` prints (`mode` tells which). Built once per run, so variant sizes do not matter.
+#[allow(clippy::large_enum_variant)]
+#[derive(Debug, Serialize)]
+#[serde(tag = "mode", rename_all = "kebab-case")]
+pub enum Report {
+    /// Components needed for δ.
+    Required {
+        /// `fraction` or `points`.
+        scale: Scale,
+        /// The method whose count is the answer.
+        method: &'static str,
+        /// Both requirements.
+        requirements: Both,
+    },
+    /// Detectable difference for n components.
+    Detectable {
+        /// `fraction` or `points`.
+        scale: Scale,
+        /// The result.
+        detectable: Detectable,
+    },
+    /// Paired binary accuracy.
+    Discordant {
+        /// `fraction` or `points`.
+        scale: Scale,
+        /// The method whose count is the answer.
+        method: &'static str,
+        /// Shares and variance (fractions).
+        discordant: Discordant,
+        /// Questions needed (σ = √Var in the scale's unit).
+        requirements: Both,
+    },
+    /// σ and ρ from a pilot.
+    Pilot {
+        /// `fraction` or `points`.
+        scale: Scale,
+        /// The method whose count is the answer.
+        method: &'static str,
+        /// The estimates.
+        pilot: PilotEstimate,
+        /// Components needed with σ = sd_component (components like the pilot's), if --mde.
+        requirements: Option<Both>,
+        /// Components of m questions needed with σ = sd_question, ρ and m, if --mde and --per-component.
+        clustered: Option<Both>,
+    },
+}
+
+/// Runs `pledge power`: picks the mode from the options given (see [`PowerOptions`]).
+///
+/// Errors (exit 2): a value out of range (α, power, δ, σ, m, ρ, shares), a mode's missing or
+/// conflicting options, an unreadable pilot or assignment file.
+pub fn power(a: &PowerOptions) -> Result<Report> {
+    let scale = a.scale;
+    let method = a.method;
+    let mname = method.as_str();
+    let design = Design::new(a.alpha, a.power, a.sides)?;
+    if let Some(pilot) = &a.pilot {
+        if a.sd.is_some() || a.n.is_some() || a.discordant.is_some() || a.icc.is_some() {
+            return Err(Error::input(
+                "--pilot estimates σ and ρ itself: do not combine it with --sd, --n, --icc or --discordant",
+            ));
+        }
+        return pilot_report(a, pilot, scale, method, design);
+    }
+    let clustering = clustering(a.per_component, a.icc)?;
+    if let Some((p10, p01)) = a.discordant {
+        if a.sd.is_some() || a.n.is_some() {
+            return Err(Error::input(
+                "--discordant gives σ itself: do not combine it with --sd or --n",
+            ));
+        }
+        let disc = discordant(p10, p01)?;
+        let mde = match a.mde {
+            Some(d) => check_mde(d, scale)?,
+            None => check_mde(disc.expected_difference * scale.max(), scale)
+                .map_err(|e| e.with_hint("p10 − p01 is not positive: give the difference to detect with --mde"))?,
+        };
+        let spec = Spec {
+            sd: disc.sd * scale.max(),
+            mde,
+            design,
+            clustering,
+        };
+        let requirements = both(&spec)?;
+        return Ok(Report::Discordant {
+            scale,
+            method: mname,
+            discordant: disc,
+            requirements,
+        });
+    }
+    let Some(sd) = a.sd else {
+        return Err(Error::input("nothing to compute").with_hint(
+            "give --sd S --mde D (components needed), --sd S --n N (detectable difference), \
+             --discordant P10,P01 --mde D, or --pilot SCORES",
+        ));
+    };
+    let sd = check_sd(sd, scale)?;
+    let mde = a.mde.map(|d| check_mde(d, scale)).transpose()?;
+    if let Some(n) = a.n {
+        let detectable = detectable(sd, n, design, clustering, mde)?;
+        return Ok(Report::Detectable { scale, detectable });
+    }
+    let Some(mde) = mde else {
+        return Err(Error::input(
+            "--sd needs --mde D (components needed) or --n N (detectable difference)",
+        ));
+    };
+    let requirements = both(&Spec {
+        sd,
+        mde,
+        design,
+        clustering,
+    })?;
+    Ok(Report::Required {
+        scale,
+        method: mname,
+        requirements,
+    })
+}
+
+fn both(spec: &Spec) -> Result<Both> {
+    Ok(Both {
+        t: requirement(spec, PowerMethod::T)?,
+        normal: requirement(spec, PowerMethod::Normal)?,
+    })
+}
+
+fn clustering(m: Option<u32>, icc: Option<f64>) -> Result<Option<Clustering>> {
+    match (m, icc) {
+        (None, None) => Ok(None),
+        (Some(m), Some(icc)) => {
+            crate::power::inputs::design_effect(m, icc)?;
+            Ok(Some(Clustering { per_component: m, icc }))
+        }
+        (Some(_), None) => Err(Error::input(
+            "--per-component needs --icc (the intra-component correlation)",
+        )),
+        (None, Some(_)) => Err(Error::input("--icc needs --per-component (questions per component)")),
+    }
+}
+
+fn pilot_report(
+    a: &PowerOptions,
+    path: &std::path::Path,
+    scale: Scale,
+    method: PowerMethod,
+    design: Design,
+) -> Result<Report> {
+    let opts = crate::scores::ReadOptions {
+        labels: a.labels.clone(),
+        ..Default::default()
+    };
+    let table = crate::scores::read_with(path, &opts)?;
+    let rows = match &a.components {
+        Some(p) => Some(crate::assignment::read(p)?),
+        None => None,
+    };
+    let names = a.systems.clone();
+    let mut pilot = crate::power::pilot::estimate(
+        &table,
+        names.as_ref().map(|(x, y)| (x.as_str(), y.as_str())),
+        rows.as_deref(),
+    )?;
+    if table.values.iter().flatten().flatten().any(|v| v.abs() > scale.max()) {
+        pilot.notes.push(format!(
+            "some scores exceed {}, the largest value on the {:?} scale: check --scale",
+            scale.max(),
+            scale
+        ));
+    }
+    let (mut requirements, mut clustered) = (None, None);
+    if let Some(d) = a.mde {
+        let mde = check_mde(d, scale)?;
+        let sd = check_sd(pilot.sd_component, scale)
+            .map_err(|e| e.caused_by("the pilot's component-level SD cannot be used"))?;
+        requirements = Some(both(&Spec {
+            sd,
+            mde,
+            design,
+            clustering: None,
+        })?);
+        if let Some(m) = a.per_component {
+            let icc = pilot.icc.as_ref().map(|i| i.used).ok_or_else(|| {
+                Error::input("--per-component needs ρ, which the pilot could not estimate")
+                    .with_hint("give --components FILE with components holding several pilot questions")
+            })?;
+            let sd = check_sd(pilot.sd_question, scale)?;
+            let c = clustering(Some(m), Some(icc))?;
+            clustered = Some(both(&Spec {
+                sd,
+                mde,
+                design,
+                clustering: c,
+            })?);
+        }
+    } else if a.per_component.is_some() {
+        return Err(Error::input("--per-component with --pilot needs --mde D"));
+    }
+    let method = method.as_str();
+    Ok(Report::Pilot {
+        scale,
+        method,
+        pilot,
+        requirements,
+        clustered,
+    })
+}

@@ -1,0 +1,148 @@
+//! `pledge register` and `pledge amend`: record a protocol's hash and text in the ledger.
+
+use super::{query, Note, Notes};
+use crate::error::{Error, Result};
+use crate::ledger::{DataAccess, Draft, Entry, EntryKind, InputKey, InputRole, Inputs, Ledger, StoredEntry};
+use crate::protocol::LoadedProtocol;
+use crate::records::{self, RegistrationSummary};
+use chrono::{DateTime, Utc};
+
+/// What `register` / `amend` did.
+#[derive(Debug, Clone)]
+pub struct RegisterOutcome {
+    /// The entry written.
+    pub entry: Entry,
+    /// Notes for people (e.g. a registration after results were seen).
+    pub notes: Notes,
+}
+
+/// Registers `lp` (kind `register`).
+///
+/// The checks run against the ledger as it is when the entry lands (inside the atomic append),
+/// so two processes registering the same study at once cannot both succeed. The entry's summary
+/// is a [`RegistrationSummary`]; `results_seen_at_registration` is true when the declared data
+/// access (`access`, or the level in force for the study, see [`DataAccess::in_force`]) is
+/// `results-seen`: such a registration is allowed but marked, and `verify` and the report
+/// disclose it.
+///
+/// Refused (exit 1): a different protocol under an already registered study id (use amend); the
+/// same protocol twice.
+pub fn register(
+    ledger: &Ledger,
+    lp: &LoadedProtocol,
+    access: Option<DataAccess>,
+    now: DateTime<Utc>,
+) -> Result<RegisterOutcome> {
+    write(ledger, lp, None, access, now)
+}
+
+/// Records a new version of a registered protocol (kind `amend`), linked to the version it
+/// replaces; the reason is disclosed in the report.
+///
+/// Refused (exit 1): the study is not registered; the file is identical to the registered
+/// version. Bad input (exit 2): an empty reason.
+pub fn amend(
+    ledger: &Ledger,
+    lp: &LoadedProtocol,
+    reason: &str,
+    access: Option<DataAccess>,
+    now: DateTime<Utc>,
+) -> Result<RegisterOutcome> {
+    if reason.trim().is_empty() {
+        return Err(Error::input(
+            "amend needs a non-empty --reason (it is disclosed in the report)",
+        ));
+    }
+    write(ledger, lp, Some(reason), access, now)
+}
+
+fn write(
+    ledger: &Ledger,
+    lp: &LoadedProtocol,
+    amend_reason: Option<&str>,
+    access: Option<DataAccess>,
+    now: DateTime<Utc>,
+) -> Result<RegisterOutcome> {
+    let rel = ledger.relative(&lp.path);
+    let entry = ledger.append_with(now, |entries| draft(entries, lp, &rel, amend_reason, access))?;
+    let mut notes = Notes::new();
+    let s: RegistrationSummary = records::read_summary(&entry, "registration")?;
+    if s.results_seen_at_registration {
+        notes.push(Note::info(
+            "registered after results were seen (--access results-seen); every report discloses this",
+        ));
+    }
+    Ok(RegisterOutcome { entry, notes })
+}
+
+/// The draft of a register/amend entry for `lp` given the current `entries`.
+fn draft(
+    entries: &[StoredEntry],
+    lp: &LoadedProtocol,
+    rel: &str,
+    amend_reason: Option<&str>,
+    access: Option<DataAccess>,
+) -> Result<Draft> {
+    let id = &lp.protocol.study.id;
+    let shown = lp.path.display();
+    let prev = query::latest_registration(entries, id);
+    let same = |p: &StoredEntry| p.entry.protocol_sha256.as_deref() == Some(lp.hash.sha256.as_str());
+    let kind = match (amend_reason, prev) {
+        (None, None) => EntryKind::Register,
+        (None, Some(p)) if same(p) => {
+            return Err(Error::refused(format!(
+                "study `{}` is already registered with this protocol (entry #{})",
+                id, p.entry.seq
+            )));
+        }
+        (None, Some(p)) => {
+            return Err(Error::refused(format!(
+                "study `{}` is already registered (entry #{}) with a different protocol",
+                id, p.entry.seq
+            ))
+            .with_hint(format!(
+                "to register a new version, use: pledge amend {} --reason TEXT",
+                shown
+            )))
+        }
+        (Some(_), None) => {
+            return Err(Error::refused(format!(
+                "study `{}` is not registered, so there is nothing to amend",
+                id
+            ))
+            .with_hint(format!("register it first: pledge register {}", shown)))
+        }
+        (Some(_), Some(p)) if same(p) => {
+            return Err(Error::refused(format!(
+                "the protocol is identical to the registered version (entry #{}): nothing to amend",
+                p.entry.seq
+            )));
+        }
+        (Some(_), Some(_)) => EntryKind::Amend,
+    };
+    let level = access.unwrap_or_else(|| DataAccess::in_force(entries.iter().map(|e| &e.entry), id));
+    let mut inputs = Inputs::new();
+    inputs.insert(InputKey::new(InputRole::Protocol, rel), lp.hash.raw_sha256.clone());
+    Ok(Draft {
+        kind: Some(kind),
+        study_id: id.clone(),
+        protocol_sha256: Some(lp.hash.sha256.clone()),
+        protocol_path: Some(rel.to_string()),
+        amends: if kind == EntryKind::Amend {
+            prev.and_then(|p| p.entry.protocol_sha256.clone())
+        } else {
+            None
+        },
+        inputs,
+        reason: amend_reason.map(str::to_string),
+        data_access: Some(level),
+        rng: None,
+        summary: records::to_value(&RegistrationSummary {
+            title: lp.protocol.study.title.clone(),
+            registered_by: lp.protocol.study.registered_by.clone(),
+            results_seen_at_registration: level == DataAccess::ResultsSeen,
+        })?,
+        result: None,
+        protocol_text: Some(lp.text.clone()),
+    })
+}

@@ -1,0 +1,181 @@
+//! `pledge verify --rerun`: recompute every recorded analysis from its recorded inputs and
+//! compare the result hash with the one in the ledger.
+
+use super::analyze::settings_for;
+use super::inputs;
+use crate::error::{Error, Result};
+use crate::ledger::{EntryKind, Finding, FindingCode, InputRole, Ledger, StoredEntry, VerifyReport};
+use crate::records::{self, AnalysisRecord};
+use serde::Serialize;
+use std::path::Path;
+
+/// Outcome of re-running a recorded analysis.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct RerunReport {
+    /// Sequence number of the `analyze` entry.
+    pub seq: u64,
+    /// Whether every input still has its recorded hash and the recomputed result hash matches.
+    pub ok: bool,
+    /// Recorded `result_sha256`.
+    pub recorded: Option<String>,
+    /// SHA-256 of the recomputed result (`None` when it could not be recomputed).
+    pub recomputed: Option<String>,
+    /// What did not match or could not be read.
+    pub problems: Vec<String>,
+}
+
+/// Recomputes the analysis recorded in `stored` (an `analyze` entry) from the recorded inputs:
+/// the protocol version registered in the ledger under the entry's `protocol_sha256` (its stored
+/// `protocol.toml`), the files listed in the stored result's `options` (relative to the
+/// repository root) whose hashes must equal the entry's `inputs`, and the labels (`mode`,
+/// `registration`, `study_id`) of the stored result. Then the result is serialized as the ledger
+/// stores it (pretty JSON) and its SHA-256 compared with `result_sha256`.
+///
+/// Errors: `stored` is not an analyze entry, or its stored result is not a valid analysis record
+/// (exit 2). Mismatches are not errors: they are listed in the report with `ok = false`.
+pub fn rerun(ledger: &Ledger, entries: &[StoredEntry], stored: &StoredEntry) -> Result<RerunReport> {
+    let e = &stored.entry;
+    if e.kind != EntryKind::Analyze {
+        return Err(Error::input(format!(
+            "entry #{} is a {} entry, not analyze",
+            e.seq,
+            e.kind.as_str()
+        )));
+    }
+    let mut rep = RerunReport {
+        seq: e.seq,
+        ok: false,
+        recorded: e.result_sha256.clone(),
+        recomputed: None,
+        problems: vec![],
+    };
+    let old: AnalysisRecord = records::read_result(stored, "analysis")?;
+    let Some(opts) = old.options.clone() else {
+        rep.problems.push("the stored result names no inputs (options)".into());
+        return Ok(rep);
+    };
+    let reg = entries.iter().rev().find(|x| {
+        x.entry.study_id == e.study_id
+            && matches!(x.entry.kind, EntryKind::Register | EntryKind::Amend)
+            && x.entry.protocol_sha256 == e.protocol_sha256
+            && x.protocol_text.is_some()
+    });
+    let protocol = match reg.and_then(|r| r.protocol_text.as_deref()) {
+        Some(text) => crate::protocol::parse(text, Path::new("protocol.toml (ledger)"))?,
+        None => {
+            rep.problems
+                .push("no registered protocol text for this analysis in the ledger".into());
+            return Ok(rep);
+        }
+    };
+    let root = ledger.root();
+    for (k, want) in &e.inputs {
+        if k.role == InputRole::Protocol {
+            continue;
+        }
+        if !root.join(&k.path).exists() && !Path::new(&k.path).is_absolute() {
+            rep.problems
+                .push(format!("{}: no such file (it was moved or deleted)", k));
+            continue;
+        }
+        let Some(path) = inside(&root, &k.path) else {
+            rep.problems.push(format!(
+                "{}: not a file inside the repository, so it is not read (copy the input into the repository to rerun)",
+                k
+            ));
+            continue;
+        };
+        match crate::io::sha256_file(&path) {
+            Ok(h) if &h == want => {}
+            Ok(h) => rep
+                .problems
+                .push(format!("{} changed: recorded {}, now {}", k, want, h)),
+            Err(x) => rep.problems.push(format!("{}: {}", k, x.message)),
+        }
+    }
+    // Only files whose hashes were just checked may be read.
+    let recorded: std::collections::BTreeSet<&str> = e.inputs.keys().map(|k| k.path.as_str()).collect();
+    let named = opts
+        .scores
+        .iter()
+        .chain(&opts.components)
+        .chain(&opts.strata)
+        .chain(opts.trec.iter().flat_map(|t| std::iter::once(&t.qrels).chain(&t.runs)));
+    for p in named {
+        if !recorded.contains(p.as_str()) {
+            rep.problems.push(format!(
+                "the stored result names {}, which the entry does not record as an input",
+                p
+            ));
+        }
+    }
+    if !rep.problems.is_empty() {
+        return Ok(rep);
+    }
+    let settings = settings_for(&protocol, &opts);
+    let loaded = inputs::load(
+        &root,
+        &opts,
+        protocol.analysis.strata_field.as_deref(),
+        Some(&protocol.pool),
+    )?;
+    let mut result = crate::stats::run(&loaded, &settings, &old.mode, &old.registration, old.study_id.clone())?;
+    result.options = Some(opts);
+    let value = records::to_value(&result)?;
+    let pretty =
+        serde_json::to_vec_pretty(&value).map_err(|x| Error::internal("serializing the analysis").caused_by(x))?;
+    let h = crate::io::sha256_hex(&pretty);
+    rep.ok = e.result_sha256.as_deref() == Some(h.as_str());
+    if !rep.ok {
+        rep.problems
+            .push(format!("recomputed result sha256 {} differs from the recorded one", h));
+    }
+    rep.recomputed = Some(h);
+    Ok(rep)
+}
+
+/// `rel` under `root` when it names a regular file inside the repository (no absolute path, no
+/// `..`, no link leading out, no device): the only inputs a rerun reads.
+fn inside(root: &Path, rel: &str) -> Option<std::path::PathBuf> {
+    use std::path::Component;
+    let p = Path::new(rel);
+    if p.components()
+        .any(|c| !matches!(c, Component::Normal(_) | Component::CurDir))
+    {
+        return None;
+    }
+    let full = root.join(p);
+    let canon = full.canonicalize().ok()?;
+    let root = root.canonicalize().ok()?;
+    (canon.starts_with(&root) && canon.is_file()).then_some(canon)
+}
+
+/// Re-runs every `analyze` entry of the ledger and adds the outcome to `report`: a match is the
+/// note `rerun-matches`, anything else the finding `rerun-mismatch`.
+///
+/// Errors: as [`rerun`].
+pub fn rerun_all(ledger: &Ledger, report: &mut VerifyReport) -> Result<Vec<RerunReport>> {
+    let entries = ledger.entries()?;
+    let mut out = Vec::new();
+    for e in entries.iter().filter(|e| e.entry.kind == EntryKind::Analyze) {
+        let r = rerun(ledger, &entries, e)?;
+        if r.ok {
+            let msg = format!(
+                "analysis recomputed from its recorded inputs: result sha256 {} matches",
+                r.recomputed.as_deref().unwrap_or("-")
+            );
+            report
+                .notes
+                .push(Finding::new(FindingCode::RerunMatches, Some(r.seq), msg));
+        } else {
+            report.ok = false;
+            report.findings.push(Finding::new(
+                FindingCode::RerunMismatch,
+                Some(r.seq),
+                r.problems.join("; "),
+            ));
+        }
+        out.push(r);
+    }
+    Ok(out)
+}

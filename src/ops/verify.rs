@@ -1,0 +1,48 @@
+//! `pledge verify`: the ledger (the git ref, a published copy, or an export file) and, when
+//! given, a protocol file against its registration; with `--rerun`, every recorded analysis
+//! recomputed.
+
+use crate::error::{Error, Result};
+use crate::ledger::{self, Ledger, VerifyReport};
+use crate::protocol::load_protocol;
+use std::path::{Path, PathBuf};
+
+/// What `pledge verify` is asked to check. Paths are absolute.
+#[derive(Debug, Clone, Default)]
+pub struct VerifyOptions {
+    /// A protocol file to check against its study's latest registration.
+    pub protocol: Option<PathBuf>,
+    /// Verify this export file offline instead of the repository's ledger.
+    pub export: Option<PathBuf>,
+    /// Also fetch the ledger published at this remote and check it is a prefix of the local one.
+    pub remote: Option<String>,
+    /// Also recompute every recorded analysis.
+    pub rerun: bool,
+}
+
+/// Runs the checks. Problems are findings in the report (exit 1), never errors.
+///
+/// Errors: an unreadable protocol or export (exit 2); no repository when one is needed (exit 2);
+/// git failures (exit 70).
+pub fn verify(ledger: Option<&Ledger>, o: &VerifyOptions, cwd: &Path) -> Result<VerifyReport> {
+    let lp = match &o.protocol {
+        Some(p) => Some(load_protocol(p)?),
+        None => None,
+    };
+    if let Some(file) = &o.export {
+        return ledger::verify_export(file, lp.as_ref());
+    }
+    let l = ledger.ok_or_else(|| Error::internal("verify: no ledger to verify"))?;
+    let mut report = match &o.remote {
+        Some(r) => {
+            let remote = ledger::resolve_remote(l, r, cwd)?;
+            ledger::verify_remote(l, &remote, lp.as_ref())?
+        }
+        None => ledger::verify_ledger(l, lp.as_ref())?,
+    };
+    if o.rerun {
+        super::rerun::rerun_all(l, &mut report)?;
+    }
+    report.settle();
+    Ok(report)
+}

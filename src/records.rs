@@ -1,0 +1,274 @@
+//! Typed, versioned records: what commands store in the ledger (`result.json` beside an entry,
+//! and the entry's small `summary`), written and read back with the same types.
+//!
+//! | entry kind | `result.json` | `summary` |
+//! |---|---|---|
+//! | `register`, `amend` | — | [`RegistrationSummary`] |
+//! | `count`, `stop`, `go` | [`CountRecord`] | [`CountSummary`] |
+//! | `assign` | [`AssignRecord`] | [`AssignSummary`] |
+//! | `analyze` | [`AnalysisRecord`] | [`AnalyzeSummary`] |
+//! | `deviation` | — | [`DeviationSummary`] |
+//! | `note` | — | [`NoteSummary`] |
+//!
+//! Every `result.json` carries `record_version` ([`RECORD_VERSION`]; records written before
+//! versions were recorded have none and are version 1). Readers ([`read_result`],
+//! [`read_summary`]) refuse unknown fields, missing fields and newer versions with an error that
+//! names the entry (`#seq`) and the field: a renamed field can never turn into a silent default.
+
+use crate::components::assign::Assignment;
+use crate::components::stop::Decision;
+use crate::components::CountResult;
+use crate::error::{Error, Result};
+use crate::ledger::{DataAccess, StoredEntry};
+use serde::de::DeserializeOwned;
+use serde::{Deserialize, Serialize};
+
+/// The record version this build writes (and the newest it reads).
+pub const RECORD_VERSION: u32 = 2;
+
+/// Version of records that carry no `record_version` (written before it existed).
+fn legacy() -> u32 {
+    1
+}
+
+/// `result.json` of a `count`, `stop` or `go` entry: the component count and the stop-rule
+/// decision.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct CountRecord {
+    /// [`RECORD_VERSION`] when written.
+    #[serde(default = "legacy")]
+    pub record_version: u32,
+    /// The count (components, ablation table, histogram, largest component).
+    pub count: CountResult,
+    /// The stop rule's decision.
+    pub stop: Decision,
+}
+
+/// `result.json` of an `assign` entry: whole components assigned to splits.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct AssignRecord {
+    /// [`RECORD_VERSION`] when written.
+    #[serde(default = "legacy")]
+    pub record_version: u32,
+    /// What each split received, in protocol order.
+    pub splits: Vec<crate::components::assign::SplitShare>,
+    /// The cap m.
+    pub max_per_component: u32,
+    /// The keep rule.
+    pub keep: crate::protocol::Keep,
+    /// The seed of the shuffle.
+    pub seed: u64,
+}
+
+impl From<&Assignment> for AssignRecord {
+    fn from(a: &Assignment) -> Self {
+        AssignRecord {
+            record_version: RECORD_VERSION,
+            splits: a.splits.clone(),
+            max_per_component: a.max_per_component,
+            keep: a.keep,
+            seed: a.seed,
+        }
+    }
+}
+
+/// `result.json` of an `analyze` entry: the full analysis (see [`crate::stats::AnalysisResult`]).
+pub type AnalysisRecord = crate::stats::AnalysisResult;
+
+/// The `summary` of a `register` or `amend` entry.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RegistrationSummary {
+    /// The study's title.
+    pub title: String,
+    /// Who registered it.
+    pub registered_by: String,
+    /// Whether the declared data access was `results-seen` (disclosed by verify and the report).
+    pub results_seen_at_registration: bool,
+}
+
+/// The `summary` of a `count`, `stop` or `go` entry.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct CountSummary {
+    /// The decision.
+    pub decision: crate::components::stop::StopDecision,
+    /// Components counted by the stop rule.
+    pub counted: usize,
+    /// Components required (none without splits).
+    pub required: Option<u64>,
+    /// Which components the rule counts.
+    pub count: crate::protocol::StopCount,
+    /// How the splits' requirements combine.
+    pub required_rule: crate::protocol::StopRequired,
+    /// Per-split requirements.
+    pub splits: Vec<crate::components::stop::SplitRequirement>,
+    /// Components in all.
+    pub components: usize,
+    /// Components holding candidates.
+    pub with_candidates: usize,
+    /// Candidate questions.
+    pub questions: usize,
+    /// SHA-256 of the assignment file the count produced.
+    pub assignment_sha256: String,
+}
+
+/// The `summary` of an `assign` entry.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct AssignSummary {
+    /// Per-split summary.
+    pub splits: Vec<crate::components::assign::SplitShare>,
+    /// The cap m.
+    pub max_per_component: u32,
+    /// The keep rule.
+    pub keep: crate::protocol::Keep,
+    /// SHA-256 of the assignment file.
+    pub assignment_sha256: String,
+}
+
+/// One comparison in an [`AnalyzeSummary`].
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ComparisonSummary {
+    /// The system compared.
+    pub system: String,
+    /// Its comparator.
+    pub baseline: String,
+    /// The difference system − baseline, in the metric's scale.
+    pub difference: f64,
+    /// Paired bootstrap interval.
+    pub interval: [f64; 2],
+    /// Component bootstrap interval, with components.
+    pub component_interval: Option<[f64; 2]>,
+    /// Reversal rate (fraction of resamples), `None` for a zero difference.
+    pub reversal_rate: Option<f64>,
+    /// Share of tied resamples.
+    pub ties_share: f64,
+    /// t-test p-value, when defined.
+    pub p_t: Option<f64>,
+    /// Randomization-test p-value.
+    pub p_randomization: f64,
+    /// Adjusted p-value.
+    pub p_adjusted: f64,
+    /// The adjustment (statsmodels name).
+    pub adjust: String,
+}
+
+/// The `summary` of an `analyze` entry.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct AnalyzeSummary {
+    /// Bootstrap trials.
+    pub trials: u32,
+    /// The seed.
+    pub seed: u64,
+    /// Topics analyzed.
+    pub topics: usize,
+    /// Components analyzed, with components.
+    pub components: Option<usize>,
+    /// Whether a deviation entry covers this analysis.
+    pub deviation: bool,
+    /// One line per comparison.
+    pub comparisons: Vec<ComparisonSummary>,
+}
+
+/// The `summary` of a `deviation` entry.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct DeviationSummary {
+    /// The command the deviation covers (`analyze`, `components`).
+    pub command: String,
+    /// The refusals the deviation overrides, in words.
+    pub overridden: Vec<String>,
+}
+
+/// The `summary` of a `note` entry.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct NoteSummary {
+    /// The level declared before, when the note changed it.
+    pub access_changed_from: Option<DataAccess>,
+}
+
+/// A record that knows its version (every `result.json` type).
+pub trait Versioned {
+    /// The version the record says it has.
+    fn version(&self) -> u32;
+}
+
+impl Versioned for CountRecord {
+    fn version(&self) -> u32 {
+        self.record_version
+    }
+}
+
+impl Versioned for AssignRecord {
+    fn version(&self) -> u32 {
+        self.record_version
+    }
+}
+
+impl Versioned for AnalysisRecord {
+    fn version(&self) -> u32 {
+        self.record_version
+    }
+}
+
+/// Reads the `result.json` of `e` as record type `T` (named `what` in errors).
+///
+/// Errors (exit 2): no stored result; not JSON; a missing, unknown or mistyped field (the error
+/// names the entry and the field); a record version newer than this build reads.
+pub fn read_result<T: DeserializeOwned + Versioned>(e: &StoredEntry, what: &str) -> Result<T> {
+    let bytes = e.result.as_deref().ok_or_else(|| {
+        Error::input(format!(
+            "ledger entry #{} ({}) holds no result.json",
+            e.entry.seq,
+            e.entry.kind.as_str()
+        ))
+    })?;
+    let r: T = serde_json::from_slice(bytes).map_err(|err| {
+        Error::input(format!(
+            "ledger entry #{} ({}): result.json is not a valid {} record",
+            e.entry.seq,
+            e.entry.kind.as_str(),
+            what
+        ))
+        .caused_by(err)
+    })?;
+    if r.version() > RECORD_VERSION {
+        return Err(Error::input(format!(
+            "ledger entry #{}: its {} record has version {}, newer than this pledge reads ({})",
+            e.entry.seq,
+            what,
+            r.version(),
+            RECORD_VERSION
+        ))
+        .with_hint("upgrade pledge"));
+    }
+    Ok(r)
+}
+
+/// Reads the `summary` of `e` as type `T` (named `what` in errors).
+///
+/// Errors (exit 2): a missing, unknown or mistyped field, naming the entry and the field.
+pub fn read_summary<T: DeserializeOwned>(e: &crate::ledger::Entry, what: &str) -> Result<T> {
+    T::deserialize(&e.summary).map_err(|err| {
+        Error::input(format!(
+            "ledger entry #{} ({}): its summary is not a valid {} summary",
+            e.seq,
+            e.kind.as_str(),
+            what
+        ))
+        .caused_by(err)
+    })
+}
+
+/// A record or summary as the JSON value stored in a ledger draft.
+///
+/// Errors (exit 70): serialization failed (pledge's own types always serialize).
+pub fn to_value<T: Serialize>(v: &T) -> Result<serde_json::Value> {
+    serde_json::to_value(v).map_err(|e| Error::internal("serializing a ledger record").caused_by(e))
+}
