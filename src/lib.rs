@@ -12,6 +12,7 @@
 //! questions are counted by component) and the references named in each module.
 
 pub mod assignment;
+#[cfg(feature = "cli")]
 pub mod cli;
 pub mod components;
 pub mod error;

@@ -100,11 +100,12 @@ pub fn refusals(entries: &[StoredEntry], study: &str, assignment: Option<&str>) 
                         "entry #{} records no component assignment",
                         e.entry.seq
                     ))),
-                    Some((k, v)) if !rec.iter().any(|(_, v)| v.as_str() == h) => out
-                        .push(Refusal::Assignment(format!(
+                    Some((k, v)) if !rec.iter().any(|(_, v)| v.as_str() == h) => {
+                        out.push(Refusal::Assignment(format!(
                         "the component assignment differs from the one recorded in entry #{} ({} = {}, file now {})",
                         e.entry.seq, k, v, h
-                    ))),
+                    )))
+                    }
                     Some(_) => {}
                 }
             }

@@ -690,3 +690,102 @@ fn processes_killed_mid_append_leave_a_valid_ledger() {
         landed_before_kill
     );
 }
+
+/// An `amend` racing `analyze` runs: every check of an analysis runs inside the append, so no
+/// analysis entry ever lands under a superseded protocol (verify would report
+/// `unregistered-protocol`), and an analysis that starts before the amend but appends after it
+/// is refused.
+#[test]
+fn a_concurrent_amend_never_leaves_an_analysis_under_a_superseded_protocol() {
+    let env = Env::init();
+    let body = protocol("race", "0.1") + "\n[analysis]\ntrials = 50\nrandomization-trials = 50\n";
+    env.write("v1.toml", &body);
+    env.write("v2.toml", body.replace("mde = 0.1", "mde = 0.2"));
+    let scores: String = std::iter::once("topic,a,b\n".to_string())
+        .chain((0..200).map(|i| format!("t{},{},{}\n", i, (i % 3) as f64 / 2.0, (i % 5) as f64 / 4.0)))
+        .collect();
+    env.write("s.csv", scores);
+    ok(&env.run(&["register", "v1.toml"]));
+    let dir = env.path().to_path_buf();
+    let analyzers: Vec<_> = (0..3)
+        .map(|_| {
+            let dir = dir.clone();
+            std::thread::spawn(move || {
+                (0..4)
+                    .map(|_| {
+                        let out = pledge_cmd()
+                            .args(["analyze", "v1.toml", "--scores", "s.csv"])
+                            .current_dir(&dir)
+                            .output()
+                            .unwrap();
+                        (out.status.code(), String::from_utf8_lossy(&out.stderr).into_owned())
+                    })
+                    .collect::<Vec<_>>()
+            })
+        })
+        .collect();
+    std::thread::sleep(std::time::Duration::from_millis(30));
+    let amend = pledge_cmd()
+        .args(["amend", "v2.toml", "--reason", "larger target"])
+        .current_dir(&dir)
+        .output()
+        .unwrap();
+    assert_eq!(
+        amend.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&amend.stderr)
+    );
+    for h in analyzers {
+        for (code, err) in h.join().unwrap() {
+            assert!(
+                code == Some(0) || (code == Some(1) && err.contains("changed since it was registered")),
+                "{:?}: {}",
+                code,
+                err
+            );
+        }
+    }
+    // In ledger order: analyses before the amend use v1's hash, none comes after it.
+    let l = json(&env.run(&["log", "--format", "json"]).stdout);
+    let kinds: Vec<&str> = l
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|e| e["kind"].as_str().unwrap())
+        .collect();
+    let amend_at = kinds.iter().position(|k| *k == "amend").unwrap();
+    assert!(kinds[amend_at + 1..].iter().all(|k| *k != "analyze"), "{:?}", kinds);
+    let v = verify_json(&env, &[]);
+    ok(&v);
+}
+
+/// Several entries of one command land in one compare-and-swap: a failing later draft writes
+/// none of them.
+#[test]
+fn a_batch_of_entries_lands_whole_or_not_at_all() {
+    use pledge::ledger::{Draft, EntryKind, Ledger};
+    let env = Env::init();
+    let l = Ledger::open(env.path()).unwrap();
+    let now = chrono::DateTime::parse_from_rfc3339(crate::common::NOW)
+        .unwrap()
+        .with_timezone(&chrono::Utc);
+    let d = |k| Draft {
+        kind: Some(k),
+        study_id: String::new(),
+        reason: Some("r".into()),
+        ..Draft::default()
+    };
+    let written = l
+        .append_many_with(now, |_| Ok(vec![d(EntryKind::Note), d(EntryKind::Note)]))
+        .unwrap();
+    assert_eq!(written.iter().map(|e| e.seq).collect::<Vec<_>>(), vec![1, 2]);
+    assert_eq!(written[1].prev_sha256, written[0].entry_sha256);
+    // A draft without a kind fails the batch: nothing of it is written.
+    let bad = Draft::default();
+    assert!(l
+        .append_many_with(now, |_| Ok(vec![d(EntryKind::Note), bad.clone()]))
+        .is_err());
+    assert_eq!(l.entries().unwrap().len(), 2);
+    ok(&verify_json(&env, &[]));
+}

@@ -230,3 +230,58 @@ fn power_output_snapshot() {
     assert_eq!(r.code, 0, "{}", r.stderr);
     insta::assert_snapshot!("power_sd05_mde003_m4_icc01", r.stdout);
 }
+
+/// A tampered ledger whose first entry's `git_head` holds multi-byte characters (where a commit
+/// id is expected) still gives a report, with the verification failure first, and no panic.
+#[test]
+fn multibyte_git_head_in_a_tampered_ledger_renders_without_panic() {
+    let (env, _) = demo();
+    let dir = env.join("demo");
+    let repo = git2::Repository::open(&dir).unwrap();
+    // Rebuild the whole chain with the first entry's git_head replaced.
+    let mut chain = Vec::new();
+    let mut c = repo
+        .find_reference("refs/pledge/ledger")
+        .unwrap()
+        .peel_to_commit()
+        .unwrap();
+    loop {
+        chain.push(c.clone());
+        match c.parent(0) {
+            Ok(p) => c = p,
+            Err(_) => break,
+        }
+    }
+    chain.reverse();
+    let mut parent: Option<git2::Commit> = None;
+    for (i, commit) in chain.iter().enumerate() {
+        let tree = commit.tree().unwrap();
+        let mut tb = repo.treebuilder(Some(&tree)).unwrap();
+        if i == 0 {
+            let blob = tree.get_name("entry.json").unwrap().to_object(&repo).unwrap();
+            let text = String::from_utf8(blob.peel_to_blob().unwrap().content().to_vec()).unwrap();
+            let mut v: serde_json::Value = serde_json::from_str(&text).unwrap();
+            // Byte 12 falls inside a two-byte character: byte slicing would panic here.
+            v["git_head"] = serde_json::json!("aééééééééééééééééé");
+            tb.insert("entry.json", repo.blob(v.to_string().as_bytes()).unwrap(), 0o100644)
+                .unwrap();
+        }
+        let new_tree = repo.find_tree(tb.write().unwrap()).unwrap();
+        let sig = commit.author();
+        let parents: Vec<&git2::Commit> = parent.iter().collect();
+        let oid = repo
+            .commit(None, &sig, &sig, commit.message().unwrap(), &new_tree, &parents)
+            .unwrap();
+        parent = Some(repo.find_commit(oid).unwrap());
+    }
+    repo.reference("refs/pledge/ledger", parent.unwrap().id(), true, "tamper")
+        .unwrap();
+    let r = env.run(&["-C", dir.to_str().unwrap(), "report", "--out", "tampered"]);
+    assert_eq!(r.code, 1, "no panic, a verification failure: {}", r.stderr);
+    let md = std::fs::read_to_string(dir.join("tampered/report.md")).unwrap();
+    assert!(md.contains("Ledger verification failed"));
+    assert!(md.contains("at git commit `aééééééééééé`"), "{}", md);
+    let v = env.run(&["-C", dir.to_str().unwrap(), "verify"]);
+    assert_eq!(v.code, 1, "{}", v.stdout);
+    assert!(v.stdout.contains("entry-hash-mismatch") || v.stdout.contains("entry-not-canonical"));
+}
