@@ -4,12 +4,9 @@
 use super::human::render;
 use super::values::named;
 use super::{open_ledger, resolve, Ctx, Outcome, Output};
-use crate::error::Error;
-use crate::ops::analyze::{AnalyzeRequest, CompareRequest, TrecFiles};
+use crate::ops::analyze::{AnalyzeRequest, TrecFiles};
 use crate::output::Format;
-use crate::protocol::{Adjust, MissingTopics, Percentile};
 use crate::scores::ReadOptions;
-use crate::stats::settings::{RunOptions, Settings, TrecInputs};
 use std::path::PathBuf;
 
 /// Options of the score readers shared by both commands.
@@ -67,63 +64,11 @@ pub struct AnalyzeArgs {
     pub deviation: Option<String>,
 }
 
-/// Arguments of `pledge compare`.
-#[derive(Debug, clap::Args)]
-pub struct CompareArgs {
-    #[command(flatten)]
-    pub common: ScoreArgs,
-    /// Seed of the ChaCha8 generator.
-    #[arg(long, default_value_t = 0)]
-    pub seed: u64,
-    /// Bootstrap trials.
-    #[arg(long, default_value_t = 10_000, value_parser = clap::value_parser!(u32).range(1..=crate::protocol::MAX_TRIALS as i64))]
-    pub trials: u32,
-    /// Trials of the Monte-Carlo randomization test.
-    #[arg(long, default_value_t = 10_000, value_parser = clap::value_parser!(u32).range(1..=crate::protocol::MAX_TRIALS as i64))]
-    pub randomization_trials: u32,
-    /// Interval level.
-    #[arg(long, default_value_t = 0.95)]
-    pub level: f64,
-    /// Percentile definition (numpy method names).
-    #[arg(long, value_parser = named::<Percentile>(), default_value = "linear")]
-    pub percentile: Percentile,
-    /// Missing-topics policy.
-    #[arg(long, value_parser = named::<MissingTopics>(), default_value = "error")]
-    pub missing_topics: MissingTopics,
-    /// Multiple-comparison adjustment.
-    #[arg(long, value_parser = named::<Adjust>(), default_value = "holm")]
-    pub adjust: Adjust,
-    /// Stratify by this column (of --strata FILE, else of the score file).
-    #[arg(long, value_name = "FIELD")]
-    pub strata_field: Option<String>,
-    /// File holding the strata column.
-    #[arg(long, value_name = "FILE")]
-    pub strata: Option<PathBuf>,
-}
-
-/// Parses `--label LABEL=VALUE` arguments (shared with `pledge power --pilot`).
-pub(crate) fn label_args(args: &[String]) -> crate::Result<Vec<(String, f64)>> {
-    let mut labels = Vec::new();
-    for l in args {
-        let (k, v) = l
-            .split_once('=')
-            .ok_or_else(|| Error::input(format!("--label `{}`: expected LABEL=VALUE, e.g. HALTED=0", l)))?;
-        let x: f64 = v
-            .trim()
-            .parse()
-            .ok()
-            .filter(|x: &f64| x.is_finite())
-            .ok_or_else(|| Error::input(format!("--label `{}`: the value must be a finite number", l)))?;
-        labels.push((k.trim().to_string(), x));
-    }
-    Ok(labels)
-}
-
-fn read_options(a: &ScoreArgs) -> crate::Result<ReadOptions> {
+pub(crate) fn read_options(a: &ScoreArgs) -> crate::Result<ReadOptions> {
     Ok(ReadOptions {
         measure: a.measure.clone(),
         column: a.column.clone(),
-        labels: label_args(&a.label)?,
+        labels: super::values::label_args(&a.label)?,
     })
 }
 
@@ -144,45 +89,5 @@ pub fn analyze(a: AnalyzeArgs, ctx: &Ctx) -> Outcome {
         }),
     };
     let o = crate::ops::analyze::analyze(&ledger, &req, ctx.now)?;
-    Ok(Output::ok(render(&o.result, a.common.format), &o.notes))
-}
-
-pub fn compare(a: CompareArgs, ctx: &Ctx) -> Outcome {
-    let mut s = Settings::compare_defaults();
-    s.seed = a.seed;
-    s.trials = a.trials;
-    s.randomization_trials = a.randomization_trials;
-    s.interval_level = a.level;
-    s.percentile = a.percentile;
-    s.missing_topics = a.missing_topics;
-    s.adjust = a.adjust;
-    s.baseline = a.common.baseline.clone();
-    let measure = a.common.measure.clone().unwrap_or_else(|| "map".into());
-    if a.common.qrels.is_some() {
-        s.metric = measure.clone();
-    } else if let Some(m) = a.common.measure.as_ref().or(a.common.column.as_ref()) {
-        s.metric = m.clone();
-    }
-    let show = |p: &PathBuf| p.to_string_lossy().into_owned();
-    let req = CompareRequest {
-        root: ctx.cwd.clone(),
-        settings: s,
-        options: RunOptions {
-            scores: a.common.scores.iter().map(show).collect(),
-            components: a.common.components.as_ref().map(show),
-            strata: a.strata.as_ref().map(show),
-            read: read_options(&a.common)?,
-            baseline: a.common.baseline.clone(),
-            split: a.common.split.clone(),
-            trec: a.common.qrels.as_ref().map(|q| TrecInputs {
-                qrels: show(q),
-                runs: a.common.run.iter().map(show).collect(),
-                measure,
-                complete: a.missing_topics == MissingTopics::Zero,
-            }),
-        },
-        strata_field: a.strata_field.clone(),
-    };
-    let o = crate::ops::analyze::compare(&req)?;
     Ok(Output::ok(render(&o.result, a.common.format), &o.notes))
 }

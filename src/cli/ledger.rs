@@ -1,9 +1,8 @@
-//! `init`, `verify`, `log`, `export`, `publish`.
+//! `init`, `log`, `export`, `publish`.
 
 use super::human::render;
 use super::values::named;
 use super::{open_ledger, resolve, Ctx, Outcome, Output};
-use crate::error::exit;
 use crate::ops;
 use crate::output::Format;
 use clap::Args;
@@ -12,37 +11,6 @@ use std::path::PathBuf;
 /// `pledge init`.
 #[derive(Debug, Args)]
 pub struct InitArgs {
-    /// Output format.
-    #[arg(long, value_parser = named::<Format>(), default_value = "human")]
-    pub format: Format,
-}
-
-/// `pledge verify [PROTOCOL]`.
-#[derive(Debug, Args)]
-#[command(after_help = "\
-Checks every entry's entry_sha256 over its canonical form, the prev_sha256 links, sequence numbers
-1..n in order, the stored result.json and protocol.toml against their hashes, and the registration
-rules. With PROTOCOL, also its hash against the latest registration of its study (a difference in
-line endings only passes with a note). Exit 1 lists every finding.
-
-Examples:
-  pledge verify protocols/hotpotqa.toml
-  pledge verify --remote ../ledger-mirror.git
-  pledge verify --ledger ledger.jsonl --format json")]
-pub struct VerifyArgs {
-    /// Also check this protocol file against its registration.
-    pub protocol: Option<PathBuf>,
-    /// Verify an export (from `pledge export`) offline, without git.
-    #[arg(long, value_name = "FILE", conflicts_with = "remote")]
-    pub ledger: Option<PathBuf>,
-    /// Also fetch the ledger published at REMOTE (a path, file:// URL or configured remote) and
-    /// check that it is a prefix of the local ledger.
-    #[arg(long, value_name = "REMOTE")]
-    pub remote: Option<String>,
-    /// Also recompute every recorded analysis from its recorded inputs and check that the input
-    /// and result hashes match.
-    #[arg(long, conflicts_with = "ledger")]
-    pub rerun: bool,
     /// Output format.
     #[arg(long, value_parser = named::<Format>(), default_value = "human")]
     pub format: Format,
@@ -86,22 +54,6 @@ pub struct PublishArgs {
 pub fn init(a: InitArgs, ctx: &Ctx) -> Outcome {
     let o = ops::init::init(&ctx.cwd)?;
     Ok(Output::ok(render(&o, a.format), &vec![]))
-}
-
-pub fn verify(a: VerifyArgs, ctx: &Ctx) -> Outcome {
-    let o = ops::verify::VerifyOptions {
-        protocol: a.protocol.as_deref().map(|p| resolve(ctx, p)),
-        export: a.ledger.as_deref().map(|p| resolve(ctx, p)),
-        remote: a.remote.clone(),
-        rerun: a.rerun,
-    };
-    let ledger = match &o.export {
-        Some(_) => None,
-        None => Some(open_ledger(ctx)?),
-    };
-    let report = ops::verify::verify(ledger.as_ref(), &o, &ctx.cwd)?;
-    let code = if report.ok { exit::OK } else { exit::FINDINGS };
-    Ok(Output::with_code(code, render(&report, a.format), &vec![]))
 }
 
 pub fn log(a: LogArgs, ctx: &Ctx) -> Outcome {

@@ -11,6 +11,7 @@ use std::ffi::OsString;
 use std::path::{Path, PathBuf};
 
 mod analyze;
+mod compare;
 mod components;
 mod demo;
 mod eval;
@@ -20,6 +21,7 @@ mod power;
 mod register;
 mod report;
 mod values;
+mod verify;
 
 /// What `main` reads from the environment and hands to every command.
 #[derive(Debug, Clone)]
@@ -102,7 +104,7 @@ enum Command {
     /// Record a change of the declared data-access level, or a note.
     Note(register::NoteArgs),
     /// Check the ledger's hash chain and the protocol against its registration.
-    Verify(ledger::VerifyArgs),
+    Verify(verify::VerifyArgs),
     /// Show the ledger's entries.
     Log(ledger::LogArgs),
     /// Write the ledger as portable JSON Lines.
@@ -116,7 +118,7 @@ enum Command {
     /// Paired, stratified and component bootstrap and tests, verified against the registration.
     Analyze(analyze::AnalyzeArgs),
     /// The same methods as analyze on a score file, without a ledger.
-    Compare(analyze::CompareArgs),
+    Compare(compare::CompareArgs),
     /// Per-topic measures of TREC runs against qrels, as trec_eval computes them.
     Eval(eval::Args),
     /// Render the reviewer-facing Markdown report from the ledger.
@@ -156,14 +158,14 @@ pub fn run(args: Vec<OsString>, ctx: &Ctx) -> Output {
         Command::Register(a) => register::register(a, &ctx),
         Command::Amend(a) => register::amend(a, &ctx),
         Command::Note(a) => register::note(a, &ctx),
-        Command::Verify(a) => ledger::verify(a, &ctx),
+        Command::Verify(a) => verify::verify(a, &ctx),
         Command::Log(a) => ledger::log(a, &ctx),
         Command::Export(a) => ledger::export(a, &ctx),
         Command::Publish(a) => ledger::publish(a, &ctx),
         Command::Components(a) => components::run(a, &ctx),
         Command::Power(a) => power::run(a, &ctx),
         Command::Analyze(a) => analyze::analyze(a, &ctx),
-        Command::Compare(a) => analyze::compare(a, &ctx),
+        Command::Compare(a) => compare::compare(a, &ctx),
         Command::Eval(a) => eval::run(a, &ctx),
         Command::Report(a) => report::run(a, &ctx),
         Command::Demo(a) => demo::run(a, &ctx),

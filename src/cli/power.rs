@@ -91,7 +91,7 @@ pub fn run(a: Args, ctx: &Ctx) -> Outcome {
         pilot: a.pilot.as_deref().map(|p| resolve(ctx, p)),
         components: a.components.as_deref().map(|p| resolve(ctx, p)),
         systems,
-        labels: super::analyze::label_args(&a.label)?,
+        labels: super::values::label_args(&a.label)?,
         scale: a.scale,
     };
     let report = crate::ops::power::power(&o)?;

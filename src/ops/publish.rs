@@ -5,7 +5,7 @@ use crate::ledger::{self, Ledger, PublishReport};
 use std::path::Path;
 
 /// Resolves `remote` (a configured remote, a path relative to `cwd`, or a `file://` URL) and
-/// pushes the ledger there (see [`ledger::publish`]).
+/// pushes the ledger there (see [`ledger::publish()`]).
 ///
 /// Errors: a network URL or no repository there (exit 2); not a fast-forward (exit 1); git
 /// failures (exit 70).

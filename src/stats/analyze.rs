@@ -1,8 +1,7 @@
 //! The analysis of per-topic scores: for each comparison the paired bootstrap over topics (and
 //! within strata, and over whole components when an assignment is given), the paired t-test,
 //! the cluster-robust SE, the sign-flip randomization test, adjusted p-values and the achieved
-//! MDE. Pure computation over loaded inputs; the registration checks live in
-//! [`super::registered`].
+//! MDE. Pure computation over loaded inputs; the registration checks live in `ops::analyze`.
 
 use super::bootstrap::{bootstrap, streams, Bootstrap, BootstrapSpec};
 use super::cluster::{crv1, ClusterRobust};

@@ -2,7 +2,7 @@
 //! ([`bootstrap`]), paired t-test ([`ttest`]), cluster-robust SE ([`cluster`]), sign-flip
 //! randomization test ([`randomization`]), multiple-comparison adjustment ([`multiple`]),
 //! achieved MDE ([`mde`]), numpy percentile definitions ([`percentile`]); [`analyze`] runs them
-//! all over a [`crate::scores::ScoreTable`], and [`registered`] checks an analysis against the
+//! all over a [`crate::scores::ScoreTable`]; `ops::analyze` checks an analysis against the
 //! registration, records it in the ledger and re-runs recorded analyses.
 //!
 //! Source of the method: the seed article "How Many Topics a Benchmark Needs" (its
