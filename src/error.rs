@@ -267,6 +267,10 @@ pub enum Refusal {
     /// The component assignment is not the one a components entry recorded.
     #[error("{0}")]
     Assignment(String),
+    /// The analysis uses a field otherwise than the registration fixes (`field: registered →
+    /// used`).
+    #[error("{0}")]
+    Field(String),
     /// Any other rule of the registration (the message says which).
     #[error("{0}")]
     Other(String),

@@ -78,7 +78,7 @@ impl From<&Assignment> for AssignRecord {
 pub type AnalysisRecord = crate::stats::AnalysisResult;
 
 /// The `summary` of a `register` or `amend` entry.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct RegistrationSummary {
     /// The study's title.
@@ -87,6 +87,40 @@ pub struct RegistrationSummary {
     pub registered_by: String,
     /// Whether the declared data access was `results-seen` (disclosed by verify and the report).
     pub results_seen_at_registration: bool,
+    /// What the protocol's pilot file (`target.pilot`) says, estimated at registration.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub pilot: Option<PilotSummary>,
+}
+
+/// σ estimated from a registered pilot file (see [`crate::power::pilot`]), in the metric's
+/// scale.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct PilotSummary {
+    /// The pilot file, relative to the repository root.
+    pub file: String,
+    /// [A, B]: the paired difference is A − B.
+    pub systems: Vec<String>,
+    /// Questions scored by both systems.
+    pub questions: usize,
+    /// Mean paired difference.
+    pub mean_difference: f64,
+    /// SD (n − 1) of the per-question paired difference.
+    pub sd_question: f64,
+    /// SD (G − 1) of the component-level paired difference (each question its own component).
+    pub sd_component: f64,
+}
+
+impl PilotSummary {
+    /// The σ the power calculation uses: per question when the protocol gives an intra-component
+    /// correlation (`target.icc`), else of the component-level difference.
+    pub fn sd_for(&self, target: &crate::protocol::Target) -> f64 {
+        if target.icc.is_some() {
+            self.sd_question
+        } else {
+            self.sd_component
+        }
+    }
 }
 
 /// The `summary` of a `count`, `stop` or `go` entry.
@@ -183,6 +217,9 @@ pub struct DeviationSummary {
     pub command: String,
     /// The refusals the deviation overrides, in words.
     pub overridden: Vec<String>,
+    /// Each field the analysis used otherwise than registered.
+    #[serde(default)]
+    pub fields: Vec<crate::ops::analyze::FieldDeviation>,
 }
 
 /// The `summary` of a `note` entry.

@@ -6,6 +6,8 @@ use super::values::named;
 use super::{open_ledger, resolve, Ctx, Outcome, Output};
 use crate::ops::analyze::{AnalyzeRequest, TrecFiles};
 use crate::output::Format;
+use crate::protocol::{Adjust, Estimator, MissingTopics, Percentile, ResamplingUnit};
+use crate::stats::settings::Overrides;
 use crate::scores::ReadOptions;
 use std::path::PathBuf;
 
@@ -58,10 +60,42 @@ pub struct AnalyzeArgs {
     /// file, if it has that column).
     #[arg(long, value_name = "FILE")]
     pub strata: Option<PathBuf>,
-    /// Proceed despite a refusal (unregistered or changed protocol, stop rule, different
-    /// assignment) and record a deviation entry with this reason.
+    /// Proceed despite refusals (a changed protocol, the stop rule, another assignment, any
+    /// setting or reading option other than the registered one) and record a deviation entry
+    /// with this reason, listing each field as registered → used.
     #[arg(long, value_name = "REASON")]
     pub deviation: Option<String>,
+    /// A TREC run read only for the pool-bias check (a judgment-pool contributor that is not
+    /// compared; repeatable, with --qrels).
+    #[arg(long, value_name = "FILE", requires = "qrels")]
+    pub pool_run: Vec<PathBuf>,
+    /// Seed instead of the protocol's (a deviation).
+    #[arg(long, help_heading = "Deviating from the protocol")]
+    pub seed: Option<u64>,
+    /// Bootstrap trials instead of the protocol's (a deviation).
+    #[arg(long, help_heading = "Deviating from the protocol", value_parser = clap::value_parser!(u32).range(1..=crate::protocol::MAX_TRIALS as i64))]
+    pub trials: Option<u32>,
+    /// Randomization-test trials instead of the protocol's (a deviation).
+    #[arg(long, help_heading = "Deviating from the protocol", value_parser = clap::value_parser!(u32).range(1..=crate::protocol::MAX_TRIALS as i64))]
+    pub randomization_trials: Option<u32>,
+    /// Interval level instead of the protocol's (a deviation).
+    #[arg(long, help_heading = "Deviating from the protocol")]
+    pub level: Option<f64>,
+    /// Percentile definition instead of the protocol's (a deviation).
+    #[arg(long, help_heading = "Deviating from the protocol", value_parser = named::<Percentile>())]
+    pub percentile: Option<Percentile>,
+    /// Missing-topics policy instead of the protocol's (a deviation).
+    #[arg(long, help_heading = "Deviating from the protocol", value_parser = named::<MissingTopics>())]
+    pub missing_topics: Option<MissingTopics>,
+    /// Resampling unit instead of the protocol's (a deviation).
+    #[arg(long, help_heading = "Deviating from the protocol", value_parser = named::<ResamplingUnit>())]
+    pub resampling_unit: Option<ResamplingUnit>,
+    /// Estimator instead of the protocol's (a deviation).
+    #[arg(long, help_heading = "Deviating from the protocol", value_parser = named::<Estimator>())]
+    pub estimator: Option<Estimator>,
+    /// Multiple-comparison adjustment instead of the protocol's (a deviation).
+    #[arg(long, help_heading = "Deviating from the protocol", value_parser = named::<Adjust>())]
+    pub adjust: Option<Adjust>,
 }
 
 pub(crate) fn read_options(a: &ScoreArgs) -> crate::Result<ReadOptions> {
@@ -87,6 +121,18 @@ pub fn analyze(a: AnalyzeArgs, ctx: &Ctx) -> Outcome {
             qrels: resolve(ctx, q),
             runs: a.common.run.iter().map(|p| resolve(ctx, p)).collect(),
         }),
+        overrides: Overrides {
+            seed: a.seed,
+            trials: a.trials,
+            randomization_trials: a.randomization_trials,
+            interval_level: a.level,
+            percentile: a.percentile,
+            missing_topics: a.missing_topics,
+            resampling_unit: a.resampling_unit,
+            estimator: a.estimator,
+            adjust: a.adjust,
+        },
+        pool_runs: a.pool_run.iter().map(|p| resolve(ctx, p)).collect(),
     };
     let o = crate::ops::analyze::analyze(&ledger, &req, ctx.now)?;
     Ok(Output::ok(render(&o.result, a.common.format), &o.notes))

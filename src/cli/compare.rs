@@ -76,7 +76,9 @@ pub fn compare(a: CompareArgs, ctx: &Ctx) -> Outcome {
                 runs: a.common.run.iter().map(show).collect(),
                 measure,
                 complete: a.missing_topics == MissingTopics::Zero,
+                pool_runs: vec![],
             }),
+            overrides: Default::default(),
         },
         strata_field: a.strata_field.clone(),
     };

@@ -32,6 +32,10 @@ pub struct Args {
     /// unregistered draft protocol; prints the assignment's SHA-256).
     #[arg(long)]
     pub dry_run: bool,
+    /// Count on other questions or passages than an earlier count of the study, recording why
+    /// (a deviation entry; every count stays in the report).
+    #[arg(long, value_name = "REASON")]
+    pub deviation: Option<String>,
     /// Output format.
     #[arg(long, value_parser = named::<Format>(), default_value = "human")]
     pub format: Format,
@@ -75,6 +79,7 @@ pub fn run(a: Args, ctx: &Ctx) -> Outcome {
         out: a.out.as_deref().map(|p| resolve(ctx, p)),
         default_dir: ctx.cwd.clone(),
         dry_run: a.dry_run,
+        deviation: a.deviation.clone(),
     };
     let outcome = ops::components::run(ledger.as_ref(), &o, ctx.now, &bar(ctx))?;
     let mut out = Output::ok(render(&outcome, a.format), &outcome.notes);

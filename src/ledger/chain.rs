@@ -213,6 +213,12 @@ fn check_sequence(c: &mut ChainCheck, records: &[Record]) {
 
 /// Registration rules, data-access declarations and time order.
 fn check_registrations(c: &mut ChainCheck, records: &[Record]) {
+    let ever_registered: std::collections::BTreeSet<&str> = records
+        .iter()
+        .filter_map(|r| r.entry.as_ref().ok())
+        .filter(|e| matches!(e.kind, EntryKind::Register | EntryKind::Amend))
+        .map(|e| e.study_id.as_str())
+        .collect();
     let mut registered: BTreeMap<&str, String> = BTreeMap::new();
     let mut prev: Option<&super::entry::Entry> = None;
     let mut seen: Vec<&super::entry::Entry> = Vec::new();
@@ -272,6 +278,19 @@ fn check_registrations(c: &mut ChainCheck, records: &[Record]) {
                             ),
                         );
                     }
+                } else if e.protocol_sha256.is_some() && !id.is_empty() && !ever_registered.contains(id) {
+                    // A study never registered anywhere in the ledger: nothing to deviate from,
+                    // and no registered study is affected. Disclosed, not a failure.
+                    c.note(
+                        FindingCode::UnregisteredStudy,
+                        n,
+                        format!(
+                            "entry #{} ({}) concerns study `{}`, which is never registered in this ledger",
+                            e.seq,
+                            e.kind.as_str(),
+                            id
+                        ),
+                    );
                 } else if e.protocol_sha256.is_some() && !id.is_empty() {
                     c.bad(
                         FindingCode::UnregisteredProtocol,

@@ -80,6 +80,10 @@ crate::named_enum! {
         Offline = "offline",
         /// Note: (`--rerun`) a recorded analysis recomputed to the same result hash.
         RerunMatches = "rerun-matches",
+        /// Note: a deviation from the registration, recorded with its reason (each field listed).
+        Deviation = "deviation",
+        /// Note: an entry concerns a study that is never registered in the ledger.
+        UnregisteredStudy = "unregistered-study",
     }
 }
 

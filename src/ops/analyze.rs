@@ -21,7 +21,7 @@ use crate::ledger::{DataAccess, Draft, Entry, EntryKind, InputKey, InputRole, In
 use crate::protocol::load_protocol;
 use crate::records::{self, AnalyzeSummary, ComparisonSummary, DeviationSummary};
 use crate::rng::RngInfo;
-use crate::stats::settings::{RunOptions, Settings, TrecInputs};
+use crate::stats::settings::{Overrides, RunOptions, Settings, TrecInputs};
 use crate::stats::AnalysisResult;
 use chrono::{DateTime, Utc};
 use std::path::{Path, PathBuf};
@@ -56,6 +56,28 @@ pub struct AnalyzeRequest {
     pub split: Option<String>,
     /// Deviation reason: proceed despite refusals and record them.
     pub deviation: Option<String>,
+    /// Settings to use instead of the protocol's (each a deviation).
+    pub overrides: Overrides,
+    /// Runs read only for the pool-bias check (contributors that are not compared).
+    pub pool_runs: Vec<PathBuf>,
+}
+
+/// One difference between what the registration fixes and what an analysis uses.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct FieldDeviation {
+    /// The protocol key (or concept) concerned, e.g. `scores.column`, `analysis.seed`.
+    pub field: String,
+    /// What the registration fixes.
+    pub registered: String,
+    /// What the analysis uses instead.
+    pub used: String,
+}
+
+impl std::fmt::Display for FieldDeviation {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{}: {} → {}", self.field, self.registered, self.used)
+    }
 }
 
 /// What `analyze` did.
@@ -69,6 +91,8 @@ pub struct AnalyzeOutcome {
     pub deviation: Option<Entry>,
     /// Refusals that the deviation overrode.
     pub overridden: Vec<Refusal>,
+    /// Fields the analysis uses otherwise than the registration fixes (each recorded).
+    pub fields: Vec<FieldDeviation>,
     /// Notes for people.
     pub notes: Notes,
 }
@@ -114,7 +138,8 @@ pub fn refusals(entries: &[StoredEntry], study: &str, assignment: Option<&str>) 
     out
 }
 
-/// Every refusal of analyzing with `lp` given `entries`, and the registration entry's number.
+/// Every refusal of analyzing with `lp` given `entries` (registration, stop rule, assignment),
+/// and the registration entry's number.
 fn all_refusals(
     entries: &[StoredEntry],
     lp: &crate::protocol::LoadedProtocol,
@@ -128,26 +153,220 @@ fn all_refusals(
             None
         }
     };
-    refused.extend(refusals(entries, &lp.protocol.study.id, assignment));
+    let study = &lp.protocol.study.id;
+    refused.extend(stop_gate(entries, &lp.protocol, study, assignment));
+    refused.extend(refusals(entries, study, assignment));
+    refused.dedup();
     (reg, refused)
+}
+
+/// The stop rule gates the analysis: with splits in the protocol, the study's latest count must
+/// be a `go`, and the analysis must use the assignment that count recorded.
+fn stop_gate(
+    entries: &[StoredEntry],
+    p: &crate::protocol::Protocol,
+    study: &str,
+    assignment: Option<&str>,
+) -> Vec<Refusal> {
+    if p.splits.is_empty() {
+        return vec![];
+    }
+    match query::latest(entries, study, &[EntryKind::Stop, EntryKind::Go, EntryKind::Count]) {
+        None => vec![Refusal::Other(
+            "the protocol has a stop rule, but no component count is recorded (run `pledge components` first)".into(),
+        )],
+        Some(e) if e.entry.kind == EntryKind::Go && assignment.is_none() => vec![Refusal::Other(format!(
+            "the stop rule's go (entry #{}) covers a component assignment: analyze it with --components FILE",
+            e.entry.seq
+        ))],
+        Some(_) => vec![],
+    }
 }
 
 fn refusal(study: &str, refused: &[Refusal]) -> Error {
     let hint = refused
         .iter()
         .find_map(query::registration_hint)
-        .unwrap_or_else(|| "fix the cause, or proceed and record it with --deviation \"reason\"".into());
-    refused_by(
-        format!("analysis of study `{}` refused by the registration", study),
-        refused,
-        hint,
-    )
+        .unwrap_or_else(|| "use what the protocol registers, or proceed and record it with --deviation \"reason\"".into());
+    refused_by(format!("analysis of study `{}` refused by the registration", study), refused, hint)
+}
+
+/// What an analysis will use: its inputs and reader options, its settings, and every field in
+/// which these differ from what the protocol fixes.
+struct Plan {
+    options: RunOptions,
+    settings: Settings,
+    fields: Vec<FieldDeviation>,
+    notes: Notes,
+}
+
+fn dev(field: &str, registered: impl Into<String>, used: impl Into<String>) -> FieldDeviation {
+    FieldDeviation {
+        field: field.into(),
+        registered: registered.into(),
+        used: used.into(),
+    }
+}
+
+fn labels_text(l: &[(String, f64)]) -> String {
+    if l.is_empty() {
+        return "none".into();
+    }
+    let mut v: Vec<String> = l.iter().map(|(k, x)| format!("{}={}", k, x)).collect();
+    v.sort();
+    v.join(", ")
+}
+
+/// Same measure (`P.10` = `P_10`, and whatever else the trec module reads as one measure).
+fn same_measure(a: &str, b: &str) -> bool {
+    match (crate::trec::Measure::parse(a), crate::trec::Measure::parse(b)) {
+        (Ok(x), Ok(y)) => x == y,
+        _ => a.replace('.', "_") == b.replace('.', "_"),
+    }
+}
+
+/// The plan of `req` under protocol `lp`: the protocol's values where the request gives none,
+/// the request's otherwise, each difference listed.
+fn plan(lp: &crate::protocol::LoadedProtocol, req: &AnalyzeRequest, rel: &dyn Fn(&Path) -> String) -> Plan {
+    use crate::protocol::ScoreLayout;
+    let p = &lp.protocol;
+    let v2 = p.schema_version >= 2;
+    let sc = p.scores.clone().unwrap_or_default();
+    let mut fields = Vec::new();
+    let mut notes = Notes::new();
+    // How scores are read: the measure or the column.
+    let registered_measure = if v2 {
+        super::checks::measure_of(lp).map(|(m, _)| m)
+    } else {
+        Some(p.target.metric.clone())
+    };
+    let metric_key = if v2 { "scores.measure" } else { "target.metric" };
+    let mut read = req.read.clone();
+    match (&req.read.measure, &registered_measure) {
+        (Some(m), Some(r)) if !same_measure(m, r) => fields.push(dev(metric_key, r.clone(), format!("measure {}", m))),
+        (Some(m), None) => fields.push(dev(
+            "scores.measure",
+            match &sc.column {
+                Some(c) => format!("none (the scores are column {})", c),
+                None => format!("none (the scores are the cells of a {} file)", sc.layout),
+            },
+            m.clone(),
+        )),
+        (None, Some(r)) if v2 && req.trec.is_none() && sc.layout == ScoreLayout::TrecEval => {
+            read.measure = Some(r.clone())
+        }
+        _ => {}
+    }
+    let registered_column = if v2 { sc.column.clone() } else { None };
+    match (&req.read.column, &registered_column) {
+        (Some(c), Some(r)) if c != r => fields.push(dev("scores.column", r.clone(), c.clone())),
+        (Some(c), None) if v2 => fields.push(dev("scores.column", "none", c.clone())),
+        (Some(c), None) if c != &p.target.metric => {
+            fields.push(dev("target.metric", p.target.metric.clone(), format!("column {}", c)))
+        }
+        (None, Some(r)) => read.column = Some(r.clone()),
+        _ => {}
+    }
+    // Value labels.
+    let registered_labels = p.labels();
+    if v2 {
+        let norm = |l: &[(String, f64)]| {
+            let mut v: Vec<(String, String)> = l.iter().map(|(k, x)| (k.to_ascii_lowercase(), x.to_string())).collect();
+            v.sort();
+            v
+        };
+        if req.read.labels.is_empty() {
+            read.labels = registered_labels.clone();
+        } else if norm(&req.read.labels) != norm(&registered_labels) {
+            fields.push(dev(
+                "scores.labels",
+                labels_text(&registered_labels),
+                labels_text(&req.read.labels),
+            ));
+        }
+    } else if !req.read.labels.is_empty() {
+        notes.push(super::Note::info(format!(
+            "value labels {} come from the command line: a format-1 protocol does not register them (format 2 does, in [scores.labels]); the report shows them",
+            labels_text(&req.read.labels)
+        )));
+    }
+    // What is read: score files or TREC runs.
+    if v2 {
+        match (sc.layout, &req.trec) {
+            (ScoreLayout::TrecRuns, None) => fields.push(dev("scores.layout", "trec-runs", "score files (--scores)")),
+            (l, Some(_)) if !matches!(l, ScoreLayout::TrecRuns | ScoreLayout::Auto) => {
+                fields.push(dev("scores.layout", l.to_string(), "TREC runs (--qrels, --run)"))
+            }
+            _ => {}
+        }
+    }
+    // What is compared.
+    let mut settings = Settings::from_protocol(p);
+    if let Some(b) = &req.baseline {
+        if !p.hypotheses.is_empty() {
+            let hs: Vec<String> = p
+                .hypotheses
+                .iter()
+                .map(|h| format!("{} vs {}", h.system, h.comparator))
+                .collect();
+            fields.push(dev("hypotheses", hs.join("; "), format!("every system against {}", b)));
+        } else if p.analysis.baseline.as_deref() != Some(b.as_str()) {
+            fields.push(dev(
+                "analysis.baseline",
+                p.analysis.baseline.clone().unwrap_or_else(|| "none (all pairs)".into()),
+                b.clone(),
+            ));
+        }
+    }
+    // The split analyzed.
+    let mut split = req.split.clone();
+    if let Some(reg) = &p.analysis.split {
+        match &req.split {
+            None if req.components.is_some() => split = Some(reg.clone()),
+            Some(s) if s != reg => fields.push(dev("analysis.split", reg.clone(), s.clone())),
+            _ => {}
+        }
+    }
+    let options = RunOptions {
+        scores: req.scores.iter().map(|x| rel(x)).collect(),
+        components: req.components.as_deref().map(rel),
+        strata: req.strata.as_deref().map(rel),
+        read: read.clone(),
+        baseline: req.baseline.clone(),
+        split,
+        trec: req.trec.as_ref().map(|t| TrecInputs {
+            qrels: rel(&t.qrels),
+            runs: t.runs.iter().map(|x| rel(x)).collect(),
+            measure: read
+                .measure
+                .clone()
+                .or_else(|| registered_measure.clone())
+                .unwrap_or_else(|| p.target.metric.clone()),
+            complete: req.overrides.missing_topics.unwrap_or(p.analysis.missing_topics)
+                == crate::protocol::MissingTopics::Zero,
+            pool_runs: req.pool_runs.iter().map(|x| rel(x)).collect(),
+        }),
+        overrides: req.overrides.clone(),
+    };
+    // Settings given instead of the protocol's.
+    for (field, registered, used) in req.overrides.apply(&mut settings) {
+        fields.push(dev(&field, registered, used));
+    }
+    settings = settings_for(p, &options);
+    Plan {
+        options,
+        settings,
+        fields,
+        notes,
+    }
 }
 
 /// Runs `pledge analyze`: the checks, the analysis and its ledger entries.
 ///
-/// Errors: refusals without a deviation reason (exit 1, every refusal listed as a cause); bad
-/// inputs (exit 2); git failures (exit 70).
+/// Errors: refusals without a deviation reason (exit 1, every refusal and every field the
+/// analysis uses otherwise than registered listed as a cause); a deviation on a study that is
+/// not registered (exit 1: there is nothing to deviate from); bad inputs (exit 2); git failures
+/// (exit 70).
 pub fn analyze(ledger: &Ledger, req: &AnalyzeRequest, now: DateTime<Utc>) -> Result<AnalyzeOutcome> {
     let lp = load_protocol(&req.protocol)?;
     let study = lp.protocol.study.id.clone();
@@ -160,51 +379,59 @@ pub fn analyze(ledger: &Ledger, req: &AnalyzeRequest, now: DateTime<Utc>) -> Res
         Some(p) => Some(crate::io::sha256_file(p)?),
         None => None,
     };
+    let no_registration = |entries: &[StoredEntry]| -> Option<Error> {
+        match query::check_registered(entries, &lp) {
+            Err(r @ Refusal::Unregistered { .. }) if req.deviation.is_some() => Some(
+                Error::refused(format!(
+                    "study `{}` is not registered: there is no registration to deviate from",
+                    study
+                ))
+                .caused_by(r)
+                .with_hint(format!("register it first: pledge register {}", lp.path.display())),
+            ),
+            _ => None,
+        }
+    };
     // A first look, so that a refused analysis is refused before its inputs are read; the
-    // check that counts runs again inside the append.
-    let (_, refused) = all_refusals(&ledger.entries()?, &lp, assign_hash.as_deref());
-    if !refused.is_empty() && req.deviation.is_none() {
-        return Err(refusal(&study, &refused));
+    // checks that count run again inside the append.
+    let first = ledger.entries()?;
+    if let Some(e) = no_registration(&first) {
+        return Err(e);
     }
     let rel = |p: &Path| ledger.relative(p);
-    let opts = RunOptions {
-        scores: req.scores.iter().map(|p| rel(p)).collect(),
-        components: req.components.as_deref().map(rel),
-        strata: req.strata.as_deref().map(rel),
-        read: req.read.clone(),
-        baseline: req.baseline.clone(),
-        split: req.split.clone(),
-        trec: req.trec.as_ref().map(|t| TrecInputs {
-            qrels: rel(&t.qrels),
-            runs: t.runs.iter().map(|p| rel(p)).collect(),
-            measure: lp.protocol.target.metric.clone(),
-            complete: lp.protocol.analysis.missing_topics == crate::protocol::MissingTopics::Zero,
-        }),
+    let Plan {
+        options: opts,
+        settings,
+        mut fields,
+        notes: plan_notes,
+    } = plan(&lp, req, &rel);
+    let refuse_all = |refused: Vec<Refusal>, fields: &[FieldDeviation]| {
+        let all: Vec<Refusal> = refused
+            .into_iter()
+            .chain(fields.iter().map(|f| Refusal::Field(f.to_string())))
+            .collect();
+        refusal(&study, &all)
     };
+    let (_, refused) = all_refusals(&first, &lp, assign_hash.as_deref());
+    if (!refused.is_empty() || !fields.is_empty()) && req.deviation.is_none() {
+        return Err(refuse_all(refused, &fields));
+    }
     let root = ledger.root();
-    let settings = settings_for(&lp.protocol, &opts);
-    let loaded = inputs::load(
-        &root,
-        &opts,
-        lp.protocol.analysis.strata_field.as_deref(),
-        Some(&lp.protocol.pool),
-    )?;
+    let (loaded, load_fields, load_notes) = load_registered(&root, &opts, &lp.protocol)?;
+    fields.extend(load_fields);
+    if !fields.is_empty() && req.deviation.is_none() {
+        return Err(refuse_all(vec![], &fields));
+    }
     let mut base = crate::stats::run(&loaded, &settings, "analyze", "", Some(study.clone()))?;
     base.options = Some(opts.clone());
     let mut hashes = Inputs::new();
-    hashes.insert(
-        InputKey::new(InputRole::Protocol, rel(&lp.path)),
-        lp.hash.raw_sha256.clone(),
-    );
+    hashes.insert(InputKey::new(InputRole::Protocol, rel(&lp.path)), lp.hash.raw_sha256.clone());
     for (p, r) in req.scores.iter().zip(&opts.scores) {
         hashes.insert(InputKey::new(InputRole::Scores, r.clone()), crate::io::sha256_file(p)?);
     }
     if let (Some(t), Some(tr)) = (&req.trec, &opts.trec) {
-        hashes.insert(
-            InputKey::new(InputRole::Qrels, tr.qrels.clone()),
-            crate::io::sha256_file(&t.qrels)?,
-        );
-        for (p, r) in t.runs.iter().zip(&tr.runs) {
+        hashes.insert(InputKey::new(InputRole::Qrels, tr.qrels.clone()), crate::io::sha256_file(&t.qrels)?);
+        for (p, r) in t.runs.iter().zip(&tr.runs).chain(req.pool_runs.iter().zip(&tr.pool_runs)) {
             hashes.insert(InputKey::new(InputRole::Run, r.clone()), crate::io::sha256_file(p)?);
         }
     }
@@ -217,20 +444,28 @@ pub fn analyze(ledger: &Ledger, req: &AnalyzeRequest, now: DateTime<Utc>) -> Res
     let protocol_path = Some(rel(&lp.path));
     let mut landed: Option<(AnalysisResult, Vec<Refusal>)> = None;
     let written = ledger.append_many_with(now, |entries| {
+        if let Some(e) = no_registration(entries) {
+            return Err(e);
+        }
         let (reg, refused) = all_refusals(entries, &lp, assign_hash.as_deref());
         if !refused.is_empty() && req.deviation.is_none() {
             return Err(refusal(&study, &refused));
         }
         let mut result = base.clone();
+        let what: Vec<String> = refused
+            .iter()
+            .map(|x| x.to_string())
+            .chain(fields.iter().map(|f| f.to_string()))
+            .collect();
         result.registration = match (reg, &req.deviation) {
             (Some(seq), None) => format!("protocol registered (entry #{}), sha256 {}", seq, lp.hash.sha256),
             (_, Some(r)) => format!(
                 "deviation recorded: {} (overriding: {})",
                 r,
-                if refused.is_empty() {
+                if what.is_empty() {
                     "nothing".to_string()
                 } else {
-                    refused.iter().map(|x| x.to_string()).collect::<Vec<_>>().join("; ")
+                    what.join("; ")
                 }
             ),
             (None, None) => "unregistered".into(),
@@ -247,6 +482,7 @@ pub fn analyze(ledger: &Ledger, req: &AnalyzeRequest, now: DateTime<Utc>) -> Res
                 summary: records::to_value(&DeviationSummary {
                     command: "analyze".into(),
                     overridden: refused.iter().map(|x| x.to_string()).collect(),
+                    fields: fields.clone(),
                 })?,
                 ..Draft::default()
             });
@@ -273,9 +509,14 @@ pub fn analyze(ledger: &Ledger, req: &AnalyzeRequest, now: DateTime<Utc>) -> Res
     let entry = written
         .next()
         .ok_or_else(|| Error::internal("analyze: the analyze entry was not appended"))?;
-    let mut notes = Notes::new();
+    let mut notes = plan_notes;
+    notes.extend(load_notes);
     if let Some(d) = &deviation {
-        let what: Vec<String> = overridden.iter().map(|x| x.to_string()).collect();
+        let what: Vec<String> = overridden
+            .iter()
+            .map(|x| x.to_string())
+            .chain(fields.iter().map(|f| f.to_string()))
+            .collect();
         notes.push(super::Note::info(format!(
             "recorded deviation entry #{} (overriding: {})",
             d.seq,
@@ -296,8 +537,79 @@ pub fn analyze(ledger: &Ledger, req: &AnalyzeRequest, now: DateTime<Utc>) -> Res
         entry,
         deviation,
         overridden,
+        fields,
         notes,
     })
+}
+
+/// Loads the inputs of `opts` under protocol `p`: with registered systems (format 2:
+/// `analysis.systems`, else the systems of the hypotheses) only those are analyzed (others are
+/// left out, with a note) and a registered system missing from the inputs is a field deviation.
+///
+/// Errors (exit 2): as [`inputs::load`].
+pub(crate) fn load_registered(
+    root: &Path,
+    opts: &RunOptions,
+    p: &crate::protocol::Protocol,
+) -> Result<(crate::stats::Inputs, Vec<FieldDeviation>, Notes)> {
+    let mut loaded = inputs::load(root, opts, p.analysis.strata_field.as_deref(), Some(&p.pool))?;
+    let mut fields = Vec::new();
+    let mut notes = Notes::new();
+    let mut wanted: Vec<String> = p.analysis.systems.clone();
+    if wanted.is_empty() {
+        for h in &p.hypotheses {
+            for s in [&h.system, &h.comparator] {
+                if !wanted.contains(s) {
+                    wanted.push(s.clone());
+                }
+            }
+        }
+    }
+    if !wanted.is_empty() {
+        let table = &mut loaded.scores;
+        let missing: Vec<&str> = wanted
+            .iter()
+            .filter(|w| !table.systems.contains(w))
+            .map(String::as_str)
+            .collect();
+        if !missing.is_empty() {
+            let present: Vec<&str> = wanted
+                .iter()
+                .filter(|w| table.systems.contains(w))
+                .map(String::as_str)
+                .collect();
+            fields.push(dev(
+                "analysis.systems",
+                wanted.join(", "),
+                format!(
+                    "{} (missing from the scores: {})",
+                    if present.is_empty() {
+                        "none".to_string()
+                    } else {
+                        present.join(", ")
+                    },
+                    missing.join(", ")
+                ),
+            ));
+        }
+        let extra: Vec<String> = table.systems.iter().filter(|s| !wanted.contains(s)).cloned().collect();
+        if !extra.is_empty() {
+            notes.push(super::Note::info(format!(
+                "{} system(s) in the scores are not registered and are not analyzed: {}",
+                extra.len(),
+                extra.join(", ")
+            )));
+            retain_systems(table, &wanted);
+        }
+    }
+    Ok((loaded, fields, notes))
+}
+
+/// Keeps only the systems named in `keep` (in the table's order).
+fn retain_systems(t: &mut crate::scores::ScoreTable, keep: &[String]) {
+    let idx: Vec<usize> = (0..t.systems.len()).filter(|&i| keep.contains(&t.systems[i])).collect();
+    t.systems = idx.iter().map(|&i| t.systems[i].clone()).collect();
+    t.values = idx.iter().map(|&i| t.values[i].clone()).collect();
 }
 
 /// The settings of an analysis of protocol `p` run with `opts` (a command-line baseline
@@ -307,6 +619,7 @@ pub fn settings_for(p: &crate::protocol::Protocol, opts: &RunOptions) -> Setting
     if opts.baseline.is_some() {
         s.baseline = opts.baseline.clone();
     }
+    opts.overrides.apply(&mut s);
     s
 }
 

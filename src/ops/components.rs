@@ -9,6 +9,7 @@ use crate::ledger::{Draft, EntryKind, InputKey, InputRole, Inputs, Ledger};
 use crate::protocol::load_protocol;
 use crate::records::{self, AssignRecord, AssignSummary, CountRecord, CountSummary, RECORD_VERSION};
 use crate::rng::RngInfo;
+use super::analyze::FieldDeviation;
 use chrono::{DateTime, Utc};
 use serde::Serialize;
 use std::io::Write;
@@ -31,6 +32,9 @@ pub struct ComponentsOptions {
     pub default_dir: PathBuf,
     /// Count without touching the ledger or writing any file.
     pub dry_run: bool,
+    /// The reason for a recount on other inputs than an earlier count of the study (recorded
+    /// as a deviation entry with the count).
+    pub deviation: Option<String>,
 }
 
 /// What `pledge components` did.
@@ -76,7 +80,19 @@ pub fn run(
     let (corpus, _layout) = components::read::read_corpus(o.passages.as_deref(), &o.questions)?;
     let count = components::count(&lp.protocol, &corpus, progress)?;
     progress.finish();
-    let stop = components::stop::decide(&lp.protocol, &count)?;
+    // σ of a `from-target` requirement: target.sd, else the registered pilot's estimate.
+    let mut decided = lp.protocol.clone();
+    let pilot = match (&lp.protocol.target.sd, &lp.protocol.target.pilot) {
+        (None, Some(_)) => super::register::estimate_pilot(&lp, |f| match ledger {
+            Some(l) => l.relative(f),
+            None => f.display().to_string(),
+        })?,
+        _ => None,
+    };
+    if let Some((_, _, est)) = &pilot {
+        decided.target.sd = Some(est.sd_for(&lp.protocol.target));
+    }
+    let stop = components::stop::decide(&decided, &count)?;
     let assignment = if o.assign && stop.decision != StopDecision::Stop {
         Some(components::assign::assign(&lp.protocol, &count, &stop.splits)?)
     } else {
@@ -110,6 +126,9 @@ pub fn run(
     // ledger entries that record its hash have landed.
     let staged = stage(&out, &bytes)?;
     let mut inputs = Inputs::new();
+    if let Some((file, sha, _)) = &pilot {
+        inputs.insert(InputKey::new(InputRole::Pilot, file.clone()), sha.clone());
+    }
     if let Some(p) = &o.passages {
         inputs.insert(
             InputKey::new(InputRole::Passages, ledger.relative(p)),
@@ -169,8 +188,52 @@ pub fn run(
         }),
         None => None,
     };
+    if let Some(r) = &o.deviation {
+        if r.trim().is_empty() {
+            return Err(Error::input("--deviation needs a non-empty reason"));
+        }
+    }
     let written = ledger.append_many_with(now, |entries| {
-        query::check_registered(entries, &lp).map_err(query::refusal_error)?;
+        let reg = query::check_registered(entries, &lp).map_err(query::refusal_error)?;
+        let changed = recount_changes(entries, &outcome.study, &count_draft.inputs);
+        let mut drafts = Vec::new();
+        match (&o.deviation, changed.is_empty()) {
+            (None, false) => {
+                let refusals: Vec<crate::error::Refusal> =
+                    changed.iter().map(|f| crate::error::Refusal::Field(f.to_string())).collect();
+                return Err(crate::error::refused_by(
+                    format!(
+                        "study `{}` was counted before on other inputs: a recount on these needs a reason",
+                        outcome.study
+                    ),
+                    &refusals,
+                    "recount on the inputs of the earlier count, or record why with --deviation \"reason\" (every count stays in the report)",
+                ));
+            }
+            (Some(reason), _) => drafts.push(Draft {
+                kind: Some(EntryKind::Deviation),
+                reason: Some(reason.clone()),
+                summary: records::to_value(&records::DeviationSummary {
+                    command: "components".into(),
+                    overridden: vec![],
+                    fields: changed.clone(),
+                })?,
+                result: None,
+                rng: None,
+                ..count_draft.clone()
+            }),
+            (None, true) => {}
+        }
+        if let Some((file, sha, _)) = &pilot {
+            let key = InputKey::new(InputRole::Pilot, file.clone());
+            if reg.entry.inputs.get(&key) != Some(sha) {
+                return Err(Error::refused(format!(
+                    "the pilot {} is not the one registered (entry #{}): the requirement would rest on other data",
+                    file, reg.entry.seq
+                ))
+                .with_hint("restore the registered pilot file, or register the change with `pledge amend`"));
+            }
+        }
         Ok(std::iter::once(count_draft.clone())
             .chain(assign_draft.clone())
             .collect())
@@ -182,6 +245,40 @@ pub fn run(
     })?;
     outcome.out = Some(out.display().to_string());
     Ok(outcome)
+}
+
+/// How the questions and passages of this count differ from the latest earlier count of
+/// `study` (empty when there is none, or when they are the same files).
+fn recount_changes(entries: &[crate::ledger::StoredEntry], study: &str, now: &Inputs) -> Vec<FieldDeviation> {
+    let Some(prev) = query::latest(entries, study, &[EntryKind::Count, EntryKind::Stop, EntryKind::Go]) else {
+        return vec![];
+    };
+    let of = |inputs: &Inputs, role: InputRole| -> String {
+        let v: Vec<String> = inputs
+            .iter()
+            .filter(|(k, _)| k.role == role)
+            .map(|(k, h)| format!("{} (sha256 {})", k.path, crate::text::short(h, 12)))
+            .collect();
+        if v.is_empty() {
+            "none".into()
+        } else {
+            v.join(", ")
+        }
+    };
+    let mut out = Vec::new();
+    for (role, field) in [(InputRole::Questions, "questions"), (InputRole::Passages, "passages")] {
+        let hashes = |inputs: &Inputs| -> Vec<String> {
+            inputs.iter().filter(|(k, _)| k.role == role).map(|(_, h)| h.clone()).collect()
+        };
+        if hashes(&prev.entry.inputs) != hashes(now) {
+            out.push(FieldDeviation {
+                field: format!("{} (counted in entry #{})", field, prev.entry.seq),
+                registered: of(&prev.entry.inputs, role),
+                used: of(now, role),
+            });
+        }
+    }
+    out
 }
 
 /// Writes `bytes` to a temporary file in `out`'s directory, synced, ready to be renamed.

@@ -4,7 +4,7 @@ use super::{query, Note, Notes};
 use crate::error::{Error, Result};
 use crate::ledger::{DataAccess, Draft, Entry, EntryKind, InputKey, InputRole, Inputs, Ledger, StoredEntry};
 use crate::protocol::LoadedProtocol;
-use crate::records::{self, RegistrationSummary};
+use crate::records::{self, PilotSummary, RegistrationSummary};
 use chrono::{DateTime, Utc};
 
 /// What `register` / `amend` did.
@@ -63,8 +63,10 @@ fn write(
     access: Option<DataAccess>,
     now: DateTime<Utc>,
 ) -> Result<RegisterOutcome> {
+    super::checks::metric(lp)?;
     let rel = ledger.relative(&lp.path);
-    let entry = ledger.append_with(now, |entries| draft(entries, lp, &rel, amend_reason, access))?;
+    let pilot = estimate_pilot(lp, |f| ledger.relative(f))?;
+    let entry = ledger.append_with(now, |entries| draft(entries, lp, &rel, amend_reason, access, pilot.as_ref()))?;
     let mut notes = Notes::new();
     let s: RegistrationSummary = records::read_summary(&entry, "registration")?;
     if s.results_seen_at_registration {
@@ -72,7 +74,59 @@ fn write(
             "registered after results were seen (--access results-seen); every report discloses this",
         ));
     }
+    if let Some(p) = &s.pilot {
+        notes.push(Note::info(format!(
+            "pilot {}: {} − {} over {} questions: mean difference {:.4}, σ̂ {:.4} per question, {:.4} per component; the power calculation uses {:.4}",
+            p.file,
+            p.systems.first().map(String::as_str).unwrap_or("?"),
+            p.systems.get(1).map(String::as_str).unwrap_or("?"),
+            p.questions,
+            p.mean_difference,
+            p.sd_question,
+            p.sd_component,
+            p.sd_for(&lp.protocol.target)
+        )));
+    }
     Ok(RegisterOutcome { entry, notes })
+}
+
+/// The pilot named by `target.pilot`: its path as `shown` records it, its SHA-256, and σ
+/// estimated from it for the systems of the first primary hypothesis (else the file's two
+/// systems), read with the protocol's `[scores]` options.
+///
+/// Errors (exit 2): the file is missing or unreadable, or does not hold the two systems.
+pub(crate) fn estimate_pilot(
+    lp: &LoadedProtocol,
+    shown: impl Fn(&std::path::Path) -> String,
+) -> Result<Option<(String, String, PilotSummary)>> {
+    let p = &lp.protocol;
+    let Some(rel) = &p.target.pilot else {
+        return Ok(None);
+    };
+    let file = super::checks::relative_file(lp, rel, &["target", "pilot"])?;
+    let opts = crate::scores::ReadOptions {
+        labels: p.labels(),
+        column: p.scores.as_ref().and_then(|s| s.column.clone()),
+        measure: p.scores.as_ref().and_then(|s| s.measure.clone()),
+    };
+    let table = crate::scores::read_with(&file, &opts)?;
+    let names = p.primary_hypotheses().next().map(|h| (h.system.as_str(), h.comparator.as_str()));
+    let est = crate::power::pilot::estimate(&table, names, None)
+        .map_err(|e| e.with_hint("target.pilot: the pilot must hold the two systems of the first primary hypothesis (or exactly two systems)"))?;
+    let shown = shown(&file);
+    let sha = crate::io::sha256_file(&file)?;
+    Ok(Some((
+        shown.clone(),
+        sha,
+        PilotSummary {
+            file: shown,
+            systems: est.systems,
+            questions: est.questions,
+            mean_difference: est.mean_difference,
+            sd_question: est.sd_question,
+            sd_component: est.sd_component,
+        },
+    )))
 }
 
 /// The draft of a register/amend entry for `lp` given the current `entries`.
@@ -82,6 +136,7 @@ fn draft(
     rel: &str,
     amend_reason: Option<&str>,
     access: Option<DataAccess>,
+    pilot: Option<&(String, String, PilotSummary)>,
 ) -> Result<Draft> {
     let id = &lp.protocol.study.id;
     let shown = lp.path.display();
@@ -123,6 +178,9 @@ fn draft(
     let level = access.unwrap_or_else(|| DataAccess::in_force(entries.iter().map(|e| &e.entry), id));
     let mut inputs = Inputs::new();
     inputs.insert(InputKey::new(InputRole::Protocol, rel), lp.hash.raw_sha256.clone());
+    if let Some((file, sha, _)) = pilot {
+        inputs.insert(InputKey::new(InputRole::Pilot, file.clone()), sha.clone());
+    }
     Ok(Draft {
         kind: Some(kind),
         study_id: id.clone(),
@@ -141,6 +199,7 @@ fn draft(
             title: lp.protocol.study.title.clone(),
             registered_by: lp.protocol.study.registered_by.clone(),
             results_seen_at_registration: level == DataAccess::ResultsSeen,
+            pilot: pilot.map(|p| p.2.clone()),
         })?,
         result: None,
         protocol_text: Some(lp.text.clone()),

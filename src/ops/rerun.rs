@@ -2,7 +2,6 @@
 //! compare the result hash with the one in the ledger.
 
 use super::analyze::settings_for;
-use super::inputs;
 use crate::error::{Error, Result};
 use crate::ledger::{EntryKind, Finding, FindingCode, InputRole, Ledger, StoredEntry, VerifyReport};
 use crate::records::{self, AnalysisRecord};
@@ -100,7 +99,11 @@ pub fn rerun(ledger: &Ledger, entries: &[StoredEntry], stored: &StoredEntry) -> 
         .iter()
         .chain(&opts.components)
         .chain(&opts.strata)
-        .chain(opts.trec.iter().flat_map(|t| std::iter::once(&t.qrels).chain(&t.runs)));
+        .chain(
+            opts.trec
+                .iter()
+                .flat_map(|t| std::iter::once(&t.qrels).chain(&t.runs).chain(&t.pool_runs)),
+        );
     for p in named {
         if !recorded.contains(p.as_str()) {
             rep.problems.push(format!(
@@ -113,12 +116,7 @@ pub fn rerun(ledger: &Ledger, entries: &[StoredEntry], stored: &StoredEntry) -> 
         return Ok(rep);
     }
     let settings = settings_for(&protocol, &opts);
-    let loaded = inputs::load(
-        &root,
-        &opts,
-        protocol.analysis.strata_field.as_deref(),
-        Some(&protocol.pool),
-    )?;
+    let (loaded, _, _) = super::analyze::load_registered(&root, &opts, &protocol)?;
     let mut result = crate::stats::run(&loaded, &settings, &old.mode, &old.registration, old.study_id.clone())?;
     result.options = Some(opts);
     let value = records::to_value(&result)?;

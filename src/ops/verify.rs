@@ -3,7 +3,8 @@
 //! recomputed.
 
 use crate::error::{Error, Result};
-use crate::ledger::{self, Ledger, VerifyReport};
+use crate::ledger::{self, EntryKind, Finding, FindingCode, Ledger, VerifyReport};
+use crate::records::{self, DeviationSummary};
 use crate::protocol::load_protocol;
 use std::path::{Path, PathBuf};
 
@@ -43,6 +44,39 @@ pub fn verify(ledger: Option<&Ledger>, o: &VerifyOptions, cwd: &Path) -> Result<
     if o.rerun {
         super::rerun::rerun_all(l, &mut report)?;
     }
+    if report.findings.iter().all(|f| f.code != FindingCode::MalformedEntry) {
+        deviation_notes(l, &mut report)?;
+    }
     report.settle();
     Ok(report)
+}
+
+/// Every deviation entry as a note: a study that deviated from its registration verifies, and
+/// says so.
+fn deviation_notes(l: &Ledger, report: &mut VerifyReport) -> Result<()> {
+    for e in l.entries()?.iter().filter(|e| e.entry.kind == EntryKind::Deviation) {
+        let fields = records::read_summary::<DeviationSummary>(&e.entry, "deviation")
+            .map(|s| {
+                s.overridden
+                    .into_iter()
+                    .chain(s.fields.iter().map(|f| f.to_string()))
+                    .collect::<Vec<_>>()
+            })
+            .unwrap_or_default();
+        report.notes.push(Finding::new(
+            FindingCode::Deviation,
+            Some(e.entry.seq),
+            format!(
+                "study `{}` deviates from its registration: {}{}",
+                e.entry.study_id,
+                e.entry.reason.as_deref().unwrap_or("(no reason)"),
+                if fields.is_empty() {
+                    String::new()
+                } else {
+                    format!(" ({})", fields.join("; "))
+                }
+            ),
+        ));
+    }
+    Ok(())
 }

@@ -106,6 +106,14 @@ fn closest(unknown: &str, expected: &[String]) -> Option<String> {
         .map(|(_, k)| k.clone())
 }
 
+/// The error `message` at the line and column of the key `keys` (e.g. `["target", "metric"]`)
+/// of protocol `path` with source `text` (line 1 when the key is absent).
+pub fn error_at_key(path: &Path, text: &str, keys: &[&str], message: impl std::fmt::Display) -> Error {
+    let segs: Vec<PathSeg> = keys.iter().map(|k| PathSeg::Key(k.to_string())).collect();
+    let (line, col) = locate(text, &segs).unwrap_or((1, 1));
+    Error::at_col(path, line, col, message)
+}
+
 /// Line and column of the value at `path` in the TOML source.
 fn locate(text: &str, path: &[PathSeg]) -> Option<(usize, usize)> {
     let doc = toml_edit::ImDocument::parse(text.to_owned()).ok()?;

@@ -1,9 +1,14 @@
-//! Protocol format v1: the TOML file a team registers before collecting data.
+//! The protocol: the TOML file a team registers before collecting data.
 //!
-//! Keys are kebab-case, `schema-version = 1` is required, and unknown keys are rejected with the
-//! key's name, its line and column, and the closest known key (a silently ignored misspelled key
-//! would defeat pre-registration). Every key, its unit and its default are listed in the README's
-//! protocol reference; the example protocols live in `protocols/`.
+//! Keys are kebab-case, `schema-version` is required (1 or 2), and unknown keys are rejected with
+//! the key's name, its line and column, and the closest known key (a silently ignored misspelled
+//! key would defeat pre-registration). Format 2 adds what the analysis depends on beyond format
+//! 1: how scores are read (`[scores]`: measure or column, value labels, topic column, layout),
+//! the registered systems (`analysis.systems`), the split analyzed (`analysis.split`) and the
+//! hypotheses (`[[hypotheses]]`: named comparisons, primary or secondary). Format 1 files keep
+//! registering and verifying as before; format-2 keys in a format-1 file are an error. Every key,
+//! its unit and its default are listed in the README's protocol reference; the example protocols
+//! live in `protocols/`.
 
 mod hash;
 mod load;
@@ -11,7 +16,7 @@ mod loaded;
 mod validate;
 
 pub use hash::{protocol_hash, ProtocolHash};
-pub use load::{load, parse};
+pub use load::{error_at_key, load, parse};
 pub use loaded::{load_protocol, LoadedProtocol};
 pub use validate::MAX_TRIALS;
 
@@ -21,7 +26,7 @@ use serde::{Deserialize, Serialize};
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case", deny_unknown_fields)]
 pub struct Protocol {
-    /// Format version; must be 1.
+    /// Format version: 1 or 2 ([`SCHEMA_VERSIONS`]).
     pub schema_version: u32,
     /// Who registers what.
     pub study: Study,
@@ -45,6 +50,92 @@ pub struct Protocol {
     /// The judgment pool, for the pool-bias statement.
     #[serde(default)]
     pub pool: Pool,
+    /// How per-topic scores are read (format 2).
+    #[serde(default)]
+    pub scores: Option<ScoresSpec>,
+    /// The registered hypotheses (format 2): named comparisons; the primary ones are the
+    /// multiplicity family.
+    #[serde(default)]
+    pub hypotheses: Vec<Hypothesis>,
+}
+
+/// The protocol format versions this build reads.
+pub const SCHEMA_VERSIONS: [u32; 2] = [1, 2];
+
+crate::named_enum! {
+    /// The layout of the per-topic score inputs (`[scores] layout`).
+    #[derive(Default)]
+    pub enum ScoreLayout {
+        /// Detected from the content (see the score readers).
+        #[default]
+        Auto = "auto",
+        /// A CSV/TSV with `topic`, `system` and `score` columns.
+        Long = "long",
+        /// A CSV/TSV with a topic column and one column per system.
+        Wide = "wide",
+        /// One file per system; the score is `[scores] column`.
+        PerSystem = "per-system",
+        /// JSON Lines `{"topic", "system", "score"}`.
+        Jsonl = "jsonl",
+        /// `trec_eval -q` output; the value is `[scores] measure`.
+        TrecEval = "trec-eval",
+        /// TREC runs evaluated against qrels with `[scores] measure` (`--qrels`, `--run`).
+        TrecRuns = "trec-runs",
+    }
+}
+
+/// `[scores]` (format 2): how the per-topic scores the analysis uses are read. Every key binds
+/// `pledge analyze`: a flag that reads them otherwise is a deviation.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default)]
+#[serde(rename_all = "kebab-case", deny_unknown_fields)]
+pub struct ScoresSpec {
+    /// The layout of the inputs. Default `auto`.
+    #[serde(default)]
+    pub layout: ScoreLayout,
+    /// The trec_eval measure (TREC runs, trec_eval -q files), by a trec_eval name or an alias.
+    #[serde(default)]
+    pub measure: Option<String>,
+    /// The column holding the score (one system per file, or a long file's score column).
+    #[serde(default)]
+    pub column: Option<String>,
+    /// The topic-id column, where it is not detected.
+    #[serde(default)]
+    pub topic_column: Option<String>,
+    /// Value labels and the score each stands for, e.g. `HALTED = 0` (matched case-insensitively,
+    /// before the built-in CORRECT/INCORRECT, true/false, yes/no).
+    #[serde(default)]
+    pub labels: std::collections::BTreeMap<String, f64>,
+}
+
+crate::named_enum! {
+    /// The direction a hypothesis expects: `system − comparator` above or below 0.
+    pub enum Direction {
+        /// The system scores higher than the comparator.
+        Greater = "greater",
+        /// The system scores lower than the comparator.
+        Less = "less",
+    }
+}
+
+/// `[[hypotheses]]` (format 2): one registered comparison.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case", deny_unknown_fields)]
+pub struct Hypothesis {
+    /// A short name, unique in the protocol (shown in the report).
+    pub name: String,
+    /// The system the hypothesis is about.
+    pub system: String,
+    /// What it is compared with.
+    pub comparator: String,
+    /// The expected sign of `system − comparator`.
+    pub direction: Direction,
+    /// 1 (one-sided in `direction`) or 2 (two-sided); default `target.sides`.
+    #[serde(default)]
+    pub sides: Option<u8>,
+    /// Primary (the multiplicity family, answered by the report's verdict) or secondary.
+    /// Default true.
+    #[serde(default = "d_true")]
+    pub primary: bool,
 }
 
 /// `[study]`: identity of the study.
@@ -364,6 +455,13 @@ pub struct Analysis {
     /// Absolute tolerance when comparing statistics for ties. Default 1e-12.
     #[serde(default = "d_tol")]
     pub tie_tolerance: f64,
+    /// The registered systems (format 2): the analysis uses exactly these; others in the inputs
+    /// are ignored (and said so), a missing one is a deviation.
+    #[serde(default)]
+    pub systems: Vec<String>,
+    /// The split of the component assignment that is analyzed (format 2), e.g. `final`.
+    #[serde(default)]
+    pub split: Option<String>,
 }
 
 impl Default for Analysis {
@@ -380,6 +478,8 @@ impl Default for Analysis {
             adjust: Adjust::default(),
             randomization_trials: d_trials(),
             tie_tolerance: d_tol(),
+            systems: vec![],
+            split: None,
         }
     }
 }
@@ -500,4 +600,27 @@ fn d_tol() -> f64 {
 }
 fn d_judged_k() -> u32 {
     10
+}
+fn d_true() -> bool {
+    true
+}
+
+impl Protocol {
+    /// The sides of hypothesis `h`: its own, else `target.sides`.
+    pub fn sides_of(&self, h: &Hypothesis) -> u8 {
+        h.sides.unwrap_or(self.target.sides)
+    }
+
+    /// The primary hypotheses (the multiplicity family), in protocol order.
+    pub fn primary_hypotheses(&self) -> impl Iterator<Item = &Hypothesis> {
+        self.hypotheses.iter().filter(|h| h.primary)
+    }
+
+    /// The value labels the protocol registers (format 2), as reader options take them.
+    pub fn labels(&self) -> Vec<(String, f64)> {
+        self.scores
+            .as_ref()
+            .map(|s| s.labels.iter().map(|(k, v)| (k.clone(), *v)).collect())
+            .unwrap_or_default()
+    }
 }

@@ -40,11 +40,24 @@ pub const MAX_TRIALS: u32 = 10_000_000;
 pub fn validate(p: &Protocol) -> Vec<(Vec<PathSeg>, String)> {
     let mut out = Vec::new();
     let mut bad = |path: Vec<PathSeg>, msg: String| out.push((path, msg));
-    if p.schema_version != 1 {
+    if !super::SCHEMA_VERSIONS.contains(&p.schema_version) {
         bad(
             k(&["schema-version"]),
-            format!("schema-version {} is not supported (expected 1)", p.schema_version),
+            format!("schema-version {} is not supported (expected 1 or 2)", p.schema_version),
         );
+    }
+    if p.schema_version == 1 {
+        let v2 = [
+            (p.scores.is_some(), k(&["scores"]), "[scores]"),
+            (!p.hypotheses.is_empty(), k(&["hypotheses"]), "[[hypotheses]]"),
+            (!p.analysis.systems.is_empty(), k(&["analysis", "systems"]), "analysis.systems"),
+            (p.analysis.split.is_some(), k(&["analysis", "split"]), "analysis.split"),
+        ];
+        for (present, path, name) in v2 {
+            if present {
+                bad(path, format!("{} needs schema-version = 2", name));
+            }
+        }
     }
     if p.study.id.trim().is_empty() {
         bad(k(&["study", "id"]), "study.id must not be empty".into());
@@ -191,6 +204,79 @@ pub fn validate(p: &Protocol) -> Vec<(Vec<PathSeg>, String)> {
         bad(
             k(&["analysis", "tie-tolerance"]),
             "analysis.tie-tolerance must be ≥ 0".into(),
+        );
+    }
+    let mut systems = std::collections::BTreeSet::new();
+    for (i, name) in p.analysis.systems.iter().enumerate() {
+        if name.trim().is_empty() {
+            bad(
+                vec![PathSeg::Key("analysis".into()), PathSeg::Key("systems".into()), PathSeg::Index(i)],
+                "a system name must not be empty".into(),
+            );
+        } else if !systems.insert(name.as_str()) {
+            bad(
+                vec![PathSeg::Key("analysis".into()), PathSeg::Key("systems".into()), PathSeg::Index(i)],
+                format!("system `{}` is listed twice", name),
+            );
+        }
+    }
+    if let Some(sc) = &p.scores {
+        if sc.measure.is_some() && sc.column.is_some() {
+            bad(
+                k(&["scores", "column"]),
+                "[scores] takes a measure (TREC runs, trec_eval output) or a column, not both".into(),
+            );
+        }
+        for (label, v) in &sc.labels {
+            if !v.is_finite() {
+                bad(
+                    vec![PathSeg::Key("scores".into()), PathSeg::Key("labels".into()), PathSeg::Key(label.clone())],
+                    format!("label `{}` must map to a finite number", label),
+                );
+            }
+        }
+    }
+    let mut names = std::collections::BTreeSet::new();
+    for (i, h) in p.hypotheses.iter().enumerate() {
+        if h.name.trim().is_empty() || !names.insert(h.name.as_str()) {
+            bad(
+                ki("hypotheses", i, "name"),
+                format!("hypothesis name `{}` is empty or used twice", h.name),
+            );
+        }
+        if h.system == h.comparator {
+            bad(
+                ki("hypotheses", i, "comparator"),
+                format!("hypothesis `{}` compares `{}` with itself", h.name, h.system),
+            );
+        }
+        if let Some(sd) = h.sides {
+            if sd != 1 && sd != 2 {
+                bad(ki("hypotheses", i, "sides"), format!("sides must be 1 or 2, got {}", sd));
+            }
+        }
+        for (key, sys) in [("system", &h.system), ("comparator", &h.comparator)] {
+            if !systems.is_empty() && !systems.contains(sys.as_str()) {
+                bad(
+                    ki("hypotheses", i, key),
+                    format!(
+                        "hypothesis `{}` names `{}`, which is not among analysis.systems",
+                        h.name, sys
+                    ),
+                );
+            }
+        }
+    }
+    if !p.hypotheses.is_empty() && !p.hypotheses.iter().any(|h| h.primary) {
+        bad(
+            k(&["hypotheses"]),
+            "no hypothesis is primary: mark the ones the study answers with primary = true".into(),
+        );
+    }
+    if !p.hypotheses.is_empty() && p.analysis.baseline.is_some() {
+        bad(
+            k(&["analysis", "baseline"]),
+            "analysis.baseline and [[hypotheses]] both say what is compared: keep the hypotheses".into(),
         );
     }
     if p.pool.judged_k < 1 {

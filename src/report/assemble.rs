@@ -80,7 +80,16 @@ pub fn assemble(entries: &[StoredEntry], study_id: &str, verification: Verificat
         text,
         Path::new(reg.entry.protocol_path.as_deref().unwrap_or("protocol.toml")),
     )?;
-    let analyze = mine.iter().rev().find(|e| e.entry.kind == EntryKind::Analyze).copied();
+    let analyses: Vec<&StoredEntry> = mine.iter().filter(|e| e.entry.kind == EntryKind::Analyze).copied().collect();
+    // The first analysis that matches the registration is the confirmatory one and leads the
+    // report; every other is exploratory. Without one, the first analysis leads, marked so.
+    let mut deviated = Vec::new();
+    for a in &analyses {
+        let s: records::AnalyzeSummary = records::read_summary(&a.entry, "analyze")?;
+        deviated.push(s.deviation);
+    }
+    let confirmatory = analyses.iter().zip(&deviated).find(|(_, d)| !**d).map(|(a, _)| *a);
+    let analyze = confirmatory.or_else(|| analyses.first().copied());
     let count = mine
         .iter()
         .rev()
@@ -132,6 +141,7 @@ pub fn assemble(entries: &[StoredEntry], study_id: &str, verification: Verificat
     };
     let power = sections::power_view(&protocol, count_record.as_ref(), analysis.as_ref());
     let pool = sections::pool_view(&protocol, analysis.as_ref());
+    let history = sections::history_view(&mine, confirmatory, &protocol)?;
     let changes = mine
         .iter()
         .filter(|e| matches!(e.entry.kind, EntryKind::Amend | EntryKind::Deviation))
@@ -140,6 +150,7 @@ pub fn assemble(entries: &[StoredEntry], study_id: &str, verification: Verificat
             time: e.entry.time.clone(),
             kind: e.entry.kind.as_str().to_string(),
             reason: e.entry.reason.clone().unwrap_or_default().replace('\n', " "),
+            fields: sections::deviation_fields(e),
         })
         .collect();
     let summary = sections::summary(&protocol, &components, &results, &pool);
@@ -154,6 +165,7 @@ pub fn assemble(entries: &[StoredEntry], study_id: &str, verification: Verificat
             results,
             pool,
             changes,
+            history,
             reproduce,
         },
         svgs,

@@ -23,6 +23,8 @@ pub struct ReportData {
     pub pool: PoolView,
     /// Amendments and deviations, in ledger order.
     pub changes: Vec<ChangeView>,
+    /// Every count and every analysis of the study, in ledger order (history, not last-wins).
+    pub history: HistoryView,
     /// How to reproduce and verify.
     pub reproduce: ReproduceView,
 }
@@ -141,6 +143,38 @@ pub struct ChangeView {
     pub time: String,
     pub kind: String,
     pub reason: String,
+    pub fields: String,
+}
+
+/// One recorded count of the study.
+#[derive(Debug, Clone, Serialize)]
+pub struct CountHistoryView {
+    pub seq: u64,
+    pub time: String,
+    pub decision: String,
+    pub counted: String,
+    pub required: String,
+    pub inputs: String,
+    pub reason: String,
+}
+
+/// One recorded analysis of the study.
+#[derive(Debug, Clone, Serialize)]
+pub struct AnalysisHistoryView {
+    pub seq: u64,
+    pub time: String,
+    pub role: String,
+    pub differed: String,
+    pub reason: String,
+    pub results: String,
+}
+
+/// `history.*`.
+#[derive(Debug, Clone, Serialize, Default)]
+pub struct HistoryView {
+    pub counts: Vec<CountHistoryView>,
+    pub analyses: Vec<AnalysisHistoryView>,
+    pub lead: String,
 }
 
 /// An input file and its hash.

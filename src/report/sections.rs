@@ -465,3 +465,115 @@ pub fn verification_view(ledger: &crate::ledger::Ledger) -> Result<VerificationV
         findings,
     })
 }
+
+/// What a deviation entry overrode, in words (empty for other entries).
+pub fn deviation_fields(e: &StoredEntry) -> String {
+    if e.entry.kind != crate::ledger::EntryKind::Deviation {
+        return String::new();
+    }
+    match crate::records::read_summary::<crate::records::DeviationSummary>(&e.entry, "deviation") {
+        Ok(s) => s
+            .overridden
+            .into_iter()
+            .chain(s.fields.iter().map(|f| f.to_string()))
+            .collect::<Vec<_>>()
+            .join("; "),
+        Err(_) => String::new(),
+    }
+}
+
+/// The deviation recorded with entry `e` (the entry just before it in the same append), if any.
+fn deviation_of<'a>(mine: &[&'a StoredEntry], e: &StoredEntry) -> Option<&'a StoredEntry> {
+    mine.iter()
+        .find(|d| d.entry.kind == crate::ledger::EntryKind::Deviation && d.entry.seq + 1 == e.entry.seq)
+        .copied()
+}
+
+/// Every count and every analysis of the study, in ledger order: counts with their decision
+/// and inputs; analyses as confirmatory (the first that matches the registration) or
+/// exploratory, with what differed and why.
+pub fn history_view(mine: &[&StoredEntry], confirmatory: Option<&StoredEntry>, p: &Protocol) -> Result<HistoryView> {
+    use crate::ledger::{EntryKind, InputRole};
+    let mut counts = Vec::new();
+    let mut analyses = Vec::new();
+    for e in mine {
+        let dev = deviation_of(mine, e);
+        let reason = dev
+            .and_then(|d| d.entry.reason.clone())
+            .unwrap_or_default()
+            .replace('\n', " ");
+        match e.entry.kind {
+            EntryKind::Count | EntryKind::Stop | EntryKind::Go => {
+                let s: crate::records::CountSummary = crate::records::read_summary(&e.entry, "count")?;
+                let inputs: Vec<String> = e
+                    .entry
+                    .inputs
+                    .iter()
+                    .filter(|(k, _)| matches!(k.role, InputRole::Questions | InputRole::Passages))
+                    .map(|(k, h)| format!("`{}` ({})", k, crate::text::short(h, 12)))
+                    .collect();
+                counts.push(CountHistoryView {
+                    seq: e.entry.seq,
+                    time: e.entry.time.clone(),
+                    decision: s.decision.to_string(),
+                    counted: fmt_count(s.counted as u64),
+                    required: s.required.map(fmt_count).unwrap_or_else(|| "—".into()),
+                    inputs: inputs.join(", "),
+                    reason: if reason.is_empty() { "—".into() } else { reason },
+                });
+            }
+            EntryKind::Analyze => {
+                let s: crate::records::AnalyzeSummary = crate::records::read_summary(&e.entry, "analyze")?;
+                let role = match confirmatory {
+                    Some(c) if c.entry.seq == e.entry.seq => "confirmatory",
+                    _ => "exploratory",
+                };
+                let results: Vec<String> = s
+                    .comparisons
+                    .iter()
+                    .map(|c| {
+                        format!(
+                            "{} − {} {} [{}, {}]",
+                            c.system,
+                            c.baseline,
+                            fmt_diff(c.difference, p.target.scale),
+                            fmt_diff(c.interval[0], p.target.scale),
+                            fmt_diff(c.interval[1], p.target.scale)
+                        )
+                    })
+                    .collect();
+                analyses.push(AnalysisHistoryView {
+                    seq: e.entry.seq,
+                    time: e.entry.time.clone(),
+                    role: role.into(),
+                    differed: match dev {
+                        Some(d) => {
+                            let f = deviation_fields(d);
+                            if f.is_empty() {
+                                "declared a deviation".into()
+                            } else {
+                                f
+                            }
+                        }
+                        None => "nothing: as registered".into(),
+                    },
+                    reason: if reason.is_empty() { "—".into() } else { reason },
+                    results: results.join("; "),
+                });
+            }
+            _ => {}
+        }
+    }
+    let lead = match (confirmatory, analyses.first()) {
+        (Some(c), _) => format!(
+            "The results below are the confirmatory analysis (entry #{}): the first one that matches the registration.",
+            c.entry.seq
+        ),
+        (None, Some(a)) => format!(
+            "No analysis matches the registration: the results below are the first analysis (entry #{}), which is exploratory.",
+            a.seq
+        ),
+        (None, None) => String::new(),
+    };
+    Ok(HistoryView { counts, analyses, lead })
+}

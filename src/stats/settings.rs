@@ -117,10 +117,83 @@ pub struct RunOptions {
     pub baseline: Option<String>,
     /// Split the assignment was restricted to.
     pub split: Option<String>,
-    /// TREC qrels and runs evaluated directly instead of score files (issue: analyze accepts
-    /// qrels + runs), with the trec_eval measure used.
+    /// TREC qrels and runs evaluated directly instead of score files, with the trec_eval
+    /// measure used.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub trec: Option<TrecInputs>,
+    /// Settings the analysis ran with instead of the protocol's (each one a recorded deviation).
+    #[serde(default, skip_serializing_if = "Overrides::is_empty")]
+    pub overrides: Overrides,
+}
+
+/// Analysis settings given on the command line instead of the protocol's. Each one that differs
+/// from the protocol is a deviation, refused unless recorded with a reason.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Overrides {
+    /// Seed of the generator.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub seed: Option<u64>,
+    /// Bootstrap trials.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub trials: Option<u32>,
+    /// Randomization-test trials.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub randomization_trials: Option<u32>,
+    /// Interval level.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub interval_level: Option<f64>,
+    /// Percentile definition.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub percentile: Option<Percentile>,
+    /// Missing-topics policy.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub missing_topics: Option<MissingTopics>,
+    /// Resampling unit.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub resampling_unit: Option<ResamplingUnit>,
+    /// Estimator with components.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub estimator: Option<Estimator>,
+    /// Multiple-comparison adjustment.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub adjust: Option<Adjust>,
+}
+
+impl Overrides {
+    /// Whether nothing is overridden.
+    pub fn is_empty(&self) -> bool {
+        *self == Overrides::default()
+    }
+
+    /// Applies the overrides to `s`; returns `(field, registered, used)` for each value that
+    /// changed (protocol key names).
+    pub fn apply(&self, s: &mut Settings) -> Vec<(String, String, String)> {
+        let mut out = Vec::new();
+        fn set<T: PartialEq + Copy + std::fmt::Display>(
+            out: &mut Vec<(String, String, String)>,
+            key: &str,
+            slot: &mut T,
+            v: Option<T>,
+        ) {
+            if let Some(v) = v {
+                if *slot != v {
+                    out.push((key.to_string(), slot.to_string(), v.to_string()));
+                    *slot = v;
+                }
+            }
+        }
+        set(&mut out, "analysis.seed", &mut s.seed, self.seed);
+        set(&mut out, "analysis.trials", &mut s.trials, self.trials);
+        set(&mut out, "analysis.randomization-trials", &mut s.randomization_trials, self.randomization_trials);
+        set(&mut out, "analysis.interval-level", &mut s.interval_level, self.interval_level);
+        set(&mut out, "analysis.percentile", &mut s.percentile, self.percentile);
+        set(&mut out, "analysis.missing-topics", &mut s.missing_topics, self.missing_topics);
+        set(&mut out, "analysis.resampling-unit", &mut s.resampling_unit, self.resampling_unit);
+        set(&mut out, "components.estimator", &mut s.estimator, self.estimator);
+        set(&mut out, "analysis.adjust", &mut s.adjust, self.adjust);
+        out
+    }
 }
 
 /// Qrels and runs given to `analyze`/`compare` instead of per-topic score files: the per-topic
@@ -136,4 +209,7 @@ pub struct TrecInputs {
     pub measure: String,
     /// Zero-fill qrels topics a run lacks (trec_eval `-c`).
     pub complete: bool,
+    /// Runs read for the pool-bias check only (judgment-pool contributors not compared).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub pool_runs: Vec<String>,
 }

@@ -131,9 +131,9 @@ fn wrong_type_and_missing_key() {
         "missing key `metric`",
     );
     bad(
-        &VALID.replace("schema-version = 1", "schema-version = 2"),
+        &VALID.replace("schema-version = 1", "schema-version = 3"),
         "1:18",
-        "schema-version 2 is not supported",
+        "schema-version 3 is not supported",
     );
 }
 
