@@ -11,7 +11,7 @@
 // `!(x > 0.0)` is deliberate: it also rejects NaN.
 #![allow(clippy::neg_cmp_op_on_partial_ord, clippy::nonminimal_bool)]
 
-use super::dist::{nct_cdf, nct_sf, norm_cdf, t_quantile, z_quantile};
+use crate::stats::dist::{nct_cdf, nct_sf, norm_cdf, t_quantile, z_quantile};
 
 /// Largest n the solvers search (a requirement beyond it is reported as unreachable).
 pub const MAX_N: f64 = 1e12;

@@ -58,7 +58,7 @@ fn component_estimators_and_crv1_through_run() {
     let c = &r.comparisons[0];
     assert!((c.difference - 1.0 / 3.0).abs() < 1e-12);
     let cr = c.cluster_robust.as_ref().unwrap();
-    assert!((cr.se - 0.2078698548).abs() < 1e-9);
+    assert!((cr.se.get().unwrap() - 0.2078698548).abs() < 1e-9);
     assert_eq!(c.component.as_ref().unwrap().units, 4);
     assert_eq!(c.randomization.assignments, 16, "exact over 4 components");
     // Mean of component means: (3/5 − 1/2 + 1/3 + 1/2) / 4.
