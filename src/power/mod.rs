@@ -9,6 +9,7 @@
 //! - [`sample_size`]: requirements with design effect, detectable difference, discordant shares.
 //! - [`pilot`]: σ of component-level paired differences and the intra-component correlation.
 
+pub mod anova;
 pub mod inputs;
 pub mod paired;
 pub mod pilot;

@@ -128,7 +128,7 @@ mod tests {
         assert!((got - want).abs() <= tol, "got {got:.12}, want {want:.12}");
     }
 
-    // Oracle: ../shared/oracles/statistics.md (statsmodels 0.15.0 TTestPower.solve_power),
+    // Oracle: tests/data/oracles/statistics.md (statsmodels 0.15.0 TTestPower.solve_power),
     // two-sided. statsmodels finds n with `brentq_expanding(xtol=1e-5)`, so its digits past 1e-5
     // are solver noise (d = 0.5: it says 33.367131, where its own power function crosses 0.8 at
     // 33.3671289533); the table is asserted to that tolerance, and the exact roots below.

@@ -1,4 +1,4 @@
-//! Oracle: ../shared/oracles/statistics.md ("Power and sample size"), statsmodels 0.15.0.
+//! Oracle: tests/data/oracles/statistics.md ("Power and sample size"), statsmodels 0.15.0.
 use super::*;
 
 fn design() -> Design {
