@@ -13,7 +13,8 @@ fn spec(systems: u32, min_range: f64, variance: f64, alpha: f64, power: f64) -> 
 }
 
 /// (k, D, σ², α, power, statsmodels solve_power nobs / k, ceil, power at ceil, power at ceil − 1)
-const STATSMODELS: [(u32, f64, f64, f64, f64, f64, u64, f64, f64); 7] = [
+type Row = (u32, f64, f64, f64, f64, f64, u64, f64, f64);
+const STATSMODELS: [Row; 7] = [
     (
         2,
         0.1,
