@@ -1,6 +1,7 @@
 //! Benchmark of the power calculations: non-central t CDF evaluations and full t-based sample
 //! size solves (the stop rule calls one per split). Needs no data files.
-use pledge::power::{dist, paired};
+use pledge::power::paired;
+use pledge::stats::dist;
 use std::time::Instant;
 
 fn main() {

@@ -31,8 +31,6 @@ pub fn steps() -> Vec<Vec<&'static str>> {
             "protocols/hotpotqa.toml",
             "--scores",
             "data/correctness.csv",
-            "--label",
-            "HALTED=0",
             "--components",
             "components.csv",
         ],

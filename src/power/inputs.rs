@@ -131,7 +131,7 @@ mod tests {
 
     #[test]
     fn design_effect_formula() {
-        // Oracle: ../shared/oracles/statistics.md, m = 4, ρ = 0.1 → DEFF 1.3.
+        // Oracle: tests/data/oracles/statistics.md, m = 4, ρ = 0.1 → DEFF 1.3.
         assert!((design_effect(4, 0.1).unwrap() - 1.3).abs() < 1e-15);
         assert_eq!(design_effect(1, 0.7).unwrap(), 1.0);
     }

@@ -2,18 +2,20 @@
 //! difference, the difference a count can detect, design effect for clustered questions, the
 //! variance of a paired binary difference, and σ and ρ estimated from a pilot.
 //!
-//! - [`dist`]: normal quantile, central and non-central t (AS 243 with the Benton–Krishnamoorthy
-//!   summation).
+//! - [`dist`]: the distribution functions, re-exported from [`crate::stats::dist`] (their one
+//!   home: normal, central and non-central t and F).
 //! - [`paired`]: power, n and d of the paired t-test (statsmodels `TTestPower`) and the normal
 //!   approximation.
 //! - [`sample_size`]: requirements with design effect, detectable difference, discordant shares.
 //! - [`pilot`]: σ of component-level paired differences and the intra-component correlation.
 
-pub mod dist;
+pub mod anova;
 pub mod inputs;
 pub mod paired;
 pub mod pilot;
 pub mod sample_size;
+
+pub use crate::stats::dist;
 
 use crate::error::{Error, Result};
 use crate::protocol::{Components, PowerMethod, Target};

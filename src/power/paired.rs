@@ -11,7 +11,7 @@
 // `!(x > 0.0)` is deliberate: it also rejects NaN.
 #![allow(clippy::neg_cmp_op_on_partial_ord, clippy::nonminimal_bool)]
 
-use super::dist::{nct_cdf, nct_sf, norm_cdf, t_quantile, z_quantile};
+use crate::stats::dist::{nct_cdf, nct_sf, norm_cdf, t_quantile, z_quantile};
 
 /// Largest n the solvers search (a requirement beyond it is reported as unreachable).
 pub const MAX_N: f64 = 1e12;
@@ -128,7 +128,7 @@ mod tests {
         assert!((got - want).abs() <= tol, "got {got:.12}, want {want:.12}");
     }
 
-    // Oracle: ../shared/oracles/statistics.md (statsmodels 0.15.0 TTestPower.solve_power),
+    // Oracle: tests/data/oracles/statistics.md (statsmodels 0.15.0 TTestPower.solve_power),
     // two-sided. statsmodels finds n with `brentq_expanding(xtol=1e-5)`, so its digits past 1e-5
     // are solver noise (d = 0.5: it says 33.367131, where its own power function crosses 0.8 at
     // 33.3671289533); the table is asserted to that tolerance, and the exact roots below.

@@ -22,6 +22,7 @@
 use crate::assignment::AssignmentRow;
 use crate::error::{Error, Result};
 use crate::scores::ScoreTable;
+use crate::stats::describe::{mean, sd};
 use serde::Serialize;
 use std::collections::{BTreeMap, HashMap};
 
@@ -87,16 +88,6 @@ fn pick(table: &ScoreTable, names: Option<(&str, &str)>) -> Result<(usize, usize
     }
 }
 
-/// Sample SD with n − 1; `None` below 2 values.
-fn sd(xs: &[f64]) -> Option<f64> {
-    if xs.len() < 2 {
-        return None;
-    }
-    let m = xs.iter().sum::<f64>() / xs.len() as f64;
-    let ss: f64 = xs.iter().map(|x| (x - m) * (x - m)).sum();
-    Some((ss / (xs.len() as f64 - 1.0)).sqrt())
-}
-
 /// Estimates σ and ρ of the paired difference A − B from a pilot (see the module docs).
 ///
 /// `systems` names A and B (default: the table's two systems). With `assignment`, questions are
@@ -159,10 +150,7 @@ pub fn estimate(
             diffs.len()
         ))
     })?;
-    let means: Vec<f64> = groups
-        .values()
-        .map(|g| g.iter().sum::<f64>() / g.len() as f64)
-        .collect();
+    let means: Vec<f64> = groups.values().map(|g| mean(g)).collect();
     let sd_component = sd(&means).ok_or_else(|| {
         Error::input(format!(
             "the pilot questions fall in {} component(s); at least 2 are needed",
@@ -185,7 +173,7 @@ pub fn estimate(
         not_counted,
         components: groups.len(),
         max_per_component: groups.values().map(Vec::len).max().unwrap_or(0),
-        mean_difference: diffs.iter().sum::<f64>() / diffs.len() as f64,
+        mean_difference: mean(&diffs),
         sd_question,
         sd_component,
         icc,
@@ -201,11 +189,12 @@ fn anova_icc(groups: &BTreeMap<String, Vec<f64>>, notes: &mut Vec<String>) -> Op
         notes.push("every component holds one pilot question: ρ cannot be estimated".into());
         return None;
     }
-    let grand = groups.values().flatten().sum::<f64>() / n;
+    let all: Vec<f64> = groups.values().flatten().copied().collect();
+    let grand = mean(&all);
     let (mut ssb, mut ssw, mut sum_n2) = (0.0, 0.0, 0.0);
     for v in groups.values() {
         let k = v.len() as f64;
-        let m = v.iter().sum::<f64>() / k;
+        let m = mean(v);
         ssb += k * (m - grand) * (m - grand);
         ssw += v.iter().map(|x| (x - m) * (x - m)).sum::<f64>();
         sum_n2 += k * k;

@@ -3,8 +3,8 @@
 //! difference from discordant shares.
 //!
 //! Units: σ and δ are in the metric's scale (fraction 0–1 or points 0–100); the effect size
-//! d = δ/σ, the design effect and ρ are unitless. Formulas: ../shared/oracles/statistics.md
-//! ("Power and sample size"); the t-based answers reproduce statsmodels `TTestPower`.
+//! d = δ/σ, the design effect and ρ are unitless. Formulas: the power and sample-size section of
+//! `tests/data/oracles/statistics.md`; the t-based answers reproduce statsmodels `TTestPower`.
 
 // `!(x > 0.0)` is deliberate: it also rejects NaN.
 #![allow(clippy::neg_cmp_op_on_partial_ord, clippy::nonminimal_bool)]
@@ -13,12 +13,12 @@ use super::inputs::{design_effect, Design};
 use super::paired;
 use super::Requirement;
 use crate::error::{Error, Result};
-use crate::protocol::PowerMethod;
-use serde::Serialize;
+use crate::protocol::{PowerMethod, Scale};
+use serde::{Deserialize, Serialize};
 
 /// Questions per component m and intra-component correlation ρ of the per-question paired
 /// difference.
-#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
 pub struct Clustering {
     /// m ≥ 1, questions counted per component.
     pub per_component: u32,
@@ -106,7 +106,7 @@ fn ceil_count(x: f64) -> u64 {
 }
 
 /// Power of both tests at one difference.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct PowerAt {
     /// δ, in the metric's scale.
     pub mde: f64,
@@ -119,7 +119,7 @@ pub struct PowerAt {
 }
 
 /// The difference a number of components can detect.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Detectable {
     /// Components n.
     pub components: u64,
@@ -145,13 +145,64 @@ pub struct Detectable {
     pub mde_normal: f64,
     /// Power at a given δ, when one was given.
     pub at_mde: Option<PowerAt>,
+    /// Warnings for people, e.g. a detectable difference beyond the metric's scale (no difference
+    /// the metric can show reaches the power); empty when there is nothing to say or no scale
+    /// was given ([`detectable`]).
+    pub warnings: Vec<String>,
 }
 
-/// The minimum detectable difference for `components` components (and the power at `mde` if
-/// given); with clustering the effective sample size n·m/DEFF is used.
+/// The minimum detectable difference for `components` components on the metric's `scale` (and
+/// the power at `mde` if given); with clustering the effective sample size n·m/DEFF is used.
+/// σ, `mde` and the results are in the scale's unit.
+///
+/// A detectable difference above the scale's maximum (1 for fractions, 100 for points: no
+/// difference of two scores can be larger) is returned with a warning in
+/// [`Detectable::warnings`]: with so few components nothing the metric can show is detected
+/// with the target power (e.g. 2 components at σ = 0.5, α = 0.05, power 0.8 detect only a
+/// difference of 5.77 on a 0–1 scale).
+///
+/// Errors (exit 2): an effective sample size below 2 (no paired t-test exists).
+pub fn detectable_on_scale(
+    scale: Scale,
+    sd: f64,
+    components: u64,
+    design: Design,
+    clustering: Option<Clustering>,
+    mde: Option<f64>,
+) -> Result<Detectable> {
+    let mut d = detectable_impl(sd, components, design, clustering, mde)?;
+    let max = scale.max();
+    let name = match scale {
+        Scale::Fraction => "fraction (0-1)",
+        Scale::Points => "points (0-100)",
+    };
+    for (method, v) in [("paired t-test", d.mde_t), ("normal approximation", d.mde_normal)] {
+        if v > max {
+            d.warnings.push(format!(
+                "the detectable difference {:.4} ({}) exceeds {}, the largest difference on the {} scale: \
+                 with {} components no difference the metric can show is detected with power {}",
+                v, method, max, name, components, d.power
+            ));
+        }
+    }
+    Ok(d)
+}
+
+/// [`detectable_on_scale`] without a scale: the same numbers, and no scale warning. Prefer
+/// [`detectable_on_scale`].
 ///
 /// Errors (exit 2): an effective sample size below 2 (no paired t-test exists).
 pub fn detectable(
+    sd: f64,
+    components: u64,
+    design: Design,
+    clustering: Option<Clustering>,
+    mde: Option<f64>,
+) -> Result<Detectable> {
+    detectable_impl(sd, components, design, clustering, mde)
+}
+
+fn detectable_impl(
     sd: f64,
     components: u64,
     design: Design,
@@ -192,11 +243,12 @@ pub fn detectable(
         mde_t: d_t * sd,
         mde_normal: d_z * sd,
         at_mde,
+        warnings: Vec::new(),
     })
 }
 
 /// Paired binary accuracy: discordant shares and the variance they imply.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Discordant {
     /// Share of questions only system A gets right.
     pub p10: f64,

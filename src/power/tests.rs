@@ -1,4 +1,4 @@
-//! Tests of the protocol wiring. Oracle: ../shared/oracles/statistics.md.
+//! Tests of the protocol wiring. Oracle: tests/data/oracles/statistics.md.
 use super::*;
 use crate::protocol::{PowerMethod, Scale};
 

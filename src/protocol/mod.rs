@@ -452,7 +452,9 @@ pub struct Analysis {
     /// Trials of the Monte-Carlo randomization test (exact enumeration when 2^n is smaller).
     #[serde(default = "d_trials")]
     pub randomization_trials: u32,
-    /// Absolute tolerance when comparing statistics for ties. Default 1e-12.
+    /// Relative tolerance τ when comparing statistics for ties: two mean differences are tied
+    /// when they differ by at most τ times the largest absolute score (see
+    /// [`crate::stats::ties`]). Default 1e-12.
     #[serde(default = "d_tol")]
     pub tie_tolerance: f64,
     /// The registered systems (format 2): the analysis uses exactly these; others in the inputs
@@ -541,6 +543,11 @@ crate::named_enum! {
         Bonferroni = "bonferroni",
         /// No adjustment.
         None = "none",
+        /// Randomized Tukey HSD over all pairs of the systems (Carterette, ACM TOIS 30(1), 2012):
+        /// not a transformation of the per-comparison p-values but a test of its own, which
+        /// permutes each topic's (or, with `resampling-unit = "component"`, each component's)
+        /// scores across all systems; see [`crate::stats::tukey`].
+        TukeyHsd = "tukey-hsd",
     }
 }
 

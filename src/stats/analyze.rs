@@ -1,20 +1,26 @@
 //! The analysis of per-topic scores: for each comparison the paired bootstrap over topics (and
 //! within strata, and over whole components when an assignment is given), the paired t-test,
-//! the cluster-robust SE, the sign-flip randomization test, adjusted p-values and the achieved
-//! MDE. Pure computation over loaded inputs; the registration checks live in `ops::analyze`.
+//! the standardized effect size d_z, the cluster-robust SE, the sign-flip randomization test,
+//! adjusted p-values (or the randomized Tukey HSD test over all systems) and the achieved MDE.
+//! Pure computation over loaded inputs; the registration checks live in `ops::analyze`.
+//! Ties follow one rule ([`super::ties`]) with the analyzed scores' scale.
 
 use super::bootstrap::{bootstrap, streams, Bootstrap, BootstrapSpec};
 use super::cluster::{crv1, ClusterRobust};
+use super::describe;
+use super::effect::{d_z, EffectSize};
 use super::mde::{achieved_mde, AchievedMde};
 use super::multiple;
 use super::prepare::{prepare, ComponentAccounting, ComponentSpec, Prepared, TopicAccounting};
 use super::randomization::{sign_flip, Randomization};
 use super::settings::Settings;
+use super::ties::Ties;
 use super::ttest::{paired_t, TTest};
+use super::tukey::{randomized_tukey, TukeyHsd};
 use super::units::Units;
 use crate::assignment::AssignmentRow;
 use crate::error::{Error, Result};
-use crate::protocol::{Estimator, ResamplingUnit};
+use crate::protocol::{Adjust, Estimator, ResamplingUnit};
 use crate::rng::RngInfo;
 use crate::scores::ScoreTable;
 use serde::{Deserialize, Serialize};
@@ -55,11 +61,14 @@ pub struct SystemSummary {
 /// Adjusted p-value of one comparison.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Adjusted {
-    /// statsmodels name of the method.
+    /// statsmodels name of the method, or `tukey-hsd` (randomized Tukey HSD).
     pub method: String,
-    /// Which p-value is adjusted (`randomization`).
+    /// Which p-value it is: `randomization` (the sign-flip p, adjusted over the comparisons), or
+    /// for `tukey-hsd` the randomized range test in words (over topics or components, of how
+    /// many systems).
     pub of: String,
-    /// Number of comparisons in the family.
+    /// Number of comparisons in the family: the comparisons made, or for `tukey-hsd` all
+    /// k·(k − 1)/2 pairs of the k systems (also when a baseline limits the comparisons shown).
     pub family: usize,
     /// The adjusted p-value.
     pub p: f64,
@@ -84,6 +93,9 @@ pub struct Comparison {
     pub component: Option<Bootstrap>,
     /// Paired t-test on the primary unit-level differences.
     pub t_test: TTest,
+    /// Standardized paired difference d_z (mean/SD of the same unit-level differences as the
+    /// t-test) with its exact interval at the interval level.
+    pub effect_size: EffectSize,
     /// Cluster-robust (CRV1) SE of the question-weighted difference, with components.
     pub cluster_robust: Option<ClusterRobust>,
     /// Sign-flip randomization test over the primary units.
@@ -127,6 +139,10 @@ pub struct AnalysisResult {
     pub comparisons: Vec<Comparison>,
     /// Notes from reading the inputs.
     pub notes: Vec<String>,
+    /// The randomized Tukey HSD test over all pairs of systems, when `adjust = "tukey-hsd"`
+    /// (every pair's p, also those a baseline leaves out of `comparisons`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub tukey_hsd: Option<TukeyHsd>,
     /// Pool-bias check (qrels + runs only): judged@k, contributors, leave-one-run-out.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub pool_bias: Option<crate::trec::PoolBias>,
@@ -188,13 +204,14 @@ pub fn run(
         }
     }
     let pairs = pairs(&p.systems, s.baseline.as_deref())?;
+    let ties = Ties::of_scores(s.tie_tolerance, &p.values);
     let systems = p
         .systems
         .iter()
         .enumerate()
         .map(|(i, name)| SystemSummary {
             name: name.clone(),
-            mean: mean(&p.values[i]),
+            mean: describe::mean(&p.values[i]),
             component_mean: p
                 .component_of
                 .as_ref()
@@ -203,17 +220,38 @@ pub fn run(
             components: p.components_info.as_ref().map(|c| c.components),
         })
         .collect();
-    let mut comparisons: Vec<Comparison> = pairs.iter().map(|&(a, b)| compare_pair(&p, a, b, s)).collect();
+    let mut comparisons: Vec<Comparison> = pairs.iter().map(|&(a, b)| compare_pair(&p, a, b, s, ties)).collect();
     let ps: Vec<f64> = comparisons.iter().map(|c| c.randomization.p).collect();
-    let adj = multiple::adjust(&ps, s.adjust);
-    for (c, q) in comparisons.iter_mut().zip(adj) {
-        c.p_adjusted = Adjusted {
-            method: multiple::method_name(s.adjust).into(),
-            of: "randomization".into(),
-            family: ps.len(),
-            p: q,
-        };
-    }
+    let tukey_hsd = match multiple::adjust(&ps, s.adjust) {
+        Some(adj) => {
+            for (c, q) in comparisons.iter_mut().zip(adj) {
+                c.p_adjusted = Adjusted {
+                    method: multiple::method_name(s.adjust).into(),
+                    of: "randomization".into(),
+                    family: ps.len(),
+                    p: q,
+                };
+            }
+            None
+        }
+        None => {
+            let t = tukey(&p, s, ties);
+            let of = format!(
+                "randomized Tukey HSD: range of the {} system means over permutations of each {}'s scores across systems",
+                t.systems.len(),
+                t.unit
+            );
+            for c in comparisons.iter_mut() {
+                c.p_adjusted = Adjusted {
+                    method: multiple::method_name(Adjust::TukeyHsd).into(),
+                    of: of.clone(),
+                    family: t.family,
+                    p: t.p_of(&c.system, &c.baseline).unwrap_or(1.0),
+                };
+            }
+            Some(t)
+        }
+    };
     Ok(AnalysisResult {
         schema: "pledge.analysis/1".into(),
         record_version: crate::records::RECORD_VERSION,
@@ -235,6 +273,7 @@ pub fn run(
         systems,
         comparisons,
         notes,
+        tukey_hsd,
         pool_bias: inputs.pool_bias.clone(),
         options: None,
     })
@@ -259,12 +298,34 @@ fn pairs(systems: &[String], baseline: Option<&str>) -> Result<Vec<(usize, usize
     }
 }
 
-fn mean(v: &[f64]) -> f64 {
-    if v.is_empty() {
-        0.0
-    } else {
-        v.iter().sum::<f64>() / v.len() as f64
-    }
+/// The randomized Tukey HSD test over all systems: units are the topics, or whole components
+/// (per-system component values under the protocol's estimator) when the resampling unit is
+/// component.
+fn tukey(p: &Prepared, s: &Settings, ties: Ties) -> TukeyHsd {
+    let k = p.systems.len();
+    let (rows, weight, unit) = match (&p.component_of, s.resampling_unit) {
+        (Some(c), ResamplingUnit::Component) => {
+            let per: Vec<Units> = p.values.iter().map(|v| component_units(v, c, s.estimator)).collect();
+            let g = per.first().map_or(0, Units::len);
+            let rows: Vec<Vec<f64>> = (0..g).map(|u| per.iter().map(|x| x.values[u]).collect()).collect();
+            let w: f64 = per.first().map_or(0.0, |x| x.weights.iter().sum());
+            (rows, w, "component")
+        }
+        _ => {
+            let n = p.topics.len();
+            let rows: Vec<Vec<f64>> = (0..n).map(|t| (0..k).map(|i| p.values[i][t]).collect()).collect();
+            (rows, n as f64, "topic")
+        }
+    };
+    randomized_tukey(
+        &rows,
+        &p.systems,
+        weight,
+        unit,
+        s.randomization_trials as usize,
+        s.seed,
+        ties,
+    )
 }
 
 /// Component units of per-topic values `d` (see [`Units`]).
@@ -293,15 +354,16 @@ fn component_units(d: &[f64], comp: &[usize], est: Estimator) -> Units {
     }
 }
 
-fn compare_pair(p: &Prepared, a: usize, b: usize, s: &Settings) -> Comparison {
+fn compare_pair(p: &Prepared, a: usize, b: usize, s: &Settings, ties: Ties) -> Comparison {
     let d: Vec<f64> = p.values[a].iter().zip(&p.values[b]).map(|(x, y)| x - y).collect();
+    let tol = ties.tolerance();
     let spec = BootstrapSpec {
         seed: s.seed,
         stream_base: streams::TOPIC,
         trials: s.trials as usize,
         level: s.interval_level,
         percentile: s.percentile,
-        tie_tolerance: s.tie_tolerance,
+        tie_tolerance: tol,
     };
     let topic_units = Units::topics(d.clone());
     let paired = bootstrap(&topic_units, &spec, "topic");
@@ -333,18 +395,20 @@ fn compare_pair(p: &Prepared, a: usize, b: usize, s: &Settings) -> Comparison {
     };
     let unit_diffs = primary.unit_means();
     let t_test = paired_t(&unit_diffs, s.interval_level);
+    let effect_size = d_z(&unit_diffs, unit_name, s.interval_level);
     let randomization = sign_flip(
         &primary.values,
+        primary.weights.iter().sum(),
         s.randomization_trials as usize,
         s.seed,
-        s.tie_tolerance,
+        ties,
     );
     let mde = achieved_mde(&unit_diffs, unit_name, s.alpha, s.power, s.sides, s.target_mde);
     let mut flags = Vec::new();
     if d.len() == 1 {
         flags.push("only one topic: no interval or test is meaningful".to_string());
     }
-    if d.iter().all(|x| (x - d[0]).abs() <= s.tie_tolerance) {
+    if d.iter().all(|x| d.first().is_some_and(|f| (x - f).abs() <= tol)) {
         flags.push("all per-topic differences are equal: the bootstrap interval has zero width".to_string());
     }
     if p.components_info.as_ref().is_some_and(|c| c.components == 1) {
@@ -362,6 +426,7 @@ fn compare_pair(p: &Prepared, a: usize, b: usize, s: &Settings) -> Comparison {
         stratified,
         component,
         t_test,
+        effect_size,
         cluster_robust,
         randomization,
         p_adjusted: Adjusted {

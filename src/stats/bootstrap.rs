@@ -35,6 +35,8 @@ pub mod streams {
     pub const RANDOMIZATION: u64 = 2 << 40;
     /// Seeded sample of the questions kept per component.
     pub const KEEP: u64 = 3 << 40;
+    /// Monte-Carlo randomized Tukey HSD test.
+    pub const TUKEY: u64 = 4 << 40;
 }
 
 /// Settings of one bootstrap.
@@ -50,7 +52,8 @@ pub struct BootstrapSpec {
     pub level: f64,
     /// Percentile definition.
     pub percentile: Percentile,
-    /// A resampled difference with |d| ≤ tolerance is a tie.
+    /// A resampled difference with |d| ≤ tolerance is a tie: the absolute tolerance τ·S of the
+    /// tie rule ([`super::ties::Ties::tolerance`]), on the scale of the differences.
     pub tie_tolerance: f64,
 }
 
@@ -211,10 +214,20 @@ pub struct Bootstrap {
 }
 
 /// Runs the bootstrap and summarizes it; `unit` names the resampling unit in the output.
+///
+/// Zero-variance data are handled exactly: when every unit mean is the same up to rounding
+/// ([`Units::constant`]), every resample has that estimate, so the resamples are set to the
+/// observed estimate itself instead of being drawn (drawn sums of the constant differ from it in
+/// the last bits). Mean, median and interval are then exactly the estimate and the SD exactly 0,
+/// so an estimate is never outside its own zero-width interval.
 pub fn bootstrap(units: &Units, spec: &BootstrapSpec, unit: &str) -> Bootstrap {
-    let mut d = resample(units, spec);
+    let observed = units.estimate();
+    let mut d = match units.constant() {
+        Some(_) => vec![observed; spec.trials],
+        None => resample(units, spec),
+    };
     d.sort_by(f64::total_cmp);
-    summarize(&d, units.estimate(), units.len(), units.strata.len(), spec, unit)
+    summarize(&d, observed, units.len(), units.strata.len(), spec, unit)
 }
 
 /// Summarizes sorted resampled differences `d` against the observed difference.
@@ -238,7 +251,11 @@ pub fn summarize(
     } else {
         None
     };
-    let mean = d.iter().sum::<f64>() / b;
+    // Identical resamples (d is sorted: first = last) have exactly that mean and an SD of 0.
+    let mean = match (d.first(), d.last()) {
+        (Some(a), Some(z)) if a == z => *a,
+        _ => d.iter().sum::<f64>() / b,
+    };
     let sd = (d.iter().map(|x| (x - mean) * (x - mean)).sum::<f64>() / b).sqrt();
     let a = (1.0 - spec.level) / 2.0;
     Bootstrap {

@@ -2,10 +2,11 @@
 //! approximation δ = (z_{1−α/s} + z_{1−β})·σ̂/√n (σ̂ the SD, ddof 1, of the unit-level
 //! differences; s the number of sides). The full power calculations (non-central t, design
 //! effect) live in [`crate::power`]; this small formula is computed here so that analyze does not
-//! depend on them, and the output names it.
+//! depend on them, and the output names it. The normal quantiles are those of [`super::dist`].
 
+use super::describe;
+use super::dist::z_quantile;
 use serde::{Deserialize, Serialize};
-use statrs::distribution::{ContinuousCDF, Normal};
 
 /// The achieved MDE next to the registered target.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -37,12 +38,7 @@ pub struct AchievedMde {
 /// Computes the achieved MDE for unit-level differences `d`.
 pub fn achieved_mde(d: &[f64], unit: &str, alpha: f64, power: f64, sides: u8, target: Option<f64>) -> AchievedMde {
     let n = d.len();
-    let mean = if n > 0 { d.iter().sum::<f64>() / n as f64 } else { 0.0 };
-    let sd = if n > 1 && !super::units::all_equal(d) {
-        (d.iter().map(|x| (x - mean).powi(2)).sum::<f64>() / (n - 1) as f64).sqrt()
-    } else {
-        0.0
-    };
+    let sd = describe::sd(d).unwrap_or(0.0);
     let mut out = AchievedMde {
         method: "normal approximation (z_{1-alpha/s} + z_{1-beta}) * sd / sqrt(n)".into(),
         unit: unit.into(),
@@ -64,9 +60,12 @@ pub fn achieved_mde(d: &[f64], unit: &str, alpha: f64, power: f64, sides: u8, ta
         out.flag = Some("all unit differences are equal (SD 0): no MDE".into());
         return out;
     }
-    let Ok(z) = Normal::new(0.0, 1.0) else { return out };
     let s = f64::from(sides.max(1));
-    let delta = (z.inverse_cdf(1.0 - alpha / s) + z.inverse_cdf(power)) * sd / (n as f64).sqrt();
+    let delta = (z_quantile(1.0 - alpha / s) + z_quantile(power)) * sd / (n as f64).sqrt();
+    if !delta.is_finite() {
+        out.flag = Some(format!("alpha {} or power {} is outside (0, 1): no MDE", alpha, power));
+        return out;
+    }
     out.achieved = Some(delta);
     out.meets_target = target.map(|t| delta <= t);
     out

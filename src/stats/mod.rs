@@ -1,9 +1,14 @@
 //! Resampling statistics over per-topic scores: paired, stratified and component bootstrap
-//! ([`bootstrap`]), paired t-test ([`ttest`]), cluster-robust SE ([`cluster`]), sign-flip
-//! randomization test ([`randomization`]), multiple-comparison adjustment ([`multiple`]),
+//! ([`bootstrap`]), paired t-test ([`ttest`]), effect size d_z ([`effect`]), cluster-robust SE
+//! ([`cluster`]), sign-flip randomization test ([`randomization`]), multiple-comparison
+//! adjustment ([`multiple`]) and the randomized Tukey HSD test over many systems ([`tukey`]),
 //! achieved MDE ([`mde`]), numpy percentile definitions ([`percentile`]); [`analyze`] runs them
 //! all over a [`crate::scores::ScoreTable`]; `ops::analyze` checks an analysis against the
 //! registration, records it in the ledger and re-runs recorded analyses.
+//!
+//! Shared foundations: [`describe`] (mean, variance, all-equal: one implementation),
+//! [`dist`] (normal, t and F distributions, also used by [`crate::power`]), [`ties`] (the tie
+//! rule) and [`pvalue`] (p-values for people).
 //!
 //! Source of the method: the seed article "How Many Topics a Benchmark Needs" (its
 //! `paired_bootstrap_diff` is the reference implementation of the paired bootstrap).
@@ -11,16 +16,22 @@
 pub mod analyze;
 pub mod bootstrap;
 pub mod cluster;
+pub mod describe;
+pub mod dist;
+pub mod effect;
 pub mod histogram;
 mod keep;
 pub mod mde;
 pub mod multiple;
 pub mod percentile;
 pub mod prepare;
+pub mod pvalue;
 pub mod randomization;
 pub mod settings;
 pub mod strata;
+pub mod ties;
 pub mod ttest;
+pub mod tukey;
 pub mod units;
 
 pub use analyze::{run, AnalysisResult, Comparison, Inputs};

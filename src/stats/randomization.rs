@@ -5,10 +5,12 @@
 //!
 //! Exact by enumeration of all 2^n sign assignments when n ≤ [`EXACT_MAX_UNITS`] or 2^n ≤ the
 //! Monte-Carlo trials; otherwise Monte-Carlo with p = (hits + 1)/(B + 1) (Phipson & Smyth 2010).
-//! Ties: when every value is a multiple of 10^−k (k ≤ 6, to 1e-9) the sums are compared exactly
-//! in integer units; otherwise with the absolute tolerance.
+//! Ties follow [`super::ties`]: decimal data are compared exactly in integer units of 10^−k;
+//! other data with the tolerance n·τ·S on the sums (τ·S on their mean), relative to the data's
+//! scale S, so the answer does not depend on the unit the scores are written in.
 
 use super::bootstrap::{streams, CHUNK};
+use super::ties::{integer_units, Ties};
 use rand::{RngCore, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 use rayon::prelude::*;
@@ -30,21 +32,28 @@ pub struct Randomization {
     pub hits: u64,
     /// Two-sided p-value: hits/2^n (exact) or (hits + 1)/(B + 1) (Monte-Carlo).
     pub p: f64,
-    /// How ties were compared: `integer units`, `integer units of 1e-k` or `tolerance T`.
+    /// How ties were compared: `integer units`, `integer units of 1e-k` or `tolerance T (τ ×
+    /// data scale S)` on the mean (n·T on the sums).
     pub ties: String,
     /// Set when n = 0 or all values are 0 (p = 1).
     pub flag: Option<String>,
 }
 
-/// Runs the test on unit values `v` (e.g. per-topic differences).
-pub fn sign_flip(v: &[f64], trials: usize, seed: u64, tolerance: f64) -> Randomization {
+/// Runs the test on unit values `v` (per-topic differences, or per-component means or sums of
+/// differences) with the tie rule `ties` (see [`super::ties`]; [`Ties::of_scores`] in an
+/// analysis). `weight` is the denominator W of the estimate Σv/W (n for topics and for
+/// component means, the number of questions for component sums): sums are tied within W·τ·S.
+pub fn sign_flip(v: &[f64], weight: f64, trials: usize, seed: u64, ties_rule: Ties) -> Randomization {
     let n = v.len();
     let scaled = integer_units(v);
     let ties = match &scaled {
         Some((_, 0)) => "integer units".to_string(),
         Some((_, k)) => format!("integer units of 1e-{}", k),
-        None => format!("tolerance {:e}", tolerance),
+        None => ties_rule.describe(),
     };
+    // On the sums: W times the tolerance on the mean.
+    let w = if weight > 0.0 { weight } else { n as f64 };
+    let tolerance = ties_rule.tolerance() * w;
     if n == 0 || v.iter().all(|&x| x == 0.0) {
         return Randomization {
             method: "exact".into(),
@@ -83,22 +92,6 @@ pub fn sign_flip(v: &[f64], trials: usize, seed: u64, tolerance: f64) -> Randomi
         ties,
         flag: None,
     }
-}
-
-/// The values as integers in units of 10^−k, for the smallest k ≤ 6 that represents all of them.
-fn integer_units(v: &[f64]) -> Option<(Vec<i64>, u32)> {
-    (0..=6u32).find_map(|k| {
-        let s = 10f64.powi(k as i32);
-        let ints: Option<Vec<i64>> = v
-            .iter()
-            .map(|&x| {
-                let y = x * s;
-                let r = y.round();
-                ((y - r).abs() <= 1e-9 * s.max(1.0) && r.abs() < 1e15).then_some(r as i64)
-            })
-            .collect();
-        ints.map(|i| (i, k))
-    })
 }
 
 fn exact_int(v: &[i64]) -> u64 {
@@ -199,22 +192,26 @@ mod tests {
     #[test]
     fn exact_oracle_in_integer_units_and_with_tolerance() {
         let d: Vec<f64> = X.iter().zip(&Y).map(|(a, b)| a - b).collect();
-        let r = sign_flip(&d, 10_000, 0, 1e-12);
+        let r = sign_flip(&d, d.len() as f64, 10_000, 0, Ties::of_values(1e-12, &d));
         assert_eq!((r.hits, r.assignments), (69_120, 1_048_576));
         assert!((r.p - 0.0659179688).abs() < 1e-9);
         assert_eq!(r.ties, "integer units of 1e-1");
         // Force the floating path with a non-decimal shift that keeps every |sum| comparison.
         let scaled: Vec<f64> = d.iter().map(|x| x * std::f64::consts::PI).collect();
-        let r = sign_flip(&scaled, 10_000, 0, 1e-9);
-        assert!(r.ties.starts_with("tolerance"));
+        let r = sign_flip(&scaled, scaled.len() as f64, 10_000, 0, Ties::of_values(1e-12, &scaled));
+        assert!(r.ties.starts_with("tolerance"), "{}", r.ties);
         assert_eq!(r.hits, 69_120);
+        // Without a tolerance the float path misses the exact ties (statistics.md: 0.0516967773).
+        let r = sign_flip(&scaled, scaled.len() as f64, 10_000, 0, Ties::new(0.0, 1.0));
+        assert!(r.hits < 69_120);
     }
 
     #[test]
     fn monte_carlo_is_close_and_deterministic() {
         let d: Vec<f64> = (0..30).map(|i| if i % 3 == 0 { -0.1 } else { 0.1 }).collect();
-        let a = sign_flip(&d, 20_000, 5, 1e-12);
-        let b = sign_flip(&d, 20_000, 5, 1e-12);
+        let t = Ties::of_values(1e-12, &d);
+        let a = sign_flip(&d, d.len() as f64, 20_000, 5, t);
+        let b = sign_flip(&d, d.len() as f64, 20_000, 5, t);
         assert_eq!(a, b);
         assert_eq!(a.method, "monte-carlo");
         // Exact: sum = 10 units of 0.1 among 30; P(|2K - 30| >= 10) for K ~ Bin(30, 1/2) = 0.0987...
@@ -232,8 +229,36 @@ mod tests {
 
     #[test]
     fn all_zero_is_flagged() {
-        let r = sign_flip(&[0.0, 0.0], 100, 0, 1e-12);
+        let r = sign_flip(&[0.0, 0.0], 2.0, 100, 0, Ties::new(1e-12, 1.0));
         assert_eq!(r.p, 1.0);
         assert!(r.flag.is_some());
+    }
+
+    /// The same data written in any unit give the same p. Before, differences of order 1e-10
+    /// became the integer 0 (p = 1), and an absolute 1e-12 made every sum of values of order
+    /// 1e-14 a tie.
+    #[test]
+    fn tie_rule_is_the_same_on_every_scale() {
+        // Exact: |Σ s·v| ≥ 7 units only for the all-plus and all-minus signs: 2 of 8 = 0.25.
+        let unit = [1.0, 2.0, 4.0];
+        for scale in [1e-14, 1e-10, 1e-3, 1.0, 1e6] {
+            let v: Vec<f64> = unit.iter().map(|x| x * scale).collect();
+            for ties in [Ties::of_values(1e-12, &v), Ties::new(1e-12, 2.0 * scale)] {
+                let r = sign_flip(&v, v.len() as f64, 10_000, 0, ties);
+                assert_eq!((r.hits, r.assignments), (2, 8), "scale {scale}: {}", r.ties);
+                assert_eq!(r.p, 0.25);
+            }
+        }
+        // Non-decimal values at a tiny scale: ties are still found (π·[1, 1, 2]: +1+1−2 = 0 ...).
+        for scale in [1e-13, 1.0, 1e4] {
+            let v: Vec<f64> = [1.0, 1.0, 2.0]
+                .iter()
+                .map(|x| x * std::f64::consts::PI * scale)
+                .collect();
+            let r = sign_flip(&v, v.len() as f64, 10_000, 0, Ties::of_values(1e-12, &v));
+            assert!(r.ties.starts_with("tolerance"));
+            // |Σ| ≥ 4π·scale for (+,+,+) and (−,−,−) only: 2 of 8.
+            assert_eq!(r.hits, 2, "scale {scale}");
+        }
     }
 }

@@ -1,7 +1,9 @@
-//! Paired t-test and its confidence interval (as `scipy.stats.ttest_rel`, two-sided).
+//! Paired t-test and its confidence interval (as `scipy.stats.ttest_rel`, two-sided), with the
+//! tail-accurate Student t of [`super::dist`].
 
+use super::describe::{self, Maybe};
+use super::dist::{t_quantile, t_sf};
 use serde::{Deserialize, Serialize};
-use statrs::distribution::{ContinuousCDF, StudentsT};
 
 /// A one-sample t-test of the mean of the differences against 0.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -10,10 +12,12 @@ pub struct TTest {
     pub n: usize,
     /// Mean difference.
     pub mean: f64,
-    /// Sample variance of the differences (ddof 1).
-    pub variance: f64,
-    /// Standard error sd/√n.
-    pub se: f64,
+    /// Sample variance of the differences (ddof 1); undefined (`null`) below 2 differences,
+    /// exactly 0 when all are equal.
+    pub variance: Maybe,
+    /// Standard error sd/√n; undefined (`null`) below 2 differences (or, for the cluster-robust
+    /// test, below 2 components), exactly 0 when all differences are equal.
+    pub se: Maybe,
     /// t statistic; `None` when undefined (n < 2 or zero variance; see `flag`).
     pub t: Option<f64>,
     /// Degrees of freedom n − 1.
@@ -33,26 +37,21 @@ pub struct TTest {
 /// `flag` says why (never NaN).
 pub fn paired_t(d: &[f64], level: f64) -> TTest {
     let n = d.len();
-    let mean = if n > 0 { d.iter().sum::<f64>() / n as f64 } else { 0.0 };
+    let mean = describe::mean(d);
     // Equal values give exactly zero variance (rounding in the mean must not fake a tiny one).
-    let equal = super::units::all_equal(d);
-    let variance = if n > 1 && !equal {
-        d.iter().map(|x| (x - mean).powi(2)).sum::<f64>() / (n - 1) as f64
-    } else {
-        0.0
-    };
-    let se = if n > 0 { (variance / n as f64).sqrt() } else { 0.0 };
+    let variance = describe::variance(d);
+    let se = variance.map(|v| (v / n as f64).sqrt());
     t_from(n, mean, variance, se, n.saturating_sub(1), level)
 }
 
-/// A t-test from an estimate, its standard error and degrees of freedom (used by the cluster-
-/// robust test with df = G − 1).
-pub fn t_from(n: usize, mean: f64, variance: f64, se: f64, df: usize, level: f64) -> TTest {
+/// A t-test from an estimate, its standard error (`None`: undefined) and degrees of freedom
+/// (used by the cluster-robust test with df = G − 1).
+pub fn t_from(n: usize, mean: f64, variance: Option<f64>, se: Option<f64>, df: usize, level: f64) -> TTest {
     let mut out = TTest {
         n,
         mean,
-        variance,
-        se,
+        variance: Maybe(variance),
+        se: Maybe(se),
         t: None,
         df,
         p: None,
@@ -64,17 +63,22 @@ pub fn t_from(n: usize, mean: f64, variance: f64, se: f64, df: usize, level: f64
         out.flag = Some("fewer than 2 units: no t-test".into());
         return out;
     }
+    let Some(se) = se else {
+        out.flag = Some("the standard error is undefined: no t-test".into());
+        return out;
+    };
     if se <= 0.0 || !se.is_finite() {
         out.flag = Some("all differences are equal (zero variance): no t-test".into());
         return out;
     }
-    let Ok(dist) = StudentsT::new(0.0, 1.0, df as f64) else {
-        out.flag = Some("invalid degrees of freedom".into());
-        return out;
-    };
     let t = mean / se;
-    let p = (2.0 * dist.cdf(-t.abs())).min(1.0);
-    let q = dist.inverse_cdf(1.0 - (1.0 - level) / 2.0);
+    let df = df as f64;
+    let p = (2.0 * t_sf(t.abs(), df)).min(1.0);
+    let q = t_quantile(1.0 - (1.0 - level) / 2.0, df);
+    if !p.is_finite() || !q.is_finite() {
+        out.flag = Some("the t distribution could not be evaluated".into());
+        return out;
+    }
     out.t = Some(t);
     out.p = Some(p);
     out.ci = Some([mean - q * se, mean + q * se]);
@@ -134,7 +138,7 @@ mod tests {
         for (d, mean, var, t, p, ci) in cases {
             let r = paired_t(&d, 0.95);
             assert!((r.mean - mean).abs() < 1e-9);
-            assert!((r.variance - var).abs() < 1e-9);
+            assert!((r.variance.get().unwrap() - var).abs() < 1e-9);
             assert!((r.t.unwrap() - t).abs() < 1e-9, "{:?}", r.t);
             assert!((r.p.unwrap() - p).abs() < 1e-9, "{:?}", r.p);
             let c = r.ci.unwrap();
@@ -147,8 +151,11 @@ mod tests {
     fn degenerate_is_flagged() {
         let r = paired_t(&[0.1, 0.1, 0.1], 0.95);
         assert!(r.t.is_none() && r.p.is_none() && r.flag.is_some());
+        assert_eq!((r.variance, r.se), (Maybe(Some(0.0)), Maybe(Some(0.0))), "exactly 0");
+        assert_eq!(r.mean, 0.1);
         let r = paired_t(&[0.3], 0.95);
         assert!(r.flag.unwrap().contains("fewer than 2"));
         assert_eq!(r.mean, 0.3);
+        assert_eq!((r.variance.get(), r.se.get()), (None, None), "undefined, not 0");
     }
 }

@@ -44,14 +44,27 @@ impl Units {
         self.strata.len() == 1 && self.weights.iter().all(|&w| w == 1.0)
     }
 
-    /// The observed estimate Σ value / Σ weight (0 when there are no units).
+    /// The observed estimate Σ value / Σ weight (0 when there are no units). When every unit mean
+    /// (value/weight) is the same up to rounding ([`super::describe::all_equal`]), the estimate is
+    /// exactly the first unit's mean: Σ value / Σ weight would differ from it in the last bits
+    /// (three topics of 0.1 give 0.10000000000000002), and the bootstrap of such units is that
+    /// same constant, so the estimate equals its zero-width interval exactly.
     pub fn estimate(&self) -> f64 {
         let w: f64 = self.weights.iter().sum();
-        if w > 0.0 {
-            self.values.iter().sum::<f64>() / w
-        } else {
-            0.0
+        if w <= 0.0 {
+            return 0.0;
         }
+        match self.constant() {
+            Some(c) => c,
+            None => self.values.iter().sum::<f64>() / w,
+        }
+    }
+
+    /// The common unit mean when all unit means are equal up to rounding (zero variance between
+    /// units: every resample has this estimate); `None` otherwise or without units.
+    pub fn constant(&self) -> Option<f64> {
+        let m = self.unit_means();
+        m.first().copied().filter(|_| super::describe::all_equal(&m))
     }
 
     /// Per-unit means value/weight (the unit-level differences).
@@ -70,12 +83,4 @@ impl Units {
             ..self.clone()
         }
     }
-}
-
-/// Whether all values are equal up to rounding (|x − first| ≤ 1e-12·max(1, |first|)): such data
-/// has zero variance, and rounding in a mean must not fake a tiny one.
-pub fn all_equal(d: &[f64]) -> bool {
-    let Some(&f) = d.first() else { return true };
-    let tol = 1e-12 * f.abs().max(1.0);
-    d.iter().all(|&x| (x - f).abs() <= tol)
 }

@@ -1,4 +1,4 @@
-//! Hand-checked values: the clustered example of ../shared/oracles/statistics.md (12 questions in
+//! Hand-checked values: the clustered example of tests/data/oracles/statistics.md (12 questions in
 //! components c1×5, c2×2, c3×3, c4×2, D = A − B); SDs and the ANOVA terms recomputed with numpy
 //! 2.4.6 by the formulas in the module docs (MSB = 0.6, MSW = 43/120, n₀ = 17/6 exactly).
 use super::*;

@@ -1,4 +1,4 @@
-//! Oracle: ../shared/oracles/statistics.md ("Power and sample size"), statsmodels 0.15.0.
+//! Oracle: tests/data/oracles/statistics.md ("Power and sample size"), statsmodels 0.15.0.
 use super::*;
 
 fn design() -> Design {
@@ -73,6 +73,55 @@ fn detectable_matches_oracle() {
     assert!((at.power_t - 0.5476570390).abs() < 1e-10);
     let r = detectable(0.3, 261, design(), None, None).unwrap();
     assert!((r.mde_normal - 0.0520241315).abs() < 1e-10);
+}
+
+/// Before, `power --n 2` printed a detectable difference of several units on a 0–1 scale without
+/// a word. statsmodels 0.15.0 `TTestPower().solve_power(nobs=n, alpha=0.05, power=0.8)`: n = 2 →
+/// d = 11.549889754978167; n = 3 → 3.264043552819638; n = 5 → 1.6819970833232674 (its solver
+/// stops early: scipy 1.17.1 `brentq(xtol=1e-14)` on statsmodels' own `power` gives
+/// 3.264043549699573 and 1.6819969659555545; at n = 2 scipy's `nct` is NaN near the root, and
+/// statsmodels' power at 11.54988 / 11.5499 is 0.79999967 / 0.80000045, so the root is
+/// 11.5498884, ours to 1e-6).
+#[test]
+fn detectable_beyond_the_scale_warns() {
+    let r = detectable_on_scale(Scale::Fraction, 0.5, 2, design(), None, None).unwrap();
+    assert!((r.mde_t / 0.5 - 11.5498884).abs() < 1e-6, "{}", r.mde_t);
+    assert_eq!(
+        r.warnings.len(),
+        1,
+        "normal: (1.96 + 0.84)·0.5/√2 < 1: {:?}",
+        r.warnings
+    );
+    assert_eq!(
+        r.warnings[0],
+        "the detectable difference 5.7749 (paired t-test) exceeds 1, the largest difference on the fraction (0-1) \
+         scale: with 2 components no difference the metric can show is detected with power 0.8"
+    );
+    let r = detectable_on_scale(Scale::Fraction, 0.8, 2, design(), None, None).unwrap();
+    assert_eq!(r.warnings.len(), 2, "{:?}", r.warnings);
+    assert!(r.warnings[1].contains("(normal approximation) exceeds 1"));
+    let r = detectable_on_scale(Scale::Fraction, 0.45, 3, design(), None, None).unwrap();
+    assert!((r.mde_t - 0.45 * 3.264043549699573).abs() < 1e-9);
+    assert_eq!(
+        r.warnings.len(),
+        1,
+        "the normal approximation ({}) is within the scale",
+        r.mde_normal
+    );
+    let r = detectable_on_scale(Scale::Points, 45.0, 3, design(), None, None).unwrap();
+    assert!(r.warnings[0].contains("exceeds 100, the largest difference on the points (0-100) scale"));
+    let r = detectable_on_scale(Scale::Fraction, 0.3, 5, design(), None, None).unwrap();
+    assert!((r.mde_t - 0.3 * 1.6819969659555545).abs() < 1e-9);
+    assert!(r.warnings.is_empty());
+    // The scale-free form computes the same numbers without the check.
+    let a = detectable(0.5, 2, design(), None, None).unwrap();
+    assert_eq!(
+        a.mde_t,
+        detectable_on_scale(Scale::Fraction, 0.5, 2, design(), None, None)
+            .unwrap()
+            .mde_t
+    );
+    assert!(a.warnings.is_empty());
 }
 
 #[test]

@@ -1,5 +1,5 @@
 use super::*;
-use crate::protocol::{Estimator, Keep, ResamplingUnit};
+use crate::protocol::{Adjust, Estimator, Keep, ResamplingUnit};
 
 /// The clustered-questions oracle of statistics.md: 12 questions in c1×5, c2×2, c3×3, c4×2.
 fn oracle_inputs() -> Inputs {
@@ -58,7 +58,7 @@ fn component_estimators_and_crv1_through_run() {
     let c = &r.comparisons[0];
     assert!((c.difference - 1.0 / 3.0).abs() < 1e-12);
     let cr = c.cluster_robust.as_ref().unwrap();
-    assert!((cr.se - 0.2078698548).abs() < 1e-9);
+    assert!((cr.se.get().unwrap() - 0.2078698548).abs() < 1e-9);
     assert_eq!(c.component.as_ref().unwrap().units, 4);
     assert_eq!(c.randomization.assignments, 16, "exact over 4 components");
     // Mean of component means: (3/5 − 1/2 + 1/3 + 1/2) / 4.
@@ -148,4 +148,103 @@ fn one_component_is_flagged() {
     assert!(c.flags.iter().any(|f| f.contains("one component")));
     assert!(c.t_test.p.is_none() && c.mde.achieved.is_none());
     assert!(serde_json::to_string(&r).unwrap().find("NaN").is_none());
+}
+
+/// With two systems the randomized Tukey HSD test is the sign-flip test over the same units, so
+/// both p-values agree exactly, over topics and over whole components (both estimators).
+#[test]
+fn tukey_hsd_with_two_systems_is_the_sign_flip_test() {
+    for (unit, est) in [
+        (ResamplingUnit::Topic, Estimator::ComponentMean),
+        (ResamplingUnit::Component, Estimator::ComponentMean),
+        (ResamplingUnit::Component, Estimator::QuestionWeighted),
+    ] {
+        let mut s = settings(est, 12);
+        s.resampling_unit = unit;
+        s.adjust = Adjust::TukeyHsd;
+        let r = run(&oracle_inputs(), &s, "compare", "-", None).unwrap();
+        let c = &r.comparisons[0];
+        let t = r.tukey_hsd.as_ref().unwrap();
+        assert_eq!(t.method, "exact");
+        assert_eq!(t.unit, c.primary_unit);
+        assert_eq!(c.p_adjusted.method, "tukey-hsd");
+        assert_eq!(c.p_adjusted.family, 1);
+        assert!(c.p_adjusted.of.contains("randomized Tukey HSD"), "{}", c.p_adjusted.of);
+        assert!(
+            (c.p_adjusted.p - c.randomization.p).abs() < 1e-15,
+            "{unit:?} {est:?}: {} vs {}",
+            c.p_adjusted.p,
+            c.randomization.p
+        );
+        assert!((t.pairs[0].difference - c.difference).abs() < 1e-12);
+    }
+}
+
+#[test]
+fn tukey_hsd_covers_all_pairs_even_with_a_baseline() {
+    let mut inp = oracle_inputs();
+    inp.scores.systems.push("C".into());
+    let c = [0., 1., 1., 0., 1., 0., 0., 1., 1., 0., 0., 1.];
+    inp.scores.values.push(c.iter().map(|x| Some(*x)).collect());
+    let mut s = settings(Estimator::ComponentMean, 12);
+    s.resampling_unit = ResamplingUnit::Topic;
+    s.adjust = Adjust::TukeyHsd;
+    s.baseline = Some("B".into());
+    let r = run(&inp, &s, "compare", "-", None).unwrap();
+    let t = r.tukey_hsd.as_ref().unwrap();
+    assert_eq!((t.family, t.pairs.len(), r.comparisons.len()), (3, 3, 2));
+    // 6^11 assignments are too many to enumerate: Monte-Carlo with the protocol's trials.
+    assert_eq!((t.method.as_str(), t.assignments), ("monte-carlo", 10_000));
+    for c in &r.comparisons {
+        assert_eq!(c.p_adjusted.family, 3);
+        assert_eq!(Some(c.p_adjusted.p), t.p_of(&c.system, &c.baseline));
+        // The range over three systems is at least the pair's own difference: never below the
+        // unadjusted sign-flip p by more than Monte-Carlo noise.
+        assert!(c.p_adjusted.p >= c.randomization.p - 0.02);
+    }
+    assert_eq!(r, run(&inp, &s, "compare", "-", None).unwrap(), "deterministic");
+    // Other adjustments leave no Tukey result.
+    s.adjust = Adjust::Holm;
+    assert!(run(&inp, &s, "compare", "-", None).unwrap().tukey_hsd.is_none());
+}
+
+#[test]
+fn effect_size_uses_the_t_test_differences() {
+    let r = run(
+        &oracle_inputs(),
+        &settings(Estimator::ComponentMean, 12),
+        "compare",
+        "-",
+        None,
+    )
+    .unwrap();
+    let c = &r.comparisons[0];
+    let e = &c.effect_size;
+    assert_eq!((e.unit.as_str(), e.n), ("component", 4));
+    let sd = c.t_test.variance.get().unwrap().sqrt();
+    assert!((e.estimate.unwrap() - c.t_test.mean / sd).abs() < 1e-15);
+    let [lo, hi] = e.ci.unwrap();
+    assert!(lo < e.estimate.unwrap() && e.estimate.unwrap() < hi);
+}
+
+/// A constant per-topic difference: every interval is exactly the difference, SDs are exactly 0,
+/// and d_z and the t-test are undefined (never NaN or 0).
+#[test]
+fn constant_difference_is_exact_everywhere() {
+    let mut inp = oracle_inputs();
+    inp.scores.values[0] = (0..12).map(|_| Some(0.7)).collect();
+    inp.scores.values[1] = (0..12).map(|_| Some(0.6)).collect();
+    let r = run(&inp, &settings(Estimator::QuestionWeighted, 12), "compare", "-", None).unwrap();
+    let c = &r.comparisons[0];
+    let d = 0.7 - 0.6;
+    assert_eq!(c.difference, d);
+    for b in [Some(&c.paired), c.component.as_ref()].into_iter().flatten() {
+        assert_eq!((b.sd, b.interval, b.median, b.mean), (0.0, [d, d], d, d), "{}", b.unit);
+    }
+    assert!(c.effect_size.estimate.is_none() && c.t_test.p.is_none());
+    assert_eq!(c.cluster_robust.as_ref().unwrap().se.get(), Some(0.0));
+    assert!(c
+        .flags
+        .iter()
+        .any(|f| f.contains("all per-topic differences are equal")));
 }

@@ -131,3 +131,38 @@ fn degenerate_inputs_do_not_give_nan() {
     let b = bootstrap(&Units::topics(vec![]), &spec(10), "topic");
     assert!(b.sd.is_finite() && b.median.is_finite());
 }
+
+/// Before, a constant difference gave an SD of a few 1e-17 (or 3e-14 on larger scales and with
+/// component weights), and six topics of 0.1 had the estimate 0.09999999999999999 outside its own
+/// zero-width interval [0.10000000000000002, 0.10000000000000002] (the sequential sum and the
+/// resamples' four accumulators round differently). Zero-variance units now give exactly 0 and
+/// the estimate, which for constant topics is exactly the constant.
+#[test]
+fn zero_variance_is_exact() {
+    for (units, want) in [
+        (Units::topics(vec![0.1; 6]), 0.1),
+        (Units::topics(vec![72.3; 7]), 72.3),
+        (Units::topics(vec![-0.35; 3]), -0.35),
+        // Component sums of a constant 0.1 with 3, 2 and 4 questions (question-weighted).
+        (
+            Units {
+                values: vec![0.1 + 0.1 + 0.1, 0.1 + 0.1, 0.1 + 0.1 + 0.1 + 0.1],
+                weights: vec![3.0, 2.0, 4.0],
+                strata: vec![vec![0, 1, 2]],
+            },
+            // The first component's mean, equal to the others' up to rounding.
+            (0.1 + 0.1 + 0.1) / 3.0,
+        ),
+    ] {
+        let b = bootstrap(&units, &spec(1000), "topic");
+        assert_eq!(b.observed, want);
+        assert_eq!(b.sd, 0.0);
+        assert_eq!(b.mean, want);
+        assert_eq!(b.median, want);
+        assert_eq!(b.interval, [want, want]);
+        assert_eq!(b.reversal_rate, Some(0.0));
+    }
+    // The drawn resamples really are off in the last bits: the degenerate case must be handled.
+    let drawn = resample(&Units::topics(vec![0.1; 6]), &spec(10));
+    assert!(drawn.iter().all(|&x| x == 0.10000000000000002));
+}

@@ -1,6 +1,6 @@
-//! Oracle values: scipy 1.17.1 (`scipy.stats.norm.ppf`, `t.ppf`, `nct.cdf`, `nct.sf`), computed
-//! once with numpy 2.4.6 and hard-coded here; the z values also appear in
-//! `../shared/oracles/statistics.md`.
+//! Oracle values: scipy 1.17.1 (`scipy.stats.norm.ppf`, `t.ppf`, `nct.cdf`, `nct.sf`, `ncf.cdf`,
+//! `ncf.sf`, `f.isf`), computed once with numpy 2.4.6 and hard-coded here; the z values also
+//! appear in `tests/data/oracles/statistics.md`, the F values in `tests/data/oracles/anova-power.md`.
 use super::*;
 
 fn close(got: f64, want: f64, tol: f64) {
@@ -116,4 +116,62 @@ fn large_degrees_of_freedom_use_expansions() {
     // Just below the switch the series is used: scipy nct.cdf(1.96, 50000, 2.5).
     close(nct_cdf(1.96, 50000.0, 2.5), 0.2945987134837419, 1e-10);
     close(t_quantile(0.975, 5000.0), 1.9604385517065073, 1e-12);
+}
+
+#[test]
+fn noncentral_f_matches_scipy() {
+    // (f, dfn, dfd, nc, scipy 1.17.1 ncf.cdf, ncf.sf)
+    let cases: [(f64, f64, f64, f64, f64, f64); 7] = [
+        (2.0, 3.0, 20.0, 5.0, 0.40313008503458814, 0.5968699149654118),
+        (1.0, 1.0, 10.0, 0.5, 0.5530460939369689, 0.44695390606303126),
+        (4.5, 4.0, 95.0, 12.0, 0.6380232406778553, 0.36197675932214507),
+        (0.3, 9.0, 990.0, 30.0, 1.4871077667469655e-07, 0.9999998512892232),
+        (10.0, 2.0, 30.0, 2.0, 0.9927606971119912, 0.007239302888008448),
+        (0.05, 6.0, 40.0, 20.0, 3.914128171762091e-08, 0.9999999608587185),
+        (2.5, 5.0, 5000.0, 400.0, 1.1758312385311369e-62, 1.0),
+    ];
+    for (f, d1, d2, nc, cdf, sf) in cases {
+        let (c, s) = (ncf_cdf(f, d1, d2, nc), ncf_sf(f, d1, d2, nc));
+        assert!(
+            (c - cdf).abs() <= 1e-12 + 1e-9 * cdf,
+            "cdf({f},{d1},{d2},{nc}) = {c:e}, want {cdf:e}"
+        );
+        assert!(
+            (s - sf).abs() <= 1e-12 + 1e-9 * sf,
+            "sf({f},{d1},{d2},{nc}) = {s:e}, want {sf:e}"
+        );
+        assert!((c + s - 1.0).abs() < 1e-13);
+    }
+    // Tiny lower tails keep their relative accuracy.
+    let c = ncf_cdf(2.5, 5.0, 5000.0, 400.0);
+    assert!((c / 1.1758312385311369e-62 - 1.0).abs() < 1e-8, "{c:e}");
+    // nc = 0 is the central F (scipy's ncf.sf is wrong there; f.sf(1.5, 3, 12.5) = 0.2627134231501443).
+    close(ncf_sf(1.5, 3.0, 12.5, 0.0), 0.2627134231501443, 1e-14);
+    close(f_sf(1.5, 3.0, 12.5), 0.2627134231501443, 1e-14);
+    close(f_cdf(1.5, 3.0, 12.5), 0.7372865768498558, 1e-14);
+    assert!(ncf_cdf(1.0, 0.0, 5.0, 1.0).is_nan() && ncf_sf(1.0, 2.0, 5.0, -1.0).is_nan());
+    assert_eq!((ncf_cdf(0.0, 2.0, 5.0, 3.0), ncf_sf(-1.0, 2.0, 5.0, 3.0)), (0.0, 1.0));
+}
+
+#[test]
+fn central_f_quantiles_match_scipy() {
+    // scipy 1.17.1 f.isf(q, dfn, dfd)
+    for (q, d1, d2, want) in [
+        (0.05, 2.0, 57.0, 3.158842719260647),
+        (0.05, 9.0, 90.0, 1.985594963730501),
+        (0.01, 4.0, 20.0, 4.430690161437775),
+        (0.05, 1.0, 1.0, 161.4476387975882),
+        (0.2, 19.0, 1900.0, 1.2601996008971148),
+        (1e-6, 3.0, 8.0, 102.68297059997138),
+    ] {
+        let got = f_isf(q, d1, d2);
+        // statrs' incomplete beta is good to about 3e-11 relative in the far tail (q = 1e-6).
+        let tol = if q >= 1e-3 { 1e-12 } else { 1e-10 };
+        assert!(
+            (got / want - 1.0).abs() < tol,
+            "f_isf({q},{d1},{d2}) = {got}, want {want}"
+        );
+        close(f_sf(got, d1, d2), q, 1e-12 * q);
+    }
+    assert!(f_isf(0.0, 2.0, 3.0).is_nan() && f_isf(0.5, -1.0, 3.0).is_nan());
 }
