@@ -618,6 +618,8 @@ pub fn settings_for(p: &crate::protocol::Protocol, opts: &RunOptions) -> Setting
     let mut s = Settings::from_protocol(p);
     if opts.baseline.is_some() {
         s.baseline = opts.baseline.clone();
+        // A baseline on the command line replaces the registered comparisons (a deviation).
+        s.hypotheses.clear();
     }
     opts.overrides.apply(&mut s);
     s

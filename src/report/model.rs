@@ -117,9 +117,27 @@ pub struct ComparisonView {
     pub svg: String,
 }
 
+/// One registered hypothesis and its answer.
+#[derive(Debug, Clone, Serialize)]
+pub struct HypothesisView {
+    pub name: String,
+    pub family: String,
+    pub comparison: String,
+    pub direction: String,
+    pub estimate: String,
+    pub interval: String,
+    pub reversal: String,
+    pub p_adjusted: String,
+    pub verdict: String,
+    pub power: String,
+    pub amended: String,
+}
+
 /// `results.*`.
 #[derive(Debug, Clone, Serialize, Default)]
 pub struct ResultsView {
+    pub hypotheses: Vec<HypothesisView>,
+    pub estimator: String,
     pub present: bool,
     pub metric: String,
     pub missing_policy: String,
@@ -218,13 +236,9 @@ pub fn fmt_pct(v: f64) -> String {
     format!("{:.1}%", v * 100.0)
 }
 
-/// Formats a p-value: 4 decimals, or `< 0.0001`.
+/// Formats a p-value: 4 decimals, or `< 0.0001` (see [`crate::stats::pvalue::format_p`]).
 pub fn fmt_p(p: f64) -> String {
-    if p < 0.0001 {
-        "< 0.0001".into()
-    } else {
-        format!("{:.4}", p)
-    }
+    crate::stats::pvalue::format_p(p, 4)
 }
 
 /// Formats an integer with thousands separators, e.g. `10,702`.

@@ -244,6 +244,71 @@ pub fn results_view(r: &AnalysisRecord, p: &Protocol, svgs: &mut BTreeMap<String
             svg: file,
         });
     }
+    let hypotheses = r
+        .comparisons
+        .iter()
+        .filter_map(|c| {
+            let h = c.hypothesis.as_ref()?;
+            let primary = match (c.primary_unit.as_str(), &c.component) {
+                ("component", Some(b)) => b,
+                _ => &c.paired,
+            };
+            let est = fmt_diff(c.difference, scale);
+            let iv = interval(primary, scale);
+            let m = &c.mde;
+            let power = match (m.achieved, m.target) {
+                (Some(a), Some(t)) if a <= t => format!(
+                    "detectable difference {} at {} {}s meets the registered {}",
+                    fmt_value(a, scale),
+                    m.n,
+                    m.unit,
+                    fmt_value(t, scale)
+                ),
+                (Some(a), Some(t)) => format!(
+                    "**underpowered**: the detectable difference at {} {}s is {}, larger than the registered {}",
+                    m.n,
+                    m.unit,
+                    fmt_value(a, scale),
+                    fmt_value(t, scale)
+                ),
+                (Some(a), None) => format!("detectable difference {}", fmt_value(a, scale)),
+                _ => format!("detectable difference undefined ({})", m.flag.as_deref().unwrap_or("no data")),
+            };
+            let verdict = format!(
+                "**{}** at α = {}: difference {} {}, {} test, adjusted {} over {}{}",
+                if h.supported { "supported" } else { "not supported" },
+                h.alpha,
+                est,
+                iv,
+                if h.sides == 1 { "one-sided" } else { "two-sided" },
+                crate::stats::pvalue::p_phrase(h.p_adjusted, 4),
+                crate::text::plural(h.family_size as u64, &format!("{} hypothesis", h.family), &format!("{} hypotheses", h.family)),
+                if h.direction_holds { "" } else { "; the difference has the opposite sign to the one expected" }
+            );
+            Some(HypothesisView {
+                name: h.name.clone(),
+                family: h.family.clone(),
+                comparison: format!("{} − {}", c.system, c.baseline),
+                direction: h.direction.to_string(),
+                estimate: est,
+                interval: iv,
+                reversal: primary
+                    .reversal_rate
+                    .map(fmt_pct)
+                    .unwrap_or_else(|| "— (no difference)".into()),
+                p_adjusted: fmt_p(h.p_adjusted),
+                verdict,
+                power,
+                amended: String::new(),
+            })
+        })
+        .collect();
+    let estimator = r
+        .comparisons
+        .first()
+        .map(|c| c.estimator.clone())
+        .filter(|e| !e.is_empty())
+        .unwrap_or_else(|| "mean over topics".into());
     let topics = &r.topics;
     let mut notes = r.notes.clone();
     if topics.filled_with_zero > 0 {
@@ -279,6 +344,8 @@ pub fn results_view(r: &AnalysisRecord, p: &Protocol, svgs: &mut BTreeMap<String
             fmt_count(settings.trials as u64)
         ),
         adjust: settings.adjust.to_string(),
+        hypotheses,
+        estimator,
         systems,
         comparisons,
         notes,

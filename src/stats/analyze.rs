@@ -74,6 +74,37 @@ pub struct Adjusted {
     pub p: f64,
 }
 
+/// The answer to one registered hypothesis.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct HypothesisResult {
+    /// The hypothesis' name.
+    pub name: String,
+    /// Primary (the multiplicity family) or secondary.
+    pub primary: bool,
+    /// The expected sign of `system − comparator`.
+    pub direction: crate::protocol::Direction,
+    /// 1 (one-sided, in `direction`) or 2.
+    pub sides: u8,
+    /// The randomization-test p-value for these sides and direction.
+    pub p: f64,
+    /// `p` adjusted over the family (`family` hypotheses) with the protocol's adjustment.
+    pub p_adjusted: f64,
+    /// `primary` or `secondary`.
+    pub family: String,
+    /// Number of hypotheses in the family.
+    pub family_size: usize,
+    /// The registered α.
+    pub alpha: f64,
+    /// Whether the difference has the expected sign.
+    pub direction_holds: bool,
+    /// Supported at α: adjusted p < α and the difference has the expected sign.
+    pub supported: bool,
+    /// Whether the achieved detectable difference reached the registered target (`None`: no
+    /// target or undefined).
+    pub powered: Option<bool>,
+}
+
 /// One comparison: `difference = system − baseline`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Comparison {
@@ -106,6 +137,13 @@ pub struct Comparison {
     pub mde: AchievedMde,
     /// Degenerate-data flags (all differences equal, n = 1, one component, zero difference).
     pub flags: Vec<String>,
+    /// The estimator of `difference`, and so of every figure beside it (interval, reversal
+    /// rate, t-test, effect size, detectable difference).
+    #[serde(default)]
+    pub estimator: String,
+    /// The registered hypothesis this comparison answers, if any.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub hypothesis: Option<HypothesisResult>,
 }
 
 /// The full analysis result (stored as the ledger's `result.json`; the report renders it).
@@ -203,7 +241,23 @@ pub fn run(
             ));
         }
     }
-    let pairs = pairs(&p.systems, s.baseline.as_deref())?;
+    for i in 0..p.systems.len() {
+        for j in i + 1..p.systems.len() {
+            if p.values[i] == p.values[j] {
+                notes.push(format!(
+                    "systems {} and {} have identical per-topic scores on the {} analyzed topics",
+                    p.systems[i],
+                    p.systems[j],
+                    p.topics.len()
+                ));
+            }
+        }
+    }
+    let pairs = if s.hypotheses.is_empty() {
+        pairs(&p.systems, s.baseline.as_deref())?
+    } else {
+        hypothesis_pairs(&p.systems, &s.hypotheses)?
+    };
     let ties = Ties::of_scores(s.tie_tolerance, &p.values);
     let systems = p
         .systems
@@ -221,6 +275,34 @@ pub fn run(
         })
         .collect();
     let mut comparisons: Vec<Comparison> = pairs.iter().map(|&(a, b)| compare_pair(&p, a, b, s, ties)).collect();
+    if !s.hypotheses.is_empty() {
+        let tukey_hsd = answer_hypotheses(&mut comparisons, &p, s, ties);
+        return Ok(AnalysisResult {
+            schema: "pledge.analysis/1".into(),
+            record_version: crate::records::RECORD_VERSION,
+            mode: mode.into(),
+            registration: registration.into(),
+            study_id,
+            settings: s.clone(),
+            generator: RngInfo::chacha8(s.seed),
+            topics: p.topics_info.clone(),
+            components: p.components_info.clone(),
+            strata: inputs
+                .strata_field
+                .clone()
+                .filter(|_| p.stratum_of.is_some())
+                .map(|field| StrataInfo {
+                    field,
+                    sizes: p.strata_sizes.clone(),
+                }),
+            systems,
+            comparisons,
+            notes,
+            tukey_hsd,
+            pool_bias: inputs.pool_bias.clone(),
+            options: None,
+        });
+    }
     let ps: Vec<f64> = comparisons.iter().map(|c| c.randomization.p).collect();
     let tukey_hsd = match multiple::adjust(&ps, s.adjust) {
         Some(adj) => {
@@ -296,6 +378,85 @@ fn pairs(systems: &[String], baseline: Option<&str>) -> Result<Vec<(usize, usize
             .flat_map(|i| (i + 1..systems.len()).map(move |j| (i, j)))
             .collect()),
     }
+}
+
+/// `(system, comparator)` index pairs of the hypotheses, in protocol order.
+///
+/// Errors (exit 2): a hypothesis names a system that is not in the scores.
+fn hypothesis_pairs(systems: &[String], hs: &[crate::protocol::Hypothesis]) -> Result<Vec<(usize, usize)>> {
+    let find = |name: &str, h: &crate::protocol::Hypothesis| {
+        systems.iter().position(|s| s == name).ok_or_else(|| {
+            Error::input(format!(
+                "hypothesis `{}` names system `{}`, which is not in the scores (systems: {})",
+                h.name,
+                name,
+                systems.join(", ")
+            ))
+        })
+    };
+    hs.iter().map(|h| Ok((find(&h.system, h)?, find(&h.comparator, h)?))).collect()
+}
+
+/// Fills each comparison's hypothesis answer: the sided randomization p, adjusted over its
+/// family (primary hypotheses together, secondary ones together) with the protocol's
+/// adjustment, or the randomized Tukey HSD p over all registered systems; the verdict at α.
+/// Returns the Tukey HSD result when that is the adjustment.
+fn answer_hypotheses(comparisons: &mut [Comparison], p: &Prepared, s: &Settings, ties: Ties) -> Option<TukeyHsd> {
+    let sided: Vec<f64> = comparisons
+        .iter()
+        .zip(&s.hypotheses)
+        .map(|(c, h)| {
+            c.randomization
+                .p_for(h.sides.unwrap_or(s.sides), h.direction)
+                .unwrap_or(c.randomization.p)
+        })
+        .collect();
+    let tukey_hsd = (s.adjust == Adjust::TukeyHsd).then(|| tukey(p, s, ties));
+    for primary in [true, false] {
+        let idx: Vec<usize> = (0..comparisons.len()).filter(|&i| s.hypotheses[i].primary == primary).collect();
+        let ps: Vec<f64> = idx.iter().map(|&i| sided[i]).collect();
+        let adjusted: Vec<f64> = match (&tukey_hsd, multiple::adjust(&ps, s.adjust)) {
+            (None, Some(a)) => a,
+            (Some(t), _) => idx
+                .iter()
+                .map(|&i| t.p_of(&comparisons[i].system, &comparisons[i].baseline).unwrap_or(1.0))
+                .collect(),
+            (None, None) => ps.clone(),
+        };
+        let family = if primary { "primary" } else { "secondary" };
+        for (k, &i) in idx.iter().enumerate() {
+            let h = &s.hypotheses[i];
+            let c = &mut comparisons[i];
+            let direction_holds = match h.direction {
+                crate::protocol::Direction::Greater => c.difference > 0.0,
+                crate::protocol::Direction::Less => c.difference < 0.0,
+            };
+            c.p_adjusted = Adjusted {
+                method: multiple::method_name(s.adjust).into(),
+                of: match &tukey_hsd {
+                    Some(t) => format!("randomized Tukey HSD over the {} systems", t.systems.len()),
+                    None => format!("randomization ({}-sided), {} hypotheses", h.sides.unwrap_or(s.sides), family),
+                },
+                family: tukey_hsd.as_ref().map_or(idx.len(), |t| t.family),
+                p: adjusted[k],
+            };
+            c.hypothesis = Some(HypothesisResult {
+                name: h.name.clone(),
+                primary,
+                direction: h.direction,
+                sides: h.sides.unwrap_or(s.sides),
+                p: sided[i],
+                p_adjusted: adjusted[k],
+                family: family.into(),
+                family_size: idx.len(),
+                alpha: s.alpha,
+                direction_holds,
+                supported: direction_holds && adjusted[k] < s.alpha,
+                powered: c.mde.meets_target,
+            });
+        }
+    }
+    tukey_hsd
 }
 
 /// The randomized Tukey HSD test over all systems: units are the topics, or whole components
@@ -394,8 +555,17 @@ fn compare_pair(p: &Prepared, a: usize, b: usize, s: &Settings, ties: Ties) -> C
         _ => (topic_units.clone(), "topic", topic_units.estimate()),
     };
     let unit_diffs = primary.unit_means();
-    let t_test = paired_t(&unit_diffs, s.interval_level);
-    let effect_size = d_z(&unit_diffs, unit_name, s.interval_level);
+    let mut t_test = paired_t(&unit_diffs, s.interval_level);
+    let mut effect_size = d_z(&unit_diffs, unit_name, s.interval_level);
+    // Question-weighted over components: the difference is a ratio estimate over questions, so
+    // its t-test, effect size and detectable difference come from its cluster-robust SE, not
+    // from the spread of component means (which belongs to the other estimator).
+    let question_weighted = unit_name == "component" && s.estimator == Estimator::QuestionWeighted;
+    let estimator = match (unit_name, s.estimator) {
+        ("component", Estimator::ComponentMean) => "mean of component means (each component weighs 1)",
+        ("component", Estimator::QuestionWeighted) => "question-weighted mean over components (cluster-robust SE)",
+        _ => "mean over topics",
+    };
     let randomization = sign_flip(
         &primary.values,
         primary.weights.iter().sum(),
@@ -403,7 +573,37 @@ fn compare_pair(p: &Prepared, a: usize, b: usize, s: &Settings, ties: Ties) -> C
         s.seed,
         ties,
     );
-    let mde = achieved_mde(&unit_diffs, unit_name, s.alpha, s.power, s.sides, s.target_mde);
+    let mut mde = achieved_mde(&unit_diffs, unit_name, s.alpha, s.power, s.sides, s.target_mde);
+    if question_weighted {
+        if let Some(cr) = &cluster_robust {
+            t_test = cr.test.clone();
+            let g = cr.clusters;
+            match cr.se.get() {
+                Some(se) if se > 0.0 && g > 1 => {
+                    // The per-component SD that the CRV1 SE corresponds to: se = sd_eff/√G.
+                    let sd_eff = se * (g as f64).sqrt();
+                    mde = crate::stats::mde::achieved_mde_sd(sd_eff, g, unit_name, s.alpha, s.power, s.sides, s.target_mde);
+                    mde.method = "normal approximation (z_{1-alpha/s} + z_{1-beta}) * cluster-robust SE".into();
+                    let t = difference / se;
+                    effect_size.estimate = Some(difference / sd_eff);
+                    effect_size.n = g;
+                    effect_size.ci = crate::stats::effect::nct_interval(t, (g - 1) as f64, s.interval_level)
+                        .map(|[lo, hi]| [lo / (g as f64).sqrt(), hi / (g as f64).sqrt()]);
+                    effect_size.method =
+                        "question-weighted difference / (cluster-robust SE · √G); interval by inverting the non-central t (df = G − 1)".into();
+                    effect_size.flag = None;
+                }
+                _ => {
+                    mde.achieved = None;
+                    mde.meets_target = None;
+                    mde.flag = Some("the cluster-robust SE is undefined: no detectable difference".into());
+                    effect_size.estimate = None;
+                    effect_size.ci = None;
+                    effect_size.flag = Some("the cluster-robust SE is undefined: no effect size".into());
+                }
+            }
+        }
+    }
     let mut flags = Vec::new();
     if d.len() == 1 {
         flags.push("only one topic: no interval or test is meaningful".to_string());
@@ -413,6 +613,9 @@ fn compare_pair(p: &Prepared, a: usize, b: usize, s: &Settings, ties: Ties) -> C
     }
     if p.components_info.as_ref().is_some_and(|c| c.components == 1) {
         flags.push("one component: component resampling cannot estimate sampling error".to_string());
+    }
+    if d.iter().all(|x| *x == 0.0) {
+        flags.push("the two systems' per-topic scores are identical".to_string());
     }
     if paired.reversal_rate.is_none() {
         flags.push("observed difference is 0: no ordering to reverse".to_string());
@@ -437,6 +640,8 @@ fn compare_pair(p: &Prepared, a: usize, b: usize, s: &Settings, ties: Ties) -> C
         },
         mde,
         flags,
+        estimator: estimator.into(),
+        hypothesis: None,
     }
 }
 

@@ -39,6 +39,28 @@ pub struct AchievedMde {
 pub fn achieved_mde(d: &[f64], unit: &str, alpha: f64, power: f64, sides: u8, target: Option<f64>) -> AchievedMde {
     let n = d.len();
     let sd = describe::sd(d).unwrap_or(0.0);
+    let mut out = achieved_mde_sd(sd, n, unit, alpha, power, sides, target);
+    if n < 2 {
+        out.flag = Some("fewer than 2 units: no MDE".into());
+    } else if sd <= 0.0 {
+        out.flag = Some("all unit differences are equal (SD 0): no MDE".into());
+    } else if out.achieved.is_none() {
+        out.flag = Some(format!("alpha {} or power {} is outside (0, 1): no MDE", alpha, power));
+    }
+    out
+}
+
+/// The achieved MDE for `n` units whose differences have SD `sd` (for a standard error that
+/// comes from elsewhere, e.g. a cluster-robust one: sd = SE·√n).
+pub fn achieved_mde_sd(
+    sd: f64,
+    n: usize,
+    unit: &str,
+    alpha: f64,
+    power: f64,
+    sides: u8,
+    target: Option<f64>,
+) -> AchievedMde {
     let mut out = AchievedMde {
         method: "normal approximation (z_{1-alpha/s} + z_{1-beta}) * sd / sqrt(n)".into(),
         unit: unit.into(),
@@ -52,22 +74,16 @@ pub fn achieved_mde(d: &[f64], unit: &str, alpha: f64, power: f64, sides: u8, ta
         meets_target: None,
         flag: None,
     };
-    if n < 2 {
-        out.flag = Some("fewer than 2 units: no MDE".into());
-        return out;
-    }
-    if sd <= 0.0 {
-        out.flag = Some("all unit differences are equal (SD 0): no MDE".into());
+    if n < 2 || !(sd > 0.0) {
+        out.flag = Some("fewer than 2 units or SD 0: no MDE".into());
         return out;
     }
     let s = f64::from(sides.max(1));
     let delta = (z_quantile(1.0 - alpha / s) + z_quantile(power)) * sd / (n as f64).sqrt();
-    if !delta.is_finite() {
-        out.flag = Some(format!("alpha {} or power {} is outside (0, 1): no MDE", alpha, power));
-        return out;
+    if delta.is_finite() {
+        out.achieved = Some(delta);
+        out.meets_target = target.map(|t| delta <= t);
     }
-    out.achieved = Some(delta);
-    out.meets_target = target.map(|t| delta <= t);
     out
 }
 

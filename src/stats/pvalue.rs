@@ -22,6 +22,16 @@ pub fn format_p(p: f64, decimals: usize) -> String {
     format!("{:.*}", k, p.min(1.0))
 }
 
+/// `p = 0.0109`, or `p < 0.0001` below the precision: [`format_p`] as a phrase.
+pub fn p_phrase(p: f64, decimals: usize) -> String {
+    let t = format_p(p, decimals);
+    if t.starts_with('<') {
+        format!("p {}", t)
+    } else {
+        format!("p = {}", t)
+    }
+}
+
 /// [`format_p`] of an optional p-value (`None`: undefined test) with `missing` in its place.
 pub fn format_p_or(p: Option<f64>, decimals: usize, missing: &str) -> String {
     p.map_or_else(|| missing.to_string(), |v| format_p(v, decimals))
@@ -30,6 +40,12 @@ pub fn format_p_or(p: Option<f64>, decimals: usize, missing: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn phrases() {
+        assert_eq!(p_phrase(0.01093, 4), "p = 0.0109");
+        assert_eq!(p_phrase(0.00001, 4), "p < 0.0001");
+    }
 
     #[test]
     fn below_the_precision_is_a_bound() {

@@ -37,6 +37,36 @@ pub struct Randomization {
     pub ties: String,
     /// Set when n = 0 or all values are 0 (p = 1).
     pub flag: Option<String>,
+    /// One-sided p-values, for a hypothesis with a direction (absent in records written before
+    /// they were computed).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub one_sided: Option<OneSided>,
+}
+
+/// One-sided p-values of the sign-flip test, from the same assignments as the two-sided one:
+/// `greater` = share with Σ s_u v_u ≥ Σ v_u (the alternative "system − comparator > 0"),
+/// `less` = share with Σ s_u v_u ≤ Σ v_u; Monte-Carlo as (hits + 1)/(B + 1).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct OneSided {
+    /// p for the alternative "greater than 0".
+    pub greater: f64,
+    /// p for the alternative "less than 0".
+    pub less: f64,
+}
+
+impl Randomization {
+    /// The p-value for `sides` (1 or 2) in `direction` (for one side); `None` for a record
+    /// without one-sided p-values.
+    pub fn p_for(&self, sides: u8, direction: crate::protocol::Direction) -> Option<f64> {
+        if sides == 2 {
+            return Some(self.p);
+        }
+        self.one_sided.as_ref().map(|o| match direction {
+            crate::protocol::Direction::Greater => o.greater,
+            crate::protocol::Direction::Less => o.less,
+        })
+    }
 }
 
 /// Runs the test on unit values `v` (per-topic differences, or per-component means or sums of
@@ -63,6 +93,7 @@ pub fn sign_flip(v: &[f64], weight: f64, trials: usize, seed: u64, ties_rule: Ti
             p: 1.0,
             ties,
             flag: Some("no non-zero differences: p = 1".into()),
+            one_sided: Some(OneSided { greater: 1.0, less: 1.0 }),
         };
     }
     let exact = n <= EXACT_MAX_UNITS || (n < 63 && (1u64 << n) <= trials as u64);
@@ -72,47 +103,95 @@ pub fn sign_flip(v: &[f64], weight: f64, trials: usize, seed: u64, ties_rule: Ti
             Some((ints, _)) => exact_int(ints),
             None => exact_float(v, tolerance),
         };
+        let t = total as f64;
         return Randomization {
             method: "exact".into(),
             units: n,
             assignments: total,
-            hits,
-            p: hits as f64 / total as f64,
+            hits: hits.two,
+            p: hits.two as f64 / t,
             ties,
             flag: None,
+            one_sided: Some(OneSided {
+                greater: hits.ge as f64 / t,
+                less: hits.le as f64 / t,
+            }),
         };
     }
     let hits = monte_carlo(v, scaled.as_ref().map(|(i, _)| i.as_slice()), trials, seed, tolerance);
+    let mc = |h: u64| (h as f64 + 1.0) / (trials as f64 + 1.0);
     Randomization {
         method: "monte-carlo".into(),
         units: n,
         assignments: trials as u64,
-        hits,
-        p: (hits as f64 + 1.0) / (trials as f64 + 1.0),
+        hits: hits.two,
+        p: mc(hits.two),
         ties,
         flag: None,
+        one_sided: Some(OneSided {
+            greater: mc(hits.ge),
+            less: mc(hits.le),
+        }),
     }
 }
 
-fn exact_int(v: &[i64]) -> u64 {
-    let obs = v.iter().sum::<i64>().abs();
+/// Assignments at least as extreme as the observed sum o: two-sided (|Σ| ≥ |o|), and on each
+/// side (Σ ≥ o, Σ ≤ o), ties within the tolerance counted as extreme.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+struct Hits {
+    two: u64,
+    ge: u64,
+    le: u64,
+}
+
+impl std::ops::Add for Hits {
+    type Output = Hits;
+    fn add(self, o: Hits) -> Hits {
+        Hits {
+            two: self.two + o.two,
+            ge: self.ge + o.ge,
+            le: self.le + o.le,
+        }
+    }
+}
+
+impl Hits {
+    fn int(sum: i64, obs: i64) -> Hits {
+        Hits {
+            two: u64::from(sum.abs() >= obs.abs()),
+            ge: u64::from(sum >= obs),
+            le: u64::from(sum <= obs),
+        }
+    }
+
+    fn float(sum: f64, obs: f64, tol: f64) -> Hits {
+        Hits {
+            two: u64::from(sum.abs() >= obs.abs() - tol),
+            ge: u64::from(sum >= obs - tol),
+            le: u64::from(sum <= obs + tol),
+        }
+    }
+}
+
+fn exact_int(v: &[i64]) -> Hits {
+    let obs = v.iter().sum::<i64>();
     let n = v.len();
     // Gray code: each step flips one sign, so the sum is updated in O(1), exactly.
-    let mut sum: i64 = v.iter().sum();
+    let mut sum: i64 = obs;
     let mut signs = vec![1i64; n];
-    let mut hits = u64::from(sum.abs() >= obs);
+    let mut hits = Hits::int(sum, obs);
     for i in 1u64..(1u64 << n) {
         let j = i.trailing_zeros() as usize;
         sum -= 2 * signs[j] * v[j];
         signs[j] = -signs[j];
-        hits += u64::from(sum.abs() >= obs);
+        hits = hits + Hits::int(sum, obs);
     }
     hits
 }
 
-fn exact_float(v: &[f64], tol: f64) -> u64 {
+fn exact_float(v: &[f64], tol: f64) -> Hits {
     let n = v.len();
-    let obs = v.iter().sum::<f64>().abs();
+    let obs = v.iter().sum::<f64>();
     (0u64..(1u64 << n))
         .into_par_iter()
         .map(|mask| {
@@ -121,22 +200,22 @@ fn exact_float(v: &[f64], tol: f64) -> u64 {
                 .enumerate()
                 .map(|(i, x)| if mask >> i & 1 == 1 { -x } else { *x })
                 .sum();
-            u64::from(s.abs() >= obs - tol)
+            Hits::float(s, obs, tol)
         })
-        .sum()
+        .reduce(Hits::default, |a, b| a + b)
 }
 
-fn monte_carlo(v: &[f64], ints: Option<&[i64]>, trials: usize, seed: u64, tol: f64) -> u64 {
+fn monte_carlo(v: &[f64], ints: Option<&[i64]>, trials: usize, seed: u64, tol: f64) -> Hits {
     let chunks = trials.div_ceil(CHUNK);
-    let obs_int = ints.map(|iv| iv.iter().sum::<i64>().abs()).unwrap_or(0);
-    let obs_float = v.iter().sum::<f64>().abs();
+    let obs_int = ints.map(|iv| iv.iter().sum::<i64>()).unwrap_or(0);
+    let obs_float = v.iter().sum::<f64>();
     (0..chunks)
         .into_par_iter()
         .map(|k| {
             let mut rng = ChaCha8Rng::seed_from_u64(seed);
             rng.set_stream(streams::RANDOMIZATION + k as u64);
             let count = CHUNK.min(trials - k * CHUNK);
-            let mut hits = 0u64;
+            let mut hits = Hits::default();
             for _ in 0..count {
                 let mut bits = 0u64;
                 let mut left = 0;
@@ -152,7 +231,7 @@ fn monte_carlo(v: &[f64], ints: Option<&[i64]>, trials: usize, seed: u64, tol: f
                             bits >>= 1;
                             left -= 1;
                         }
-                        s.abs() >= obs_int
+                        Hits::int(s, obs_int)
                     }
                     None => {
                         let mut s = 0.0;
@@ -165,19 +244,49 @@ fn monte_carlo(v: &[f64], ints: Option<&[i64]>, trials: usize, seed: u64, tol: f
                             bits >>= 1;
                             left -= 1;
                         }
-                        s.abs() >= obs_float - tol
+                        Hits::float(s, obs_float, tol)
                     }
                 };
-                hits += u64::from(hit);
+                hits = hits + hit;
             }
             hits
         })
-        .sum()
+        .reduce(Hits::default, |a, b| a + b)
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// One-sided p-values against an independent enumeration (in integer tenths) of data set S,
+    /// X − Y: Σ = 15 tenths; P(Σ ≥ 15) is half the two-sided 69,120 / 2^20 by symmetry.
+    #[test]
+    fn one_sided_p_values_by_independent_enumeration() {
+        let d: Vec<f64> = X.iter().zip(&Y).map(|(a, b)| a - b).collect();
+        let tenths: Vec<i64> = d.iter().map(|x| (x * 10.0).round() as i64).collect();
+        let obs: i64 = tenths.iter().sum();
+        let (mut ge, mut le) = (0u64, 0u64);
+        for mask in 0u64..(1 << 20) {
+            let s: i64 = tenths
+                .iter()
+                .enumerate()
+                .map(|(i, x)| if mask >> i & 1 == 1 { -x } else { *x })
+                .sum();
+            ge += u64::from(s >= obs);
+            le += u64::from(s <= obs);
+        }
+        assert_eq!(ge, 34_560);
+        let r = sign_flip(&d, 20.0, 10_000, 0, Ties::of_values(1e-12, &d));
+        let o = r.one_sided.clone().unwrap();
+        assert_eq!(o.greater, ge as f64 / 1_048_576.0);
+        assert_eq!(o.less, le as f64 / 1_048_576.0);
+        assert_eq!(r.p_for(1, crate::protocol::Direction::Greater), Some(o.greater));
+        assert_eq!(r.p_for(2, crate::protocol::Direction::Less), Some(r.p));
+        // Negating the data swaps the sides.
+        let neg: Vec<f64> = d.iter().map(|x| -x).collect();
+        let n = sign_flip(&neg, 20.0, 10_000, 0, Ties::of_values(1e-12, &neg));
+        assert_eq!(n.one_sided.unwrap().less, o.greater);
+    }
 
     const X: [f64; 20] = [
         0.70, 0.30, 0.20, 0.60, 0.40, 0.40, 0.00, 0.70, 0.10, 0.30, 0.50, 0.40, 0.00, 0.60, 0.50, 0.30, 0.10, 0.50,

@@ -44,6 +44,10 @@ pub struct Settings {
     pub power: f64,
     /// Sides.
     pub sides: u8,
+    /// The registered hypotheses (sides resolved): when present, they are the comparisons, and
+    /// the primary ones are the multiplicity family.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub hypotheses: Vec<crate::protocol::Hypothesis>,
 }
 
 impl Settings {
@@ -70,6 +74,14 @@ impl Settings {
             alpha: p.target.alpha,
             power: p.target.power,
             sides: p.target.sides,
+            hypotheses: p
+                .hypotheses
+                .iter()
+                .map(|h| crate::protocol::Hypothesis {
+                    sides: Some(p.sides_of(h)),
+                    ..h.clone()
+                })
+                .collect(),
         }
     }
 
@@ -97,6 +109,7 @@ impl Settings {
             alpha: 0.05,
             power: 0.8,
             sides: 2,
+            hypotheses: vec![],
         }
     }
 }

@@ -30,14 +30,39 @@ fn boot_line(b: &Bootstrap) -> String {
     )
 }
 
+fn p_is(p: f64, decimals: usize) -> String {
+    crate::stats::pvalue::p_phrase(p, decimals)
+}
+
 fn comparison(out: &mut String, c: &Comparison) {
     let _ = writeln!(
         out,
-        "\n{} − {}  (difference {})",
+        "\n{} − {}  (difference {}; {})",
         c.system,
         c.baseline,
-        num(c.difference)
+        num(c.difference),
+        if c.estimator.is_empty() { "mean over topics" } else { &c.estimator }
     );
+    if let Some(h) = &c.hypothesis {
+        let _ = writeln!(
+            out,
+            "  hypothesis `{}` ({}, {} {}-sided): {} at alpha {} — adjusted {} over {} {} hypothesis(es), difference {}{}",
+            h.name,
+            h.family,
+            h.direction,
+            h.sides,
+            if h.supported { "SUPPORTED" } else { "NOT SUPPORTED" },
+            h.alpha,
+            p_is(h.p_adjusted, 4),
+            h.family_size,
+            h.family,
+            if h.direction_holds { "in the expected direction" } else { "against the expected direction" },
+            match h.powered {
+                Some(false) => "; UNDERPOWERED: the achieved detectable difference misses the registered target",
+                _ => "",
+            }
+        );
+    }
     let _ = writeln!(out, "  paired bootstrap:     {}", boot_line(&c.paired));
     if let Some(b) = &c.stratified {
         let _ = writeln!(out, "  stratified bootstrap: {}", boot_line(b));
@@ -50,11 +75,11 @@ fn comparison(out: &mut String, c: &Comparison) {
         (Some(tv), Some(p), Some(ci)) => {
             let _ = writeln!(
                 out,
-                "  paired t-test ({}s): t = {:.4}, df = {}, p = {:.4}, {:.0}% CI [{}, {}]",
+                "  paired t-test ({}s): t = {:.4}, df = {}, {}, {:.0}% CI [{}, {}]",
                 c.primary_unit,
                 tv,
                 t.df,
-                p,
+                p_is(p, 4),
                 100.0 * t.level,
                 num(ci[0]),
                 num(ci[1])
@@ -71,14 +96,42 @@ fn comparison(out: &mut String, c: &Comparison) {
             cr.se,
             cr.clusters,
             cr.naive_se,
-            cr.test.p.map_or(String::new(), |p| format!(", p = {:.4}", p))
+            cr.test.p.map_or(String::new(), |p| format!(", {}", p_is(p, 4)))
         );
+    }
+    let e = &c.effect_size;
+    match (e.estimate, e.ci) {
+        (Some(d), Some(ci)) => {
+            let _ = writeln!(
+                out,
+                "  effect size d_z = {:.4}, {:.0}% CI [{:.4}, {:.4}] ({} {}s)",
+                d,
+                100.0 * e.level,
+                ci[0],
+                ci[1],
+                e.n,
+                e.unit
+            );
+        }
+        (Some(d), None) => {
+            let _ = writeln!(out, "  effect size d_z = {:.4}", d);
+        }
+        _ => {
+            let _ = writeln!(out, "  effect size: {}", e.flag.as_deref().unwrap_or("undefined"));
+        }
     }
     let r = &c.randomization;
     let _ = writeln!(
         out,
-        "  randomization test ({}, {} {}s, ties in {}): p = {:.6}; {}-adjusted p = {:.6} ({} comparisons)",
-        r.method, r.units, c.primary_unit, r.ties, r.p, c.p_adjusted.method, c.p_adjusted.p, c.p_adjusted.family
+        "  randomization test ({}, {} {}s, ties in {}): {}; {}-adjusted {} ({} comparisons)",
+        r.method,
+        r.units,
+        c.primary_unit,
+        r.ties,
+        p_is(r.p, 6),
+        c.p_adjusted.method,
+        p_is(c.p_adjusted.p, 6),
+        c.p_adjusted.family
     );
     let m = &c.mde;
     match m.achieved {
