@@ -135,10 +135,18 @@ pub fn assemble(entries: &[StoredEntry], study_id: &str, verification: Verificat
         (Some(c), Some(r)) => sections::components_view(c, r, &mut svgs)?,
         _ => ComponentsView::default(),
     };
-    let results = match &analysis {
+    let mut results = match &analysis {
         Some(a) => sections::results_view(a, &protocol, &mut svgs)?,
         None => ResultsView::default(),
     };
+    for (name, mark) in sections::amended_hypotheses(&mine)? {
+        for h in results.hypotheses.iter_mut().filter(|h| h.name == name) {
+            if !h.amended.is_empty() {
+                h.amended.push(' ');
+            }
+            h.amended.push_str(&mark);
+        }
+    }
     let power = sections::power_view(&protocol, count_record.as_ref(), analysis.as_ref());
     let pool = sections::pool_view(&protocol, analysis.as_ref());
     let history = sections::history_view(&mine, confirmatory, &protocol)?;
@@ -154,7 +162,7 @@ pub fn assemble(entries: &[StoredEntry], study_id: &str, verification: Verificat
         })
         .collect();
     let summary = sections::summary(&protocol, &components, &results, &pool);
-    let reproduce = sections::reproduce_view(&protocol, &mine, entries, reg);
+    let reproduce = sections::reproduce_view(&protocol, &mine, entries, reg, analyze);
     Ok(Assembled {
         data: ReportData {
             study,

@@ -212,6 +212,7 @@ pub struct ReproduceView {
     pub ledger_tip: String,
     pub entries: u64,
     pub inputs: Vec<InputView>,
+    pub labels: String,
     pub commands: Vec<String>,
 }
 

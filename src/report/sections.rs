@@ -457,7 +457,13 @@ pub fn summary(p: &Protocol, c: &ComponentsView, r: &ResultsView, pool: &PoolVie
 }
 
 /// The reproduce section: tool, generator, seed, inputs and the commands.
-pub fn reproduce_view(p: &Protocol, mine: &[&StoredEntry], all: &[StoredEntry], reg: &StoredEntry) -> ReproduceView {
+pub fn reproduce_view(
+    p: &Protocol,
+    mine: &[&StoredEntry],
+    all: &[StoredEntry],
+    reg: &StoredEntry,
+    lead: Option<&StoredEntry>,
+) -> ReproduceView {
     use crate::ledger::{InputKey, InputRole};
     let mut inputs: BTreeMap<InputKey, String> = BTreeMap::new();
     for e in mine {
@@ -482,6 +488,13 @@ pub fn reproduce_view(p: &Protocol, mine: &[&StoredEntry], all: &[StoredEntry], 
             path, passages, q
         ));
     }
+    if let Some(cmd) = lead
+        .and_then(|e| crate::records::read_result::<AnalysisRecord>(e, "analysis").ok())
+        .and_then(|r| r.options)
+        .map(|o| analyze_command(&path, &o))
+    {
+        commands.push(cmd);
+    }
     commands.push("pledge verify --rerun".into());
     commands.push("pledge export ledger.jsonl && pledge verify --ledger ledger.jsonl".into());
     ReproduceView {
@@ -504,6 +517,14 @@ pub fn reproduce_view(p: &Protocol, mine: &[&StoredEntry], all: &[StoredEntry], 
                 sha256,
             })
             .collect(),
+        labels: {
+            let labels = p.labels();
+            if labels.is_empty() {
+                "none registered (the built-in CORRECT/INCORRECT, true/false, yes/no = 1/0 apply)".into()
+            } else {
+                labels.iter().map(|(k, v)| format!("{} = {}", k, v)).collect::<Vec<_>>().join(", ")
+            }
+        },
         commands,
     }
 }
@@ -643,4 +664,83 @@ pub fn history_view(mine: &[&StoredEntry], confirmatory: Option<&StoredEntry>, p
         (None, None) => String::new(),
     };
     Ok(HistoryView { counts, analyses, lead })
+}
+
+/// Hypotheses changed by an amendment made after results were seen (the amend entry declares
+/// `results-seen`): each name with the mark the report puts on it.
+pub fn amended_hypotheses(mine: &[&StoredEntry]) -> Result<Vec<(String, String)>> {
+    use crate::ledger::{DataAccess, EntryKind};
+    let mut out = Vec::new();
+    let mut prev: Option<Protocol> = None;
+    for e in mine {
+        if !matches!(e.entry.kind, EntryKind::Register | EntryKind::Amend) {
+            continue;
+        }
+        let Some(text) = e.protocol_text.as_deref() else { continue };
+        let p = crate::protocol::parse(text, std::path::Path::new("protocol.toml (ledger)"))?;
+        if let (Some(old), EntryKind::Amend, DataAccess::ResultsSeen) = (&prev, e.entry.kind, e.entry.data_access) {
+            let mut names: Vec<&String> = p.hypotheses.iter().map(|h| &h.name).collect();
+            names.extend(old.hypotheses.iter().map(|h| &h.name));
+            names.sort();
+            names.dedup();
+            for n in names {
+                let before = old.hypotheses.iter().find(|h| &h.name == n);
+                let after = p.hypotheses.iter().find(|h| &h.name == n);
+                if before != after {
+                    out.push((
+                        n.clone(),
+                        format!(
+                            "⚠ changed by amendment #{} ({}) after results were seen.",
+                            e.entry.seq, e.entry.time
+                        ),
+                    ));
+                }
+            }
+        }
+        prev = Some(p);
+    }
+    Ok(out)
+}
+
+/// The `pledge analyze` command line that reads the inputs of `o` under protocol `path`.
+fn analyze_command(path: &str, o: &crate::stats::settings::RunOptions) -> String {
+    let mut c = format!("pledge analyze {}", path);
+    match &o.trec {
+        Some(t) => {
+            c.push_str(&format!(" --qrels {}", t.qrels));
+            for r in &t.runs {
+                c.push_str(&format!(" --run {}", r));
+            }
+            for r in &t.pool_runs {
+                c.push_str(&format!(" --pool-run {}", r));
+            }
+        }
+        None => {
+            for s in &o.scores {
+                c.push_str(&format!(" --scores {}", s));
+            }
+        }
+    }
+    if let Some(m) = &o.read.measure {
+        c.push_str(&format!(" --measure {}", m));
+    }
+    if let Some(col) = &o.read.column {
+        c.push_str(&format!(" --column {}", col));
+    }
+    for (k, v) in &o.read.labels {
+        c.push_str(&format!(" --label {}={}", k, v));
+    }
+    if let Some(x) = &o.components {
+        c.push_str(&format!(" --components {}", x));
+    }
+    if let Some(x) = &o.split {
+        c.push_str(&format!(" --split {}", x));
+    }
+    if let Some(x) = &o.strata {
+        c.push_str(&format!(" --strata {}", x));
+    }
+    if let Some(x) = &o.baseline {
+        c.push_str(&format!(" --baseline {}", x));
+    }
+    c
 }
