@@ -27,7 +27,10 @@ fn main() {
         .iter()
         .map(|r| r.iter().map(|x| (x * 1e4).round() / 1e4).collect())
         .collect();
-    for (name, x) in [("decimal (integer units)", &decimal), ("non-decimal (tolerance)", &float)] {
+    for (name, x) in [
+        ("decimal (integer units)", &decimal),
+        ("non-decimal (tolerance)", &float),
+    ] {
         let ties = Ties::of_values(1e-12, &x.concat());
         let mut times = Vec::new();
         let mut p = 0.0;

@@ -7,8 +7,8 @@ use super::{open_ledger, resolve, Ctx, Outcome, Output};
 use crate::ops::analyze::{AnalyzeRequest, TrecFiles};
 use crate::output::Format;
 use crate::protocol::{Adjust, Estimator, MissingTopics, Percentile, ResamplingUnit};
-use crate::stats::settings::Overrides;
 use crate::scores::ReadOptions;
+use crate::stats::settings::Overrides;
 use std::path::PathBuf;
 
 /// Options of the score readers shared by both commands.

@@ -184,11 +184,14 @@ fn stop_gate(
 }
 
 fn refusal(study: &str, refused: &[Refusal]) -> Error {
-    let hint = refused
-        .iter()
-        .find_map(query::registration_hint)
-        .unwrap_or_else(|| "use what the protocol registers, or proceed and record it with --deviation \"reason\"".into());
-    refused_by(format!("analysis of study `{}` refused by the registration", study), refused, hint)
+    let hint = refused.iter().find_map(query::registration_hint).unwrap_or_else(|| {
+        "use what the protocol registers, or proceed and record it with --deviation \"reason\"".into()
+    });
+    refused_by(
+        format!("analysis of study `{}` refused by the registration", study),
+        refused,
+        hint,
+    )
 }
 
 /// What an analysis will use: its inputs and reader options, its settings, and every field in
@@ -425,13 +428,24 @@ pub fn analyze(ledger: &Ledger, req: &AnalyzeRequest, now: DateTime<Utc>) -> Res
     let mut base = crate::stats::run(&loaded, &settings, "analyze", "", Some(study.clone()))?;
     base.options = Some(opts.clone());
     let mut hashes = Inputs::new();
-    hashes.insert(InputKey::new(InputRole::Protocol, rel(&lp.path)), lp.hash.raw_sha256.clone());
+    hashes.insert(
+        InputKey::new(InputRole::Protocol, rel(&lp.path)),
+        lp.hash.raw_sha256.clone(),
+    );
     for (p, r) in req.scores.iter().zip(&opts.scores) {
         hashes.insert(InputKey::new(InputRole::Scores, r.clone()), crate::io::sha256_file(p)?);
     }
     if let (Some(t), Some(tr)) = (&req.trec, &opts.trec) {
-        hashes.insert(InputKey::new(InputRole::Qrels, tr.qrels.clone()), crate::io::sha256_file(&t.qrels)?);
-        for (p, r) in t.runs.iter().zip(&tr.runs).chain(req.pool_runs.iter().zip(&tr.pool_runs)) {
+        hashes.insert(
+            InputKey::new(InputRole::Qrels, tr.qrels.clone()),
+            crate::io::sha256_file(&t.qrels)?,
+        );
+        for (p, r) in t
+            .runs
+            .iter()
+            .zip(&tr.runs)
+            .chain(req.pool_runs.iter().zip(&tr.pool_runs))
+        {
             hashes.insert(InputKey::new(InputRole::Run, r.clone()), crate::io::sha256_file(p)?);
         }
     }

@@ -9,7 +9,12 @@ use crate::trec::Measure;
 /// Names a user may mean, for a did-you-mean.
 fn known_measures() -> Vec<String> {
     let mut v: Vec<String> = Measure::defaults().iter().map(|m| m.name()).collect();
-    v.extend(Measure::defaults().iter().map(|m| m.name().replacen('_', ".", 1)));
+    // trec_eval's command-line form: the cutoff after a dot (`P.10`, `ndcg_cut.10`).
+    v.extend(Measure::defaults().iter().filter_map(|m| {
+        let n = m.name();
+        let (stem, k) = n.rsplit_once('_')?;
+        k.chars().all(|c| c.is_ascii_digit()).then(|| format!("{}.{}", stem, k))
+    }));
     v.sort();
     v.dedup();
     v
@@ -55,7 +60,12 @@ pub fn metric(lp: &LoadedProtocol) -> Result<()> {
         Err(_) => {
             let best = known_measures()
                 .into_iter()
-                .map(|k| (strsim::jaro_winkler(&name.to_ascii_lowercase(), &k.to_ascii_lowercase()), k))
+                .map(|k| {
+                    (
+                        strsim::jaro_winkler(&name.to_ascii_lowercase(), &k.to_ascii_lowercase()),
+                        k,
+                    )
+                })
                 .filter(|(s, _)| *s >= 0.75)
                 .max_by(|a, b| a.0.total_cmp(&b.0))
                 .map(|(_, k)| k);
@@ -63,7 +73,10 @@ pub fn metric(lp: &LoadedProtocol) -> Result<()> {
                 &lp.path,
                 &lp.text,
                 keys,
-                format!("`{}` is not a measure pledge computes (trec_eval names such as map, P.10, ndcg_cut.10)", name),
+                format!(
+                    "`{}` is not a measure pledge computes (trec_eval names such as map, P.10, ndcg_cut.10)",
+                    name
+                ),
             );
             e = e.with_hint(match best {
                 Some(b) => format!(
@@ -84,14 +97,23 @@ pub fn metric(lp: &LoadedProtocol) -> Result<()> {
 pub fn relative_file(lp: &LoadedProtocol, rel: &str, key: &[&str]) -> Result<std::path::PathBuf> {
     let p = std::path::Path::new(rel);
     if p.is_absolute() {
-        return Err(error_at_key(&lp.path, &lp.text, key, format!("`{}` must be relative to the protocol file", rel)));
+        return Err(error_at_key(
+            &lp.path,
+            &lp.text,
+            key,
+            format!("`{}` must be relative to the protocol file", rel),
+        ));
     }
     let base = lp.path.parent().unwrap_or(std::path::Path::new("."));
     let full = base.join(p);
     if !full.is_file() {
-        return Err(error_at_key(&lp.path, &lp.text, key, format!("`{}`: no such file (relative to the protocol file)", rel))
-            .with_hint("the pilot file must exist when the protocol is registered: it is hashed into the registration"));
+        return Err(error_at_key(
+            &lp.path,
+            &lp.text,
+            key,
+            format!("`{}`: no such file (relative to the protocol file)", rel),
+        )
+        .with_hint("the pilot file must exist when the protocol is registered: it is hashed into the registration"));
     }
     Ok(full)
 }
-

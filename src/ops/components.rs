@@ -1,6 +1,7 @@
 //! `pledge components`: count components under the registered link rules, apply the stop rule,
 //! optionally assign whole components to splits, and record the decision in the ledger.
 
+use super::analyze::FieldDeviation;
 use super::{query, Note, Notes};
 use crate::assignment;
 use crate::components::{self, assign::Assignment, stop::Decision, stop::StopDecision, CountResult, Progress};
@@ -9,7 +10,6 @@ use crate::ledger::{Draft, EntryKind, InputKey, InputRole, Inputs, Ledger};
 use crate::protocol::load_protocol;
 use crate::records::{self, AssignRecord, AssignSummary, CountRecord, CountSummary, RECORD_VERSION};
 use crate::rng::RngInfo;
-use super::analyze::FieldDeviation;
 use chrono::{DateTime, Utc};
 use serde::Serialize;
 use std::io::Write;
@@ -234,9 +234,9 @@ pub fn run(
                 .with_hint("restore the registered pilot file, or register the change with `pledge amend`"));
             }
         }
-        Ok(std::iter::once(count_draft.clone())
-            .chain(assign_draft.clone())
-            .collect())
+        drafts.push(count_draft.clone());
+        drafts.extend(assign_draft.clone());
+        Ok(drafts)
     })?;
     outcome.ledger_entries = written.iter().map(|e| e.seq).collect();
     staged.persist(&out).map_err(|e| {
@@ -268,7 +268,11 @@ fn recount_changes(entries: &[crate::ledger::StoredEntry], study: &str, now: &In
     let mut out = Vec::new();
     for (role, field) in [(InputRole::Questions, "questions"), (InputRole::Passages, "passages")] {
         let hashes = |inputs: &Inputs| -> Vec<String> {
-            inputs.iter().filter(|(k, _)| k.role == role).map(|(_, h)| h.clone()).collect()
+            inputs
+                .iter()
+                .filter(|(k, _)| k.role == role)
+                .map(|(_, h)| h.clone())
+                .collect()
         };
         if hashes(&prev.entry.inputs) != hashes(now) {
             out.push(FieldDeviation {

@@ -66,7 +66,9 @@ fn write(
     super::checks::metric(lp)?;
     let rel = ledger.relative(&lp.path);
     let pilot = estimate_pilot(lp, |f| ledger.relative(f))?;
-    let entry = ledger.append_with(now, |entries| draft(entries, lp, &rel, amend_reason, access, pilot.as_ref()))?;
+    let entry = ledger.append_with(now, |entries| {
+        draft(entries, lp, &rel, amend_reason, access, pilot.as_ref())
+    })?;
     let mut notes = Notes::new();
     let s: RegistrationSummary = records::read_summary(&entry, "registration")?;
     if s.results_seen_at_registration {
@@ -110,7 +112,10 @@ pub(crate) fn estimate_pilot(
         measure: p.scores.as_ref().and_then(|s| s.measure.clone()),
     };
     let table = crate::scores::read_with(&file, &opts)?;
-    let names = p.primary_hypotheses().next().map(|h| (h.system.as_str(), h.comparator.as_str()));
+    let names = p
+        .primary_hypotheses()
+        .next()
+        .map(|h| (h.system.as_str(), h.comparator.as_str()));
     let est = crate::power::pilot::estimate(&table, names, None)
         .map_err(|e| e.with_hint("target.pilot: the pilot must hold the two systems of the first primary hypothesis (or exactly two systems)"))?;
     let shown = shown(&file);

@@ -94,16 +94,11 @@ pub fn rerun(ledger: &Ledger, entries: &[StoredEntry], stored: &StoredEntry) -> 
     }
     // Only files whose hashes were just checked may be read.
     let recorded: std::collections::BTreeSet<&str> = e.inputs.keys().map(|k| k.path.as_str()).collect();
-    let named = opts
-        .scores
-        .iter()
-        .chain(&opts.components)
-        .chain(&opts.strata)
-        .chain(
-            opts.trec
-                .iter()
-                .flat_map(|t| std::iter::once(&t.qrels).chain(&t.runs).chain(&t.pool_runs)),
-        );
+    let named = opts.scores.iter().chain(&opts.components).chain(&opts.strata).chain(
+        opts.trec
+            .iter()
+            .flat_map(|t| std::iter::once(&t.qrels).chain(&t.runs).chain(&t.pool_runs)),
+    );
     for p in named {
         if !recorded.contains(p.as_str()) {
             rep.problems.push(format!(

@@ -4,8 +4,8 @@
 
 use crate::error::{Error, Result};
 use crate::ledger::{self, EntryKind, Finding, FindingCode, Ledger, VerifyReport};
-use crate::records::{self, DeviationSummary};
 use crate::protocol::load_protocol;
+use crate::records::{self, DeviationSummary};
 use std::path::{Path, PathBuf};
 
 /// What `pledge verify` is asked to check. Paths are absolute.

@@ -50,7 +50,11 @@ pub fn validate(p: &Protocol) -> Vec<(Vec<PathSeg>, String)> {
         let v2 = [
             (p.scores.is_some(), k(&["scores"]), "[scores]"),
             (!p.hypotheses.is_empty(), k(&["hypotheses"]), "[[hypotheses]]"),
-            (!p.analysis.systems.is_empty(), k(&["analysis", "systems"]), "analysis.systems"),
+            (
+                !p.analysis.systems.is_empty(),
+                k(&["analysis", "systems"]),
+                "analysis.systems",
+            ),
             (p.analysis.split.is_some(), k(&["analysis", "split"]), "analysis.split"),
         ];
         for (present, path, name) in v2 {
@@ -210,12 +214,20 @@ pub fn validate(p: &Protocol) -> Vec<(Vec<PathSeg>, String)> {
     for (i, name) in p.analysis.systems.iter().enumerate() {
         if name.trim().is_empty() {
             bad(
-                vec![PathSeg::Key("analysis".into()), PathSeg::Key("systems".into()), PathSeg::Index(i)],
+                vec![
+                    PathSeg::Key("analysis".into()),
+                    PathSeg::Key("systems".into()),
+                    PathSeg::Index(i),
+                ],
                 "a system name must not be empty".into(),
             );
         } else if !systems.insert(name.as_str()) {
             bad(
-                vec![PathSeg::Key("analysis".into()), PathSeg::Key("systems".into()), PathSeg::Index(i)],
+                vec![
+                    PathSeg::Key("analysis".into()),
+                    PathSeg::Key("systems".into()),
+                    PathSeg::Index(i),
+                ],
                 format!("system `{}` is listed twice", name),
             );
         }
@@ -230,7 +242,11 @@ pub fn validate(p: &Protocol) -> Vec<(Vec<PathSeg>, String)> {
         for (label, v) in &sc.labels {
             if !v.is_finite() {
                 bad(
-                    vec![PathSeg::Key("scores".into()), PathSeg::Key("labels".into()), PathSeg::Key(label.clone())],
+                    vec![
+                        PathSeg::Key("scores".into()),
+                        PathSeg::Key("labels".into()),
+                        PathSeg::Key(label.clone()),
+                    ],
                     format!("label `{}` must map to a finite number", label),
                 );
             }
@@ -252,7 +268,10 @@ pub fn validate(p: &Protocol) -> Vec<(Vec<PathSeg>, String)> {
         }
         if let Some(sd) = h.sides {
             if sd != 1 && sd != 2 {
-                bad(ki("hypotheses", i, "sides"), format!("sides must be 1 or 2, got {}", sd));
+                bad(
+                    ki("hypotheses", i, "sides"),
+                    format!("sides must be 1 or 2, got {}", sd),
+                );
             }
         }
         for (key, sys) in [("system", &h.system), ("comparator", &h.comparator)] {

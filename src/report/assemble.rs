@@ -80,7 +80,11 @@ pub fn assemble(entries: &[StoredEntry], study_id: &str, verification: Verificat
         text,
         Path::new(reg.entry.protocol_path.as_deref().unwrap_or("protocol.toml")),
     )?;
-    let analyses: Vec<&StoredEntry> = mine.iter().filter(|e| e.entry.kind == EntryKind::Analyze).copied().collect();
+    let analyses: Vec<&StoredEntry> = mine
+        .iter()
+        .filter(|e| e.entry.kind == EntryKind::Analyze)
+        .copied()
+        .collect();
     // The first analysis that matches the registration is the confirmatory one and leads the
     // report; every other is exploratory. Without one, the first analysis leads, marked so.
     let mut deviated = Vec::new();

@@ -272,7 +272,10 @@ pub fn results_view(r: &AnalysisRecord, p: &Protocol, svgs: &mut BTreeMap<String
                     fmt_value(t, scale)
                 ),
                 (Some(a), None) => format!("detectable difference {}", fmt_value(a, scale)),
-                _ => format!("detectable difference undefined ({})", m.flag.as_deref().unwrap_or("no data")),
+                _ => format!(
+                    "detectable difference undefined ({})",
+                    m.flag.as_deref().unwrap_or("no data")
+                ),
             };
             let verdict = format!(
                 "**{}** at α = {}: difference {} {}, {} test, adjusted {} over {}{}",
@@ -282,8 +285,16 @@ pub fn results_view(r: &AnalysisRecord, p: &Protocol, svgs: &mut BTreeMap<String
                 iv,
                 if h.sides == 1 { "one-sided" } else { "two-sided" },
                 crate::stats::pvalue::p_phrase(h.p_adjusted, 4),
-                crate::text::plural(h.family_size as u64, &format!("{} hypothesis", h.family), &format!("{} hypotheses", h.family)),
-                if h.direction_holds { "" } else { "; the difference has the opposite sign to the one expected" }
+                crate::text::plural(
+                    h.family_size as u64,
+                    &format!("{} hypothesis", h.family),
+                    &format!("{} hypotheses", h.family)
+                ),
+                if h.direction_holds {
+                    ""
+                } else {
+                    "; the difference has the opposite sign to the one expected"
+                }
             );
             Some(HypothesisView {
                 name: h.name.clone(),
@@ -522,7 +533,11 @@ pub fn reproduce_view(
             if labels.is_empty() {
                 "none registered (the built-in CORRECT/INCORRECT, true/false, yes/no = 1/0 apply)".into()
             } else {
-                labels.iter().map(|(k, v)| format!("{} = {}", k, v)).collect::<Vec<_>>().join(", ")
+                labels
+                    .iter()
+                    .map(|(k, v)| format!("{} = {}", k, v))
+                    .collect::<Vec<_>>()
+                    .join(", ")
             }
         },
         commands,
@@ -676,7 +691,9 @@ pub fn amended_hypotheses(mine: &[&StoredEntry]) -> Result<Vec<(String, String)>
         if !matches!(e.entry.kind, EntryKind::Register | EntryKind::Amend) {
             continue;
         }
-        let Some(text) = e.protocol_text.as_deref() else { continue };
+        let Some(text) = e.protocol_text.as_deref() else {
+            continue;
+        };
         let p = crate::protocol::parse(text, std::path::Path::new("protocol.toml (ledger)"))?;
         if let (Some(old), EntryKind::Amend, DataAccess::ResultsSeen) = (&prev, e.entry.kind, e.entry.data_access) {
             let mut names: Vec<&String> = p.hypotheses.iter().map(|h| &h.name).collect();

@@ -394,7 +394,9 @@ fn hypothesis_pairs(systems: &[String], hs: &[crate::protocol::Hypothesis]) -> R
             ))
         })
     };
-    hs.iter().map(|h| Ok((find(&h.system, h)?, find(&h.comparator, h)?))).collect()
+    hs.iter()
+        .map(|h| Ok((find(&h.system, h)?, find(&h.comparator, h)?)))
+        .collect()
 }
 
 /// Fills each comparison's hypothesis answer: the sided randomization p, adjusted over its
@@ -413,7 +415,9 @@ fn answer_hypotheses(comparisons: &mut [Comparison], p: &Prepared, s: &Settings,
         .collect();
     let tukey_hsd = (s.adjust == Adjust::TukeyHsd).then(|| tukey(p, s, ties));
     for primary in [true, false] {
-        let idx: Vec<usize> = (0..comparisons.len()).filter(|&i| s.hypotheses[i].primary == primary).collect();
+        let idx: Vec<usize> = (0..comparisons.len())
+            .filter(|&i| s.hypotheses[i].primary == primary)
+            .collect();
         let ps: Vec<f64> = idx.iter().map(|&i| sided[i]).collect();
         let adjusted: Vec<f64> = match (&tukey_hsd, multiple::adjust(&ps, s.adjust)) {
             (None, Some(a)) => a,
@@ -435,7 +439,11 @@ fn answer_hypotheses(comparisons: &mut [Comparison], p: &Prepared, s: &Settings,
                 method: multiple::method_name(s.adjust).into(),
                 of: match &tukey_hsd {
                     Some(t) => format!("randomized Tukey HSD over the {} systems", t.systems.len()),
-                    None => format!("randomization ({}-sided), {} hypotheses", h.sides.unwrap_or(s.sides), family),
+                    None => format!(
+                        "randomization ({}-sided), {} hypotheses",
+                        h.sides.unwrap_or(s.sides),
+                        family
+                    ),
                 },
                 family: tukey_hsd.as_ref().map_or(idx.len(), |t| t.family),
                 p: adjusted[k],
@@ -582,7 +590,15 @@ fn compare_pair(p: &Prepared, a: usize, b: usize, s: &Settings, ties: Ties) -> C
                 Some(se) if se > 0.0 && g > 1 => {
                     // The per-component SD that the CRV1 SE corresponds to: se = sd_eff/√G.
                     let sd_eff = se * (g as f64).sqrt();
-                    mde = crate::stats::mde::achieved_mde_sd(sd_eff, g, unit_name, s.alpha, s.power, s.sides, s.target_mde);
+                    mde = crate::stats::mde::achieved_mde_sd(
+                        sd_eff,
+                        g,
+                        unit_name,
+                        s.alpha,
+                        s.power,
+                        s.sides,
+                        s.target_mde,
+                    );
                     mde.method = "normal approximation (z_{1-alpha/s} + z_{1-beta}) * cluster-robust SE".into();
                     let t = difference / se;
                     effect_size.estimate = Some(difference / sd_eff);

@@ -93,7 +93,10 @@ pub fn sign_flip(v: &[f64], weight: f64, trials: usize, seed: u64, ties_rule: Ti
             p: 1.0,
             ties,
             flag: Some("no non-zero differences: p = 1".into()),
-            one_sided: Some(OneSided { greater: 1.0, less: 1.0 }),
+            one_sided: Some(OneSided {
+                greater: 1.0,
+                less: 1.0,
+            }),
         };
     }
     let exact = n <= EXACT_MAX_UNITS || (n < 63 && (1u64 << n) <= trials as u64);

@@ -198,11 +198,31 @@ impl Overrides {
         }
         set(&mut out, "analysis.seed", &mut s.seed, self.seed);
         set(&mut out, "analysis.trials", &mut s.trials, self.trials);
-        set(&mut out, "analysis.randomization-trials", &mut s.randomization_trials, self.randomization_trials);
-        set(&mut out, "analysis.interval-level", &mut s.interval_level, self.interval_level);
+        set(
+            &mut out,
+            "analysis.randomization-trials",
+            &mut s.randomization_trials,
+            self.randomization_trials,
+        );
+        set(
+            &mut out,
+            "analysis.interval-level",
+            &mut s.interval_level,
+            self.interval_level,
+        );
         set(&mut out, "analysis.percentile", &mut s.percentile, self.percentile);
-        set(&mut out, "analysis.missing-topics", &mut s.missing_topics, self.missing_topics);
-        set(&mut out, "analysis.resampling-unit", &mut s.resampling_unit, self.resampling_unit);
+        set(
+            &mut out,
+            "analysis.missing-topics",
+            &mut s.missing_topics,
+            self.missing_topics,
+        );
+        set(
+            &mut out,
+            "analysis.resampling-unit",
+            &mut s.resampling_unit,
+            self.resampling_unit,
+        );
         set(&mut out, "components.estimator", &mut s.estimator, self.estimator);
         set(&mut out, "analysis.adjust", &mut s.adjust, self.adjust);
         out

@@ -215,8 +215,19 @@ const ANALYZE: [&str; 7] = [
 #[test]
 fn analyze_records_an_entry_and_reruns_to_the_same_hash() {
     let env = registered_env();
+    env.copy_from_repo("tests/data/hotpotqa-100/questions.json", "data/questions.json");
+    let c = env.run(&[
+        "components",
+        "protocols/hotpotqa.toml",
+        "--questions",
+        "data/questions.json",
+        "--out",
+        "components.csv",
+    ]);
+    assert_eq!(c.code, 0, "{}", c.stderr);
     let mut args = ANALYZE.to_vec();
     args.push("json");
+    args.extend(["--components", "components.csv"]);
     let r = env.run(&args);
     assert_eq!(r.code, 0, "{}", r.stderr);
     let v = json(&r.stdout);

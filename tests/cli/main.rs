@@ -8,5 +8,6 @@ mod components;
 mod ledger;
 mod power;
 mod protocol;
+mod registration;
 mod report;
 mod trec;

@@ -41,7 +41,11 @@ fn comparison(out: &mut String, c: &Comparison) {
         c.system,
         c.baseline,
         num(c.difference),
-        if c.estimator.is_empty() { "mean over topics" } else { &c.estimator }
+        if c.estimator.is_empty() {
+            "mean over topics"
+        } else {
+            &c.estimator
+        }
     );
     if let Some(h) = &c.hypothesis {
         let _ = writeln!(

@@ -1,0 +1,529 @@
+//! Integration tests: the registration binds the analysis. One test per way an analysis could
+//! otherwise leave the registered rules (metric, systems and comparisons, value labels, several
+//! analyses, the stop rule, hints, late errors, disclosure), each refused with the field named,
+//! or accepted only with a recorded deviation that the report and verify show.
+
+use crate::common::{data, Env};
+use serde_json::Value;
+
+fn json(s: &str) -> Value {
+    serde_json::from_str(s).unwrap_or_else(|e| panic!("not JSON ({}): {}", e, s))
+}
+
+const GPT35: &str = "cot_context_gpt-3.5-turbo_trial1";
+const GPT4: &str = "cot_context_gpt-4_trial1";
+const BASE4: &str = "cot_context_gpt-4_base_trial1";
+
+/// A format-2 protocol on the HotpotQA correctness file: one primary hypothesis (gpt-4 vs
+/// gpt-3.5), HALTED = 0 registered, a final split of 10 components, quick trials. `extra` is
+/// appended (more keys, more tables).
+fn protocol_v2(extra: &str) -> String {
+    format!(
+        r#"schema-version = 2
+
+[study]
+id = "hb"
+title = "Binding test"
+registered-by = "test"
+
+[target]
+metric = "accuracy"
+mde = 0.15
+sd = 0.45
+
+[[link-rules]]
+name = "identical"
+kind = "identical-passage"
+
+[[splits]]
+name = "final"
+required-components = 10
+
+[scores]
+layout = "wide"
+
+[scores.labels]
+HALTED = 0
+
+[analysis]
+seed = 7
+trials = 500
+randomization-trials = 500
+systems = ["{GPT4}", "{GPT35}", "{BASE4}"]
+
+[[hypotheses]]
+name = "gpt-4 beats gpt-3.5"
+system = "{GPT4}"
+comparator = "{GPT35}"
+direction = "greater"
+{extra}"#
+    )
+}
+
+/// A registered study with a recorded `go` count and its assignment `components.csv`.
+fn counted(protocol: &str) -> Env {
+    let env = Env::init();
+    env.write("p.toml", protocol);
+    env.write(
+        "scores.csv",
+        std::fs::read(data("analyze/hotpotqa-100-correctness.csv")).unwrap(),
+    );
+    env.write(
+        "questions.json",
+        std::fs::read(data("hotpotqa-100/questions.json")).unwrap(),
+    );
+    let r = env.run(&["register", "p.toml"]);
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    let c = env.run(&[
+        "components",
+        "p.toml",
+        "--questions",
+        "questions.json",
+        "--out",
+        "components.csv",
+    ]);
+    assert_eq!(c.code, 0, "{}", c.stderr);
+    env
+}
+
+const ANALYZE: [&str; 6] = [
+    "analyze",
+    "p.toml",
+    "--scores",
+    "scores.csv",
+    "--components",
+    "components.csv",
+];
+
+fn analyze(env: &Env, extra: &[&str]) -> crate::common::Run {
+    env.run(&[&ANALYZE[..], extra].concat())
+}
+
+fn kinds(env: &Env) -> Vec<String> {
+    json(&env.run(&["log", "--format", "json"]).stdout)
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|e| e["kind"].as_str().unwrap().to_string())
+        .collect()
+}
+
+#[test]
+fn the_registered_analysis_runs_and_answers_the_hypothesis() {
+    let env = counted(&protocol_v2(""));
+    let r = analyze(&env, &["--format", "json"]);
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    let v = json(&r.stdout);
+    let cs = v["comparisons"].as_array().unwrap();
+    assert_eq!(cs.len(), 1, "the comparisons are the hypotheses");
+    let h = &cs[0]["hypothesis"];
+    assert_eq!(h["name"], "gpt-4 beats gpt-3.5");
+    assert_eq!(h["family_size"], 1);
+    assert_eq!(h["supported"], true);
+    // A family of one: the adjusted p is the raw two-sided randomization p.
+    assert_eq!(h["p_adjusted"], cs[0]["randomization"]["p"]);
+    // HALTED = 0 comes from the protocol: gpt-4 57 + 15 − 4 = 68 correct of 100.
+    let sys = v["systems"].as_array().unwrap();
+    let gpt4 = sys.iter().find(|s| s["name"] == GPT4).unwrap();
+    assert!((gpt4["mean"].as_f64().unwrap() - 0.68).abs() < 1e-12);
+    // Three registered systems of six: the others are left out, with a note.
+    assert_eq!(sys.len(), 3);
+    assert!(
+        r.stderr.contains("3 system(s) in the scores are not registered"),
+        "{}",
+        r.stderr
+    );
+    assert_eq!(kinds(&env), ["register", "go", "analyze"]);
+}
+
+#[test]
+fn metric_column_and_measure_other_than_registered_are_refused() {
+    // Format 1: target.metric = f1 binds --column.
+    let env = Env::init();
+    env.write(
+        "p1.toml",
+        "schema-version = 1\n[study]\nid = \"w\"\ntitle = \"t\"\nregistered-by = \"me\"\n[target]\nmetric = \"f1\"\nmde = 0.1\n[analysis]\ntrials = 200\nrandomization-trials = 200\n",
+    );
+    env.write("glm.csv", std::fs::read(data("analyze/glm-4.7.csv")).unwrap());
+    env.write("kimi.csv", std::fs::read(data("analyze/kimi-k2.5.csv")).unwrap());
+    assert_eq!(env.run(&["register", "p1.toml"]).code, 0);
+    let base = [
+        "analyze", "p1.toml", "--scores", "glm.csv", "--scores", "kimi.csv", "--column",
+    ];
+    let r = env.run(&[&base[..], &["precision"]].concat());
+    assert_eq!(r.code, 1, "{}", r.stderr);
+    assert!(
+        r.stderr.contains("target.metric: f1 → column precision"),
+        "{}",
+        r.stderr
+    );
+    assert_eq!(env.run(&[&base[..], &["f1"]].concat()).code, 0);
+    // With a reason it runs, and the deviation records the field.
+    let r = env.run(
+        &[
+            &base[..],
+            &["precision", "--deviation", "precision asked for by a reviewer"],
+        ]
+        .concat(),
+    );
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    let log = json(&env.run(&["log", "--format", "json"]).stdout);
+    let dev = log
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|e| e["kind"] == "deviation")
+        .unwrap();
+    assert_eq!(dev["summary"]["fields"][0]["field"], "target.metric");
+    assert_eq!(dev["summary"]["fields"][0]["registered"], "f1");
+    assert_eq!(dev["summary"]["fields"][0]["used"], "column precision");
+    // verify passes and says so.
+    let v = env.run(&["verify", "--format", "json"]);
+    assert_eq!(v.code, 0, "{}", v.stdout);
+    let notes = json(&v.stdout)["notes"].clone();
+    assert!(notes.as_array().unwrap().iter().any(|n| n["code"] == "deviation"
+        && n["message"]
+            .as_str()
+            .unwrap()
+            .contains("target.metric: f1 → column precision")));
+}
+
+#[test]
+fn a_trec_measure_other_than_registered_is_refused() {
+    let env = Env::init();
+    env.write(
+        "p.toml",
+        "schema-version = 2\n[study]\nid = \"t\"\ntitle = \"t\"\nregistered-by = \"me\"\n[target]\nmetric = \"ndcg_cut.10\"\nmde = 0.05\n[analysis]\ntrials = 200\nrandomization-trials = 200\n",
+    );
+    env.write("a.q", std::fs::read(data("analyze/input.InexpC2.q.txt")).unwrap());
+    env.write("b.q", std::fs::read(data("analyze/input.aplrob03a.q.txt")).unwrap());
+    assert_eq!(env.run(&["register", "p.toml"]).code, 0);
+    let r = env.run(&[
+        "analyze",
+        "p.toml",
+        "--scores",
+        "a.q",
+        "--scores",
+        "b.q",
+        "--measure",
+        "P.10",
+    ]);
+    assert_eq!(r.code, 1, "{}", r.stderr);
+    assert!(
+        r.stderr.contains("scores.measure: ndcg_cut.10 → measure P.10"),
+        "{}",
+        r.stderr
+    );
+}
+
+#[test]
+fn a_baseline_labels_or_systems_other_than_registered_are_refused() {
+    let env = counted(&protocol_v2(""));
+    let r = analyze(&env, &["--baseline", BASE4]);
+    assert_eq!(r.code, 1, "{}", r.stderr);
+    assert!(r.stderr.contains("hypotheses: cot_context_gpt-4_trial1 vs cot_context_gpt-3.5-turbo_trial1 → every system against cot_context_gpt-4_base_trial1"), "{}", r.stderr);
+    let r = analyze(&env, &["--label", "HALTED=1"]);
+    assert_eq!(r.code, 1, "{}", r.stderr);
+    assert!(r.stderr.contains("scores.labels: HALTED=0 → HALTED=1"), "{}", r.stderr);
+    // The registered labels given again are not a deviation.
+    assert_eq!(analyze(&env, &["--label", "halted=0"]).code, 0);
+    // A registered system missing from the scores.
+    let text = std::fs::read_to_string(env.join("scores.csv")).unwrap();
+    let cut: String = text
+        .lines()
+        .map(|l| l.rsplitn(2, ',').nth(1).unwrap_or(l).to_string() + "\n")
+        .collect();
+    env.write("fewer.csv", cut);
+    let r = env.run(&[
+        "analyze",
+        "p.toml",
+        "--scores",
+        "fewer.csv",
+        "--components",
+        "components.csv",
+    ]);
+    assert_eq!(
+        r.code, 0,
+        "react is not registered, so dropping it changes nothing: {}",
+        r.stderr
+    );
+    let r = env.run(&[
+        "analyze",
+        "p.toml",
+        "--scores",
+        "fewer.csv",
+        "--components",
+        "components.csv",
+        "--seed",
+        "8",
+    ]);
+    assert_eq!(r.code, 1);
+    assert!(r.stderr.contains("analysis.seed: 7 → 8"), "{}", r.stderr);
+}
+
+#[test]
+fn the_stop_rule_gates_the_analysis_and_every_count_stays_visible() {
+    let env = Env::init();
+    env.write(
+        "p.toml",
+        protocol_v2("").replace("required-components = 10", "required-components = 1000"),
+    );
+    env.write(
+        "scores.csv",
+        std::fs::read(data("analyze/hotpotqa-100-correctness.csv")).unwrap(),
+    );
+    env.write(
+        "questions.json",
+        std::fs::read(data("hotpotqa-100/questions.json")).unwrap(),
+    );
+    assert_eq!(env.run(&["register", "p.toml"]).code, 0);
+    // No count yet.
+    let r = env.run(&["analyze", "p.toml", "--scores", "scores.csv"]);
+    assert_eq!(r.code, 1, "{}", r.stderr);
+    assert!(r.stderr.contains("no component count is recorded"), "{}", r.stderr);
+    // 100 components against 1000 required: stop.
+    let c = env.run(&[
+        "components",
+        "p.toml",
+        "--questions",
+        "questions.json",
+        "--out",
+        "components.csv",
+    ]);
+    assert_eq!(c.code, 3, "{}", c.stderr);
+    let r = analyze(&env, &[]);
+    assert_eq!(r.code, 1);
+    assert!(r.stderr.contains("the stop rule said stop (entry #2)"), "{}", r.stderr);
+    // A recount on other questions needs a reason.
+    let text = std::fs::read_to_string(env.join("questions.json")).unwrap();
+    let v: Value = serde_json::from_str(&text).unwrap();
+    env.write(
+        "half.json",
+        serde_json::to_string(&v.as_array().unwrap()[..50]).unwrap(),
+    );
+    let c = env.run(&["components", "p.toml", "--questions", "half.json", "--out", "half.csv"]);
+    assert_eq!(c.code, 1, "{}", c.stderr);
+    assert!(c.stderr.contains("was counted before on other inputs"), "{}", c.stderr);
+    assert!(c.stderr.contains("questions (counted in entry #2)"), "{}", c.stderr);
+    let c = env.run(&[
+        "components",
+        "p.toml",
+        "--questions",
+        "half.json",
+        "--out",
+        "half.csv",
+        "--deviation",
+        "half the questions were malformed",
+    ]);
+    assert_eq!(c.code, 3, "still too few: {}", c.stderr);
+    assert_eq!(kinds(&env), ["register", "stop", "deviation", "stop"]);
+    // Analyzing anyway needs a deviation, and the report keeps every count.
+    let r = analyze(&env, &["--deviation", "pilot look despite the stop"]);
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    let rep = env.run(&["report", "--out", "rep"]);
+    assert_eq!(rep.code, 0, "{}", rep.stderr);
+    let md = std::fs::read_to_string(env.join("rep/report.md")).unwrap();
+    assert!(md.contains("Every count of this study"), "{}", md);
+    assert!(md.contains("| #2 |") && md.contains("| #4 |"), "{}", md);
+    assert!(md.contains("half the questions were malformed"));
+    assert!(md.contains("No analysis matches the registration"), "{}", md);
+}
+
+#[test]
+fn a_second_analysis_is_exploratory_and_the_first_stays_confirmatory() {
+    let env = counted(&protocol_v2(""));
+    assert_eq!(analyze(&env, &[]).code, 0);
+    let r = analyze(&env, &["--trials", "1000", "--deviation", "more trials for the figure"]);
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    let rep = env.run(&["report", "--out", "rep"]);
+    assert_eq!(rep.code, 0, "{}", rep.stderr);
+    let md = std::fs::read_to_string(env.join("rep/report.md")).unwrap();
+    assert!(md.contains("the confirmatory analysis (entry #3)"), "{}", md);
+    assert!(md.contains("| #3 |") && md.contains("confirmatory"), "{}", md);
+    assert!(md.contains("| #5 |") && md.contains("exploratory"), "{}", md);
+    assert!(md.contains("analysis.trials: 500 → 1000"), "{}", md);
+    assert!(md.contains("more trials for the figure"));
+}
+
+#[test]
+fn hints_lead_the_right_way_and_no_deviation_without_a_registration() {
+    let env = Env::init();
+    env.write("p.toml", protocol_v2(""));
+    env.write(
+        "scores.csv",
+        std::fs::read(data("analyze/hotpotqa-100-correctness.csv")).unwrap(),
+    );
+    let r = env.run(&["analyze", "p.toml", "--scores", "scores.csv"]);
+    assert_eq!(r.code, 1);
+    assert!(
+        r.stderr.contains("hint: register it first: pledge register"),
+        "{}",
+        r.stderr
+    );
+    let r = env.run(&["analyze", "p.toml", "--scores", "scores.csv", "--deviation", "x"]);
+    assert_eq!(r.code, 1);
+    assert!(
+        r.stderr.contains("there is no registration to deviate from"),
+        "{}",
+        r.stderr
+    );
+    assert_eq!(
+        env.run(&["log", "--format", "json"]).stdout.trim(),
+        "[]",
+        "nothing written"
+    );
+    assert_eq!(env.run(&["register", "p.toml"]).code, 0);
+    env.write("p.toml", protocol_v2("").replace("mde = 0.15", "mde = 0.2"));
+    let r = env.run(&["analyze", "p.toml", "--scores", "scores.csv"]);
+    assert_eq!(r.code, 1);
+    assert!(r.stderr.contains("pledge amend"), "{}", r.stderr);
+}
+
+#[test]
+fn an_unknown_metric_is_refused_at_registration_with_a_did_you_mean() {
+    let env = Env::init();
+    env.write(
+        "p.toml",
+        "schema-version = 2\n[study]\nid = \"m\"\ntitle = \"t\"\nregistered-by = \"me\"\n[target]\nmetric = \"ndcg_cutt.10\"\nmde = 0.05\n",
+    );
+    let r = env.run(&["register", "p.toml"]);
+    assert_eq!(r.code, 2, "{}", r.stderr);
+    assert!(r.stderr.contains("p.toml:7:10"), "{}", r.stderr);
+    assert!(r.stderr.contains("did you mean `ndcg_cut.10`?"), "{}", r.stderr);
+    // A format-2 key in a format-1 file.
+    env.write(
+        "q.toml",
+        "schema-version = 1\n[study]\nid = \"m\"\ntitle = \"t\"\nregistered-by = \"me\"\n[target]\nmetric = \"map\"\nmde = 0.05\n[scores]\ncolumn = \"x\"\n",
+    );
+    let r = env.run(&["register", "q.toml"]);
+    assert_eq!(r.code, 2);
+    assert!(r.stderr.contains("[scores] needs schema-version = 2"), "{}", r.stderr);
+}
+
+#[test]
+fn a_registered_pilot_gives_sigma_at_registration_and_the_required_count() {
+    let env = Env::init();
+    // σ from the pilot instead of target.sd: the split's requirement is derived from it.
+    let p = protocol_v2("")
+        .replace("sd = 0.45\n", "pilot = \"pilot.csv\"\n")
+        .replace("required-components = 10", "required-components = \"from-target\"");
+    env.write("p.toml", p);
+    env.write(
+        "pilot.csv",
+        std::fs::read(data("analyze/hotpotqa-100-correctness.csv")).unwrap(),
+    );
+    env.write(
+        "questions.json",
+        std::fs::read(data("hotpotqa-100/questions.json")).unwrap(),
+    );
+    let r = env.run(&["register", "p.toml"]);
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    // gpt-4 − gpt-3.5 on 100 questions: 15 +1, 4 −1, 81 zeros: mean 0.11, SD √((19 − 100·0.11²)/99).
+    let sd = ((19.0 - 100.0 * 0.11f64 * 0.11) / 99.0).sqrt();
+    assert!(r.stderr.contains(&format!("σ̂ {:.4} per question", sd)), "{}", r.stderr);
+    let log = json(&env.run(&["log", "--format", "json"]).stdout);
+    let reg = &log[0];
+    assert_eq!(reg["summary"]["pilot"]["questions"], 100);
+    assert!(reg["inputs"]["pilot:pilot.csv"].is_string());
+    let c = env.run(&[
+        "components",
+        "p.toml",
+        "--questions",
+        "questions.json",
+        "--dry-run",
+        "--format",
+        "json",
+    ]);
+    assert_eq!(c.code, 0, "{}", c.stderr);
+    let v = json(&c.stdout);
+    let req = &v["stop"]["splits"][0]["power"];
+    assert!((req["sd"].as_f64().unwrap() - sd).abs() < 1e-12, "{}", req);
+    // The pilot cannot change after registration without an amendment.
+    env.write("pilot.csv", "_id,a,b\nq1,1,0\nq2,0,1\n");
+    let c = env.run(&[
+        "components",
+        "p.toml",
+        "--questions",
+        "questions.json",
+        "--out",
+        "c.csv",
+    ]);
+    assert_ne!(c.code, 0, "{}", c.stderr);
+}
+
+#[test]
+fn question_weighted_component_figures_come_from_one_estimator() {
+    let p = protocol_v2("")
+        .replace("[analysis]\n", "[analysis]\nresampling-unit = \"component\"\n")
+        .replace(
+            "sd = 0.45\n",
+            "sd = 0.45\n[components]\nestimator = \"question-weighted\"\n",
+        );
+    let env = counted(&p);
+    let r = analyze(&env, &["--format", "json"]);
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    let c = &json(&r.stdout)["comparisons"][0];
+    assert_eq!(c["primary_unit"], "component");
+    assert!(c["estimator"].as_str().unwrap().contains("question-weighted"));
+    // The t-test is the cluster-robust one of the question-weighted difference.
+    assert_eq!(c["t_test"]["p"], c["cluster_robust"]["test"]["p"]);
+    assert_eq!(c["t_test"]["mean"], c["difference"]);
+}
+
+/// The report of a study with a stop, a recount with a reason, a deviation and two analyses, as
+/// a snapshot (deterministic for the fixed clock).
+#[test]
+fn report_with_a_stop_a_recount_a_deviation_and_two_analyses_snapshot() {
+    let env = Env::init();
+    env.write(
+        "p.toml",
+        protocol_v2("").replace("required-components = 10", "required-components = 80"),
+    );
+    env.write(
+        "scores.csv",
+        std::fs::read(data("analyze/hotpotqa-100-correctness.csv")).unwrap(),
+    );
+    let all: Value =
+        serde_json::from_str(&std::fs::read_to_string(data("hotpotqa-100/questions.json")).unwrap()).unwrap();
+    env.write(
+        "questions.json",
+        serde_json::to_string(&all.as_array().unwrap()[..60]).unwrap(),
+    );
+    env.write("more.json", serde_json::to_string(&all).unwrap());
+    assert_eq!(env.run(&["register", "p.toml"]).code, 0);
+    let c = env.run(&[
+        "components",
+        "p.toml",
+        "--questions",
+        "questions.json",
+        "--out",
+        "components.csv",
+    ]);
+    assert_eq!(c.code, 3, "60 components < 80: {}", c.stderr);
+    let c = env.run(&[
+        "components",
+        "p.toml",
+        "--questions",
+        "more.json",
+        "--out",
+        "components.csv",
+        "--deviation",
+        "40 more questions were written before any model was run",
+    ]);
+    assert_eq!(c.code, 0, "{}", c.stderr);
+    assert_eq!(analyze(&env, &[]).code, 0);
+    let r = analyze(
+        &env,
+        &[
+            "--percentile",
+            "nearest",
+            "--deviation",
+            "nearest-rank interval for a reviewer",
+        ],
+    );
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    let rep = env.run(&["report", "--out", "rep"]);
+    assert_eq!(rep.code, 0, "{}", rep.stderr);
+    let md = std::fs::read_to_string(env.join("rep/report.md")).unwrap();
+    insta::assert_snapshot!("report_stop_recount_deviation_two_analyses", md);
+}
