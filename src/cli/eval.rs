@@ -51,7 +51,7 @@ pub struct Args {
     #[arg(short = 'N', long = "num-docs", value_name = "N", default_value_t = 0)]
     pub num_docs: i64,
     /// Rank by the scores in double precision (trec_eval 10.0); default single precision,
-    /// as trec_eval ≤ 9.0.8, pytrec_eval and ir_measures.
+    /// as trec_eval ≤ 9.0.8 and pytrec_eval.
     #[arg(long)]
     pub full_precision: bool,
     /// Also print per-topic values in the human format (json and trec always have them).

@@ -10,8 +10,8 @@ use std::path::{Path, PathBuf};
 
 /// How scores are compared when a topic's documents are ranked.
 ///
-/// trec_eval up to 9.0.8 (the release most installations, pytrec_eval and ir_measures use)
-/// reads scores into a C `float` (`trec_format.h`) and sorts by it, so scores that differ only
+/// trec_eval up to 9.0.8 (the release most installations use, and the one pytrec_eval builds
+/// on) reads scores into a C `float` (`trec_format.h`) and sorts by it, so scores that differ only
 /// below single precision tie and fall back to docno order; trec_eval 10.0 (commit dc0c991,
 /// 2023) reads them as `double`. Either way −0 and +0 tie.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, serde::Serialize)]
