@@ -685,11 +685,12 @@ pub fn topic_values(
                 }
             }
             Measure::Utility { coefficients: c, .. } => {
-                let (a, n, r) = (rr as i64, n as i64, r as i64);
+                // i128: -N comes from the user and may be near i64::MAX.
+                let (a, n, r) = (rr as i128, n as i128, r as i128);
                 c[0] * a as f64
                     + c[1] * (n - a) as f64
                     + c[2] * (r - a) as f64
-                    + c[3] * (opts.num_docs_in_coll + a - n - r) as f64
+                    + c[3] * (opts.num_docs_in_coll as i128 + a - n - r) as f64
             }
             Measure::ElevenPtAvg { levels, .. } => {
                 let cuts: Vec<i64> = levels.iter().map(|x| (x * r as f64).round() as i64).collect();
@@ -753,7 +754,9 @@ pub fn topic_values(
                     0.0
                 }
             }
-            Measure::NumNonrelJudgedRet => (n - t.nonpool - t.unjudged - rr) as f64,
+            // Signed: with a relevance level below 0 (-l -1) unjudged documents count as
+            // relevant and this goes negative, as in trec_eval.
+            Measure::NumNonrelJudgedRet => (n as i64 - t.nonpool as i64 - t.unjudged as i64 - rr as i64) as f64,
             Measure::Yaap => {
                 let s = t.ap_prefix[n];
                 ((1.0 + s) / (1.0 + r as f64 - s)).ln()
@@ -1011,6 +1014,31 @@ mod tests {
         assert_eq!(t.relstring.as_deref(), Some(">0"));
         let t = topic_values(&grades, Some(&q), &[m("relstring")], &neg);
         assert_eq!(t.relstring.as_deref(), Some(">0-."));
+    }
+
+    #[test]
+    fn extreme_options_do_not_panic() {
+        // -l -1 (a document not in the qrels, value -1, then counts as relevant, as trec_eval's
+        // `>=` comparison gives) and -N near i64::MAX, both from the command line.
+        let q = tq(&[("a", 1), ("b", 0)]);
+        let grades = [None, Some(1), Some(0)];
+        let o = TopicOptions {
+            judging: Judging {
+                relevance_level: -1,
+                ..Judging::default()
+            },
+            num_docs_in_coll: i64::MAX,
+            ..TopicOptions::default()
+        };
+        let ms = Measure::all_trec();
+        let t = topic_values(&grades, Some(&q), &ms, &o);
+        assert_eq!(t.values.len(), ms.len() - 1);
+        // 3 retrieved, 1 not judged, 3 "relevant": 3 - 1 - 0 - 3.
+        let v = values(&grades, &q, &[Measure::NumNonrelJudgedRet, Measure::NumRelRet], o);
+        assert_eq!(v, vec![-1.0, 3.0]);
+        // N + rel_ret - ret - R = MAX + 3 - 3 - 2.
+        let u = values(&grades, &q, &[m("utility.0,0,0,1")], o);
+        assert!((u[0] - (i64::MAX - 2) as f64).abs() < 1e4);
     }
 
     #[test]
