@@ -33,22 +33,35 @@ pub struct Args {
     /// Run files (`qid Q0 docno rank score tag`, gzip allowed).
     #[arg(required = true)]
     pub runs: Vec<PathBuf>,
-    /// Measure, trec_eval-style (repeatable): map, P.10, P (all cutoffs), ndcg, ndcg_cut.10,
-    /// recip_rank, Rprec, num_ret, num_rel, num_rel_ret, rbp, rbp.p=0.95, rbp_resid, judged.10.
-    /// Default: all of them.
+    /// Measure (repeatable): trec_eval names (map, P.10, P, ndcg_cut.10, recall.100, bpref,
+    /// all_trec, ...), ir_measures names (nDCG@10, AP, RR@10, R@100, ...) or ranx names
+    /// (ndcg@10, mrr, hit_rate@10, ...). Default: trec_eval's default set.
     #[arg(short = 'm', long = "measure", value_name = "M")]
     pub measures: Vec<String>,
-    /// As trec_eval -c: a qrels topic with relevant documents that a run lacks counts as 0.
+    /// As trec_eval -c: a qrels topic that a run lacks is evaluated as an empty ranking (0).
     #[arg(short = 'c', long)]
     pub complete: bool,
+    /// As trec_eval -J: drop unjudged documents from each ranking before evaluating.
+    #[arg(short = 'J', long)]
+    pub judged_only: bool,
+    /// As trec_eval -M: use only the first N documents of each ranking.
+    #[arg(short = 'M', long = "max-retrieved", value_name = "N")]
+    pub max_retrieved: Option<usize>,
+    /// As trec_eval -N: number of documents in the collection (utility's 4th coefficient).
+    #[arg(short = 'N', long = "num-docs", value_name = "N", default_value_t = 0)]
+    pub num_docs: i64,
+    /// Rank by the scores in double precision (trec_eval 10.0); default single precision,
+    /// as trec_eval ≤ 9.0.8 and pytrec_eval.
+    #[arg(long)]
+    pub full_precision: bool,
     /// Also print per-topic values in the human format (json and trec always have them).
     #[arg(short = 'q', long = "per-topic")]
     pub per_topic: bool,
     /// Grade at or above which a document is relevant (trec_eval -l).
     #[arg(short = 'l', long = "relevance-level", default_value_t = 1, value_name = "N")]
     pub relevance_level: i32,
-    /// Read negative grades as "in the pool but unjudged" (trec_eval's reading; affects
-    /// rbp_resid and judged only). Default: judged and non-relevant.
+    /// Read negative grades as "in the pool but unjudged" (trec_eval's reading; affects the
+    /// measures that tell judged from unjudged, e.g. bpref). Default: judged and non-relevant.
     #[arg(long)]
     pub negative_unjudged: bool,
     /// Keep the first of duplicate (topic, docno) lines instead of stopping with an error.
@@ -72,6 +85,10 @@ pub fn run(a: Args, ctx: &Ctx) -> Outcome {
         relevance_level: a.relevance_level,
         negative_unjudged: a.negative_unjudged,
         keep_first_duplicate: a.keep_first_duplicate,
+        judged_only: a.judged_only,
+        max_retrieved: a.max_retrieved,
+        num_docs: a.num_docs,
+        full_precision: a.full_precision,
         protocol: a.protocol.as_deref().map(|p| resolve(ctx, p)),
     };
     let o = crate::ops::eval::eval(&req)?;

@@ -3,7 +3,7 @@
 
 use super::{Note, Notes};
 use crate::error::Result;
-use crate::trec::{self, Duplicates, EvalOptions, Evaluation, Judging, Measure, PoolBias, Qrels, Run};
+use crate::trec::{self, Duplicates, EvalOptions, Evaluation, Judging, Measure, PoolBias, Qrels, Run, ScorePrecision};
 use rayon::prelude::*;
 use serde::Serialize;
 use std::path::PathBuf;
@@ -27,6 +27,14 @@ pub struct EvalRequest {
     pub negative_unjudged: bool,
     /// Keep the first of duplicate (topic, docno) lines instead of an error.
     pub keep_first_duplicate: bool,
+    /// trec_eval -J: only judged documents are ranked.
+    pub judged_only: bool,
+    /// trec_eval -M: the first N documents of each ranking.
+    pub max_retrieved: Option<usize>,
+    /// trec_eval -N: documents in the collection.
+    pub num_docs: i64,
+    /// Rank by double-precision scores (trec_eval 10.0) instead of single precision.
+    pub full_precision: bool,
     /// A protocol whose `[pool]` and target metric give the pool-bias statement.
     pub protocol: Option<PathBuf>,
 }
@@ -63,9 +71,14 @@ pub fn eval(a: &EvalRequest) -> Result<EvalOutcome> {
     let (qrels, runs) = rayon::join(
         || Qrels::read(&a.qrels, dups),
         || {
+            let precision = if a.full_precision {
+                ScorePrecision::Double
+            } else {
+                ScorePrecision::Single
+            };
             a.runs
                 .par_iter()
-                .map(|p| Run::read(p, dups))
+                .map(|p| Run::read_with(p, dups, precision))
                 .collect::<Result<Vec<Run>>>()
         },
     );
@@ -77,6 +90,9 @@ pub fn eval(a: &EvalRequest) -> Result<EvalOutcome> {
             relevance_level: a.relevance_level,
             negative_unjudged: a.negative_unjudged,
         },
+        judged_only: a.judged_only,
+        max_retrieved: a.max_retrieved,
+        num_docs_in_coll: a.num_docs,
     };
     let evaluation = trec::evaluate(&qrels, &a.qrels_shown, &runs, &opts)?;
     let mut notes = Notes::new();

@@ -2,11 +2,17 @@
 
 use super::{check_summary, duplicate, system_name_from_path, value::is_number, Builder, ReadOptions, ScoreTable};
 use crate::error::{Error, Result};
+use std::collections::HashMap;
 use std::path::Path;
 
-/// `P.10` and `P_10` name the same measure (trec_eval prints `P_10` for `-m P.10`).
+/// One spelling per measure: the name pledge prints for it when it is a measure name as
+/// [`crate::trec::resolve`] reads it (so `P.10`, `P_10` and `P@10` match the `P_10` rows, and
+/// `nDCG@10` the `ndcg_cut_10` rows), else the name with `.` as `_`.
 fn canon(m: &str) -> String {
-    m.trim().replace('.', "_")
+    match crate::trec::resolve(m.trim()) {
+        Ok(x) => x.canonical_name(),
+        Err(_) => m.trim().replace('.', "_"),
+    }
 }
 
 /// Reads `trec_eval -q` output (see the module docs of [`crate::scores`]).
@@ -14,6 +20,8 @@ pub(super) fn read(path: &Path, text: &str, opts: &ReadOptions) -> Result<ScoreT
     let mut rows = Vec::new();
     let mut runid = None;
     let mut measures: Vec<String> = Vec::new();
+    // Raw name -> canonical name, computed once per distinct name.
+    let mut canonical: HashMap<&str, String> = HashMap::new();
     for (line, l) in crate::io::lines(text) {
         if l.trim().is_empty() {
             continue;
@@ -31,14 +39,19 @@ pub(super) fn read(path: &Path, text: &str, opts: &ReadOptions) -> Result<ScoreT
             runid = Some(v.to_string());
             continue;
         }
-        if !measures.iter().any(|x| canon(x) == canon(m)) {
-            measures.push(m.to_string());
+        if !canonical.contains_key(m) {
+            let c = canon(m);
+            if !canonical.values().any(|x| *x == c) {
+                measures.push(m.to_string());
+            }
+            canonical.insert(m, c);
         }
         rows.push((line, m, t, v));
     }
     let measure = match &opts.measure {
         Some(want) => {
-            if !measures.iter().any(|x| canon(x) == canon(want)) {
+            let want_c = canon(want);
+            if !canonical.values().any(|x| *x == want_c) {
                 return Err(Error::in_file(
                     path,
                     format!(
@@ -48,7 +61,7 @@ pub(super) fn read(path: &Path, text: &str, opts: &ReadOptions) -> Result<ScoreT
                     ),
                 ));
             }
-            canon(want)
+            want_c
         }
         None if measures.len() == 1 => canon(&measures[0]),
         None => {
@@ -65,7 +78,7 @@ pub(super) fn read(path: &Path, text: &str, opts: &ReadOptions) -> Result<ScoreT
     let mut all = None;
     let mut vals = Vec::new();
     for (line, m, t, v) in rows {
-        if canon(m) != measure {
+        if canonical.get(m) != Some(&measure) {
             continue;
         }
         if t == "all" {

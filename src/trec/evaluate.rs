@@ -1,23 +1,30 @@
-//! Evaluating runs against qrels: per-topic values and means, as `trec_eval -q [-c]`.
+//! Evaluating runs against qrels: per-topic values and means, as `trec_eval -q [-c] [-J]
+//! [-M N] [-N N] [-l N]`.
 
-use super::measures::Measure;
+use super::measures::{Aggregate, Measure, MIN_GEO_MEAN};
 use super::qrels::Qrels;
 use super::run::Run;
-use super::topic::{topic_values, Judging};
+use super::topic::{topic_values, Judging, TopicOptions};
 use crate::error::{Error, Result};
 use rayon::prelude::*;
 use serde::Serialize;
 
-/// Options of an evaluation.
+/// Options of an evaluation (trec_eval's flags).
 #[derive(Debug, Clone, PartialEq)]
 pub struct EvalOptions {
-    /// Measures, in output order.
+    /// Measures, in output order (default: trec_eval's default set, [`Measure::defaults`]).
     pub measures: Vec<Measure>,
-    /// trec_eval `-c`: topics of the qrels with at least one relevant document that the run
-    /// lacks are evaluated with an empty ranking (every measure 0) and count in the mean.
+    /// trec_eval `-c`: every topic of the qrels that the run lacks is evaluated with an empty
+    /// ranking (every measure 0 except `num_rel`) and counts in the mean.
     pub complete: bool,
-    /// How grades are read (relevance level, negative grades).
+    /// How grades are read (relevance level `-l`, negative grades).
     pub judging: Judging,
+    /// trec_eval `-J`: only judged documents are kept in each ranking.
+    pub judged_only: bool,
+    /// trec_eval `-M N`: only the first N documents of each ranking are used.
+    pub max_retrieved: Option<usize>,
+    /// trec_eval `-N N`: documents in the collection (for `utility`'s fourth coefficient).
+    pub num_docs_in_coll: i64,
 }
 
 impl Default for EvalOptions {
@@ -26,6 +33,21 @@ impl Default for EvalOptions {
             measures: Measure::defaults(),
             complete: false,
             judging: Judging::default(),
+            judged_only: false,
+            max_retrieved: None,
+            num_docs_in_coll: 0,
+        }
+    }
+}
+
+impl EvalOptions {
+    /// The per-topic part of the options.
+    pub fn topic_options(&self) -> TopicOptions {
+        TopicOptions {
+            judging: self.judging,
+            judged_only: self.judged_only,
+            max_retrieved: self.max_retrieved,
+            num_docs_in_coll: self.num_docs_in_coll,
         }
     }
 }
@@ -35,8 +57,11 @@ impl Default for EvalOptions {
 pub struct TopicRow {
     /// Topic id.
     pub topic: String,
-    /// Values, one per measure.
+    /// Values, one per (non-string) measure; for `gm_map` / `gm_bpref` the topic's AP / bpref.
     pub values: Vec<f64>,
+    /// The `relstring` of the topic, when that measure was asked for.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub relstring: Option<String>,
 }
 
 /// The evaluation of one run.
@@ -46,17 +71,19 @@ pub struct RunEvaluation {
     pub tag: String,
     /// File the run was read from.
     pub path: String,
-    /// Measure names (trec_eval names), the order of every `values`.
+    /// Measure names (trec_eval names), the order of every `values` (`relstring`, a string,
+    /// is not among them).
     pub measures: Vec<String>,
     /// Evaluated topics in byte order (as trec_eval prints them).
     pub topics: Vec<TopicRow>,
-    /// trec_eval's `all` values: a sum for num_ret / num_rel / num_rel_ret, else the mean over
+    /// trec_eval's `all` values: a sum for the counts (num_ret, num_rel, num_rel_ret,
+    /// num_nonrel_judged_ret), the geometric mean for gm_map / gm_bpref, else the mean over
     /// evaluated topics.
     pub all: Vec<f64>,
     /// Topics in the run but not in the qrels: excluded, as trec_eval does.
     pub not_in_qrels: Vec<String>,
-    /// Topics in the qrels with relevant documents that the run lacks: evaluated as 0 with `-c`,
-    /// otherwise not evaluated.
+    /// Topics in the qrels that the run lacks: evaluated as 0 with `-c` (as trec_eval -c),
+    /// otherwise not evaluated (as trec_eval 9; trec_eval 10 stops with an error).
     pub missing_from_run: Vec<String>,
     /// Whether `-c` zeros were used.
     pub complete: bool,
@@ -85,6 +112,8 @@ pub fn evaluate_run(qrels: &Qrels, run: &Run, opts: &EvalOptions) -> Result<RunE
     let mut rows = Vec::new();
     let mut not_in_qrels = Vec::new();
     let mut grades: Vec<Option<i32>> = Vec::new();
+    let topic_opts = opts.topic_options();
+    let numeric: Vec<&Measure> = opts.measures.iter().filter(|m| !m.is_string()).collect();
     for (topic, docs) in &run.topics {
         let Some(tq) = qrels.topic(topic) else {
             not_in_qrels.push(topic.clone());
@@ -92,9 +121,11 @@ pub fn evaluate_run(qrels: &Qrels, run: &Run, opts: &EvalOptions) -> Result<RunE
         };
         grades.clear();
         grades.extend(docs.iter().map(|d| tq.grades.get(&d.docno).copied()));
+        let t = topic_values(&grades, Some(tq), &opts.measures, &topic_opts);
         rows.push(TopicRow {
             topic: topic.clone(),
-            values: topic_values(&grades, Some(tq), &opts.measures, opts.judging),
+            values: t.values,
+            relstring: t.relstring,
         });
     }
     if rows.is_empty() {
@@ -107,22 +138,46 @@ pub fn evaluate_run(qrels: &Qrels, run: &Run, opts: &EvalOptions) -> Result<RunE
     }
     let mut missing_from_run = Vec::new();
     for (topic, tq) in &qrels.topics {
-        if !run.topics.contains_key(topic) && tq.num_rel(opts.judging.relevance_level) > 0 {
+        if !run.topics.contains_key(topic) {
             missing_from_run.push(topic.clone());
             if opts.complete {
+                // trec_eval -c evaluates a one-document placeholder ranking and then zeroes
+                // num_ret, utility, unj, rbp_resid and relstring: the same as an empty ranking
+                // with utility 0.
+                let mut t = topic_values(&[], Some(tq), &opts.measures, &topic_opts);
+                for (m, v) in numeric.iter().zip(t.values.iter_mut()) {
+                    if matches!(m, Measure::Utility { .. }) {
+                        *v = 0.0;
+                    }
+                }
                 rows.push(TopicRow {
                     topic: topic.clone(),
-                    values: topic_values(&[], Some(tq), &opts.measures, opts.judging),
+                    values: t.values,
+                    relstring: t.relstring,
                 });
             }
         }
     }
     rows.sort_by(|a, b| a.topic.cmp(&b.topic));
-    let all = all_values(&opts.measures, &rows);
+    let mut all = all_values(&numeric, &rows);
+    if opts.complete {
+        // m_num_rel.c: with -c, num_rel's `all` is recounted over every qrels line with a
+        // grade > 0, whatever the relevance level.
+        let total = qrels
+            .topics
+            .values()
+            .map(|t| t.grades.values().filter(|&&g| g > 0).count())
+            .sum::<usize>();
+        for (m, v) in numeric.iter().zip(all.iter_mut()) {
+            if matches!(m, Measure::NumRel) {
+                *v = total as f64;
+            }
+        }
+    }
     Ok(RunEvaluation {
         tag: run.tag.clone(),
         path: run.path.display().to_string(),
-        measures: opts.measures.iter().map(Measure::name).collect(),
+        measures: numeric.iter().map(|m| m.name()).collect(),
         topics: rows,
         all,
         not_in_qrels,
@@ -131,18 +186,21 @@ pub fn evaluate_run(qrels: &Qrels, run: &Run, opts: &EvalOptions) -> Result<RunE
     })
 }
 
-/// trec_eval's `all` row: sums for counts, means otherwise (rows is never empty here).
-fn all_values(measures: &[Measure], rows: &[TopicRow]) -> Vec<f64> {
+/// trec_eval's `all` row: sums for counts, geometric means for gm_map / gm_bpref, means
+/// otherwise (`meas_avg.c`; rows is never empty here).
+fn all_values(measures: &[&Measure], rows: &[TopicRow]) -> Vec<f64> {
+    let n = rows.len() as f64;
     measures
         .iter()
         .enumerate()
-        .map(|(i, m)| {
-            let sum: f64 = rows.iter().map(|r| r.values[i]).sum();
-            if m.is_count() {
-                sum
-            } else {
-                sum / rows.len() as f64
+        .map(|(i, m)| match m.aggregate() {
+            // fold from +0.0, not sum(): an empty f64 sum is -0.0, printed "-0.0000".
+            Aggregate::Sum => rows.iter().fold(0.0, |a, r| a + r.values[i]),
+            Aggregate::GeometricMean => {
+                let s = rows.iter().fold(0.0, |a, r| a + r.values[i].max(MIN_GEO_MEAN).ln());
+                (s / n).exp()
             }
+            Aggregate::Mean | Aggregate::None => rows.iter().fold(0.0, |a, r| a + r.values[i]) / n,
         })
         .collect()
 }
@@ -161,7 +219,8 @@ pub fn evaluate(qrels: &Qrels, qrels_path: &str, runs: &[Run], opts: &EvalOption
     })
 }
 
-/// Formats a value as trec_eval prints it: counts as integers, others with 4 decimals.
+/// Formats a value as trec_eval prints it: counts as integers, others with 4 decimals
+/// (`%6.4f`).
 pub fn trec_value(m: &Measure, v: f64) -> String {
     if m.is_count() {
         format!("{}", v.round() as i64)
@@ -171,17 +230,28 @@ pub fn trec_value(m: &Measure, v: f64) -> String {
 }
 
 /// The `trec_eval -q` text of one run: per-topic rows (`measure<TAB>topic<TAB>value`, name
-/// padded to 22 characters), then `runid`, `num_q` and the `all` rows.
+/// padded to 22 characters; `relstring` as `'...'`; no per-topic rows for gm_map / gm_bpref),
+/// then `runid`, `num_q` and the `all` rows (none for relstring). `measures` is the list the
+/// run was evaluated with ([`EvalOptions::measures`]).
 pub fn trec_text(ev: &RunEvaluation, measures: &[Measure]) -> String {
     let mut out = String::new();
     for row in &ev.topics {
-        for (m, v) in measures.iter().zip(&row.values) {
-            out.push_str(&format!("{:<22}\t{}\t{}\n", m.name(), row.topic, trec_value(m, *v)));
+        let mut values = row.values.iter();
+        for m in measures {
+            if m.is_string() {
+                let s = row.relstring.as_deref().unwrap_or("");
+                out.push_str(&format!("{:<22}\t{}\t'{}'\n", m.name(), row.topic, s));
+                continue;
+            }
+            let Some(v) = values.next() else { break };
+            if !m.is_summary_only() {
+                out.push_str(&format!("{:<22}\t{}\t{}\n", m.name(), row.topic, trec_value(m, *v)));
+            }
         }
     }
     out.push_str(&format!("{:<22}\tall\t{}\n", "runid", ev.tag));
     out.push_str(&format!("{:<22}\tall\t{}\n", "num_q", ev.topics.len()));
-    for (m, v) in measures.iter().zip(&ev.all) {
+    for (m, v) in measures.iter().filter(|m| !m.is_string()).zip(&ev.all) {
         out.push_str(&format!("{:<22}\tall\t{}\n", m.name(), trec_value(m, *v)));
     }
     out

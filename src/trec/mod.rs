@@ -2,14 +2,18 @@
 //! `trec_eval -q` text format, a [`ScoreTable`](crate::scores::ScoreTable) for the analysis, and
 //! the pool-bias statement.
 //!
-//! Reference implementation: usnistgov/trec_eval (commit f4253652), checked to its 4 printed
-//! decimals on its own test suite and on 17 TREC 2003 Robust runs (`tests/data/trec/`).
-//! Documents of a topic are ordered by score descending, then docno descending (trec_eval's
-//! `comp_sim_docno`); the rank column is ignored. A document is relevant when its grade is at
-//! least the relevance level (default 1, trec_eval `-l`).
+//! Reference implementation: usnistgov/trec_eval (10.0, commit f4253652; 9.0.8 for the
+//! single-precision ranking), checked to its 4 printed decimals on its own test suite and on 17
+//! TREC 2003 Robust runs, every measure (`tests/data/trec/`). Documents of a topic are ordered
+//! by score descending, then docno descending (trec_eval's `comp_sim_docno`), scores compared
+//! in single precision by default ([`ScorePrecision`]); the rank column is ignored. A document
+//! is relevant when its grade is at least the relevance level (default 1, trec_eval `-l`).
+//! Measure names: [`measures::resolve`] and [`measures::parse`] read trec_eval's, ir_measures'
+//! and ranx's names.
 
+mod aliases;
 mod evaluate;
-mod measures;
+pub mod measures;
 mod parse;
 mod pool;
 mod qrels;
@@ -18,10 +22,10 @@ mod table;
 mod topic;
 
 pub use evaluate::{evaluate, evaluate_run, trec_text, trec_value, EvalOptions, Evaluation, RunEvaluation, TopicRow};
-pub use measures::{parse_all, Measure, CUTOFFS};
+pub use measures::{parse_all, resolve, Aggregate, Gains, Measure, CUTOFFS};
 pub use parse::Duplicates;
 pub use pool::{pool_bias, LeaveOneOut, PoolBias, RunPoolBias};
 pub use qrels::{Qrels, TopicQrels};
-pub use run::{Retrieved, Run};
+pub use run::{Retrieved, Run, ScorePrecision};
 pub use table::score_table;
-pub use topic::{topic_values, Judging};
+pub use topic::{topic_values, Judging, TopicOptions, TopicValues};

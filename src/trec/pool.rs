@@ -3,10 +3,10 @@
 //! large-scale information retrieval experiments?", SIGIR).
 
 use super::evaluate::{evaluate_run, EvalOptions};
-use super::measures::Measure;
+use super::measures::{resolve_per_topic, Measure};
 use super::qrels::Qrels;
 use super::run::Run;
-use crate::error::{Error, Result};
+use crate::error::Result;
 use crate::protocol::Pool;
 use serde::{Deserialize, Serialize};
 use std::collections::HashSet;
@@ -66,26 +66,20 @@ pub struct PoolBias {
 }
 
 /// Pool bias of `runs` against `qrels` under the protocol's `[pool]`, for `metric` (one
-/// trec_eval measure name such as `map`, `P.10`, `ndcg_cut.10`).
+/// measure name as [`resolve`](super::resolve) reads it, such as `map`, `P.10`, `nDCG@10`).
 ///
 /// Leave-one-run-out (Zobel 1998): for a contributing run, the documents in its top
 /// `pool.depth` that no *other contributing* given run has in its top `pool.depth` are removed
 /// from the qrels (a non-contributing run could not have put a document in the pool), and the
 /// run is evaluated again. Skipped when `pool.depth` is not set.
 ///
-/// Errors (exit 2): an unknown metric or one naming several measures; a run with no topic in
-/// common with the qrels.
+/// Errors (exit 2): a metric [`resolve_per_topic`](super::measures::resolve_per_topic)
+/// refuses; a run with no topic in common with the qrels.
 pub fn pool_bias(qrels: &Qrels, runs: &[Run], pool: &Pool, metric: &str) -> Result<PoolBias> {
-    let ms = Measure::parse(metric)?;
-    let [m] = ms.as_slice() else {
-        return Err(Error::input(format!(
-            "metric `{}` names several measures; name one",
-            metric
-        )));
-    };
+    let m = resolve_per_topic(metric)?;
     let k = pool.judged_k.max(1);
     let opts = EvalOptions {
-        measures: vec![*m, Measure::Judged(k)],
+        measures: vec![m.clone(), Measure::Judged(k)],
         ..EvalOptions::default()
     };
     let name = m.name();

@@ -1,11 +1,28 @@
 //! Run reader: `qid Q0 docno rank score tag` per line (spaces or tabs, gzip allowed). The rank
 //! column is ignored: documents are ordered as trec_eval orders them (score descending, then
-//! docno descending in byte order; `form_res_rels.c`, `comp_sim_docno`).
+//! docno descending in byte order; `form_res_rels.c`, `comp_sim_docno`), with scores compared
+//! in single precision by default (see [`ScorePrecision`]).
 
 use super::parse::{fields, Duplicates};
 use crate::error::{Error, Result};
 use std::collections::{BTreeMap, HashSet};
 use std::path::{Path, PathBuf};
+
+/// How scores are compared when a topic's documents are ranked.
+///
+/// trec_eval up to 9.0.8 (the release most installations use, and the one pytrec_eval builds
+/// on) reads scores into a C `float` (`trec_format.h`) and sorts by it, so scores that differ only
+/// below single precision tie and fall back to docno order; trec_eval 10.0 (commit dc0c991,
+/// 2023) reads them as `double`. Either way −0 and +0 tie.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, serde::Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum ScorePrecision {
+    /// Compare scores rounded to the nearest `f32` (trec_eval ≤ 9.0.8; default).
+    #[default]
+    Single,
+    /// Compare the scores as read, in `f64` (trec_eval 10.0; `--full-precision`).
+    Double,
+}
 
 /// One retrieved document.
 #[derive(Debug, Clone, PartialEq)]
@@ -33,12 +50,29 @@ impl Run {
     /// Errors (exit 2, `file:line`): fewer than 6 fields, a score that is not a finite number,
     /// a duplicate (topic, docno) unless `dups` is [`Duplicates::KeepFirst`]; an empty run.
     pub fn read(path: &Path, dups: Duplicates) -> Result<Run> {
-        let text = crate::io::read_text(path)?;
-        Run::parse(&text, path, dups)
+        Run::read_with(path, dups, ScorePrecision::default())
     }
 
-    /// Parses run text; `path` is kept and used in error messages.
+    /// [`Run::read`] with the score comparison chosen.
+    ///
+    /// Errors: as [`Run::read`].
+    pub fn read_with(path: &Path, dups: Duplicates, precision: ScorePrecision) -> Result<Run> {
+        let text = crate::io::read_text(path)?;
+        Run::parse_with(&text, path, dups, precision)
+    }
+
+    /// Parses run text; `path` is kept and used in error messages. Scores are compared in
+    /// single precision ([`ScorePrecision::Single`]).
+    ///
+    /// Errors: as [`Run::read`].
     pub fn parse(text: &str, path: &Path, dups: Duplicates) -> Result<Run> {
+        Run::parse_with(text, path, dups, ScorePrecision::default())
+    }
+
+    /// [`Run::parse`] with the score comparison chosen.
+    ///
+    /// Errors: as [`Run::read`].
+    pub fn parse_with(text: &str, path: &Path, dups: Duplicates, precision: ScorePrecision) -> Result<Run> {
         let mut tag: Option<String> = None;
         // Per topic: (docno, score, line).
         let mut raw: BTreeMap<&str, Vec<(&str, f64, usize)>> = BTreeMap::new();
@@ -100,7 +134,16 @@ impl Run {
             }
             debug_assert!(docs.len() <= before);
             // trec_eval's order; runs usually come in this order already, which sorts fast.
-            docs.sort_unstable_by(|a, b| b.1.total_cmp(&a.1).then_with(|| b.0.cmp(a.0)));
+            // Scores are finite, so partial_cmp always answers (and -0 equals +0, as in C).
+            let by_score = |a: f64, b: f64| match precision {
+                ScorePrecision::Single => (b as f32).partial_cmp(&(a as f32)),
+                ScorePrecision::Double => b.partial_cmp(&a),
+            };
+            docs.sort_unstable_by(|a, b| {
+                by_score(a.1, b.1)
+                    .unwrap_or(std::cmp::Ordering::Equal)
+                    .then_with(|| b.0.cmp(a.0))
+            });
             let list = docs
                 .into_iter()
                 .map(|(d, s, _)| Retrieved {
@@ -138,6 +181,33 @@ mod tests {
         let d: Vec<_> = r.topics["1"].iter().map(|x| x.docno.as_str()).collect();
         assert_eq!(d, vec!["b", "a", "c"]);
         assert_eq!(r.topics["2"][0].docno, "x#1");
+    }
+
+    #[test]
+    fn scores_equal_in_single_precision_tie() {
+        // 1.00000001 and 1.00000002 are one f32 (1.0); in f64 b is above a. -0 and +0 tie.
+        let text = "1 Q0 b 1 1.00000002 T\n1 Q0 a 2 1.00000001 T\n1 Q0 c 3 1.0000001 T\n\
+                    2 Q0 x 1 0.0 T\n2 Q0 y 2 -0.0 T\n";
+        let single = Run::parse(text, p(), Duplicates::Error).unwrap();
+        let d: Vec<_> = single.topics["1"].iter().map(|x| x.docno.as_str()).collect();
+        assert_eq!(d, vec!["c", "b", "a"], "b and a tie, docno descending");
+        let double = Run::parse_with(text, p(), Duplicates::Error, ScorePrecision::Double).unwrap();
+        let d: Vec<_> = double.topics["1"].iter().map(|x| x.docno.as_str()).collect();
+        assert_eq!(d, vec!["c", "b", "a"]);
+        let text2 = "1 Q0 a 1 1.00000002 T\n1 Q0 b 2 1.00000001 T\n";
+        let single = Run::parse(text2, p(), Duplicates::Error).unwrap();
+        let d: Vec<_> = single.topics["1"].iter().map(|x| x.docno.as_str()).collect();
+        assert_eq!(d, vec!["b", "a"], "a tie: docno descending, b first");
+        let double = Run::parse_with(text2, p(), Duplicates::Error, ScorePrecision::Double).unwrap();
+        let d: Vec<_> = double.topics["1"].iter().map(|x| x.docno.as_str()).collect();
+        assert_eq!(d, vec!["a", "b"], "a's score is higher in f64");
+        let z = Run::parse_with(text, p(), Duplicates::Error, ScorePrecision::Double).unwrap();
+        let d: Vec<_> = z.topics["2"].iter().map(|x| x.docno.as_str()).collect();
+        assert_eq!(
+            d,
+            vec!["y", "x"],
+            "-0 = +0, docno descending (total_cmp would put x first)"
+        );
     }
 
     #[test]

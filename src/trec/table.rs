@@ -1,29 +1,23 @@
 //! Qrels + runs -> [`ScoreTable`], so the analysis can start from TREC files.
 
 use super::evaluate::{evaluate, EvalOptions};
-use super::measures::Measure;
+use super::measures::resolve_per_topic;
 use super::qrels::Qrels;
 use super::run::Run;
 use crate::error::{Error, Result};
 use crate::scores::ScoreTable;
 use std::collections::BTreeSet;
 
-/// Evaluates `runs` with the one measure named `metric` (e.g. `map`, `ndcg_cut.10`, `P_10`) and
+/// Evaluates `runs` with the one measure named `metric` (as [`resolve`](super::resolve) reads
+/// it: `map`, `ndcg_cut.10`, `P_10`, `nDCG@10`, ...; scores compared in single precision) and
 /// returns systems = run tags (in the given order), topics = evaluated topics (byte order),
 /// values = that measure per topic (`None` where a run lacks a topic and `complete` is false).
 /// Topics excluded because they are absent from the qrels are listed in `notes`.
 ///
-/// Errors (exit 2): `metric` unknown or naming several measures; two runs with the same tag; a
-/// run with no topic in common with the qrels.
+/// Errors (exit 2): a metric [`resolve_per_topic`](super::measures::resolve_per_topic)
+/// refuses; two runs with the same tag; a run with no topic in common with the qrels.
 pub fn score_table(qrels: &Qrels, runs: &[Run], metric: &str, complete: bool) -> Result<ScoreTable> {
-    let ms = Measure::parse(metric)?;
-    let [m] = ms.as_slice() else {
-        return Err(Error::input(format!(
-            "metric `{}` names {} measures; name one (e.g. `P.10`)",
-            metric,
-            ms.len()
-        )));
-    };
+    let m = resolve_per_topic(metric)?;
     let mut tags = BTreeSet::new();
     for r in runs {
         if !tags.insert(r.tag.as_str()) {
@@ -32,7 +26,7 @@ pub fn score_table(qrels: &Qrels, runs: &[Run], metric: &str, complete: bool) ->
         }
     }
     let opts = EvalOptions {
-        measures: vec![*m],
+        measures: vec![m],
         complete,
         ..EvalOptions::default()
     };
