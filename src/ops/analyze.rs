@@ -222,7 +222,7 @@ fn labels_text(l: &[(String, f64)]) -> String {
 
 /// Same measure (`P.10` = `P_10`, and whatever else the trec module reads as one measure).
 fn same_measure(a: &str, b: &str) -> bool {
-    match (crate::trec::Measure::parse(a), crate::trec::Measure::parse(b)) {
+    match (crate::trec::resolve(a), crate::trec::resolve(b)) {
         (Ok(x), Ok(y)) => x == y,
         _ => a.replace('.', "_") == b.replace('.', "_"),
     }

@@ -4,21 +4,6 @@
 
 use crate::error::Result;
 use crate::protocol::{error_at_key, LoadedProtocol, ScoreLayout};
-use crate::trec::Measure;
-
-/// Names a user may mean, for a did-you-mean.
-fn known_measures() -> Vec<String> {
-    let mut v: Vec<String> = Measure::defaults().iter().map(|m| m.name()).collect();
-    // trec_eval's command-line form: the cutoff after a dot (`P.10`, `ndcg_cut.10`).
-    v.extend(Measure::defaults().iter().filter_map(|m| {
-        let n = m.name();
-        let (stem, k) = n.rsplit_once('_')?;
-        k.chars().all(|c| c.is_ascii_digit()).then(|| format!("{}.{}", stem, k))
-    }));
-    v.sort();
-    v.dedup();
-    v
-}
 
 /// Whether the protocol's scores are per-topic values of a trec_eval measure (so the metric
 /// must be one pledge computes), and the name of that measure.
@@ -49,46 +34,19 @@ pub fn metric(lp: &LoadedProtocol) -> Result<()> {
     let Some((name, keys)) = measure_of(lp) else {
         return Ok(());
     };
-    match Measure::parse(&name) {
-        Ok(ms) if ms.len() == 1 => Ok(()),
-        Ok(ms) => Err(error_at_key(
-            &lp.path,
-            &lp.text,
-            keys,
-            format!("`{}` names {} measures; name one (e.g. `P.10`)", name, ms.len()),
-        )),
-        Err(_) => {
-            let best = known_measures()
-                .into_iter()
-                .map(|k| {
-                    (
-                        strsim::jaro_winkler(&name.to_ascii_lowercase(), &k.to_ascii_lowercase()),
-                        k,
-                    )
-                })
-                .filter(|(s, _)| *s >= 0.75)
-                .max_by(|a, b| a.0.total_cmp(&b.0))
-                .map(|(_, k)| k);
-            let mut e = error_at_key(
-                &lp.path,
-                &lp.text,
-                keys,
-                format!(
-                    "`{}` is not a measure pledge computes (trec_eval names such as map, P.10, ndcg_cut.10)",
-                    name
-                ),
+    match crate::trec::measures::resolve_per_topic(&name) {
+        Ok(_) => Ok(()),
+        Err(e) => {
+            let declare = format!(
+                "if the values are a column of your score files, declare it: [scores] column = \"{}\" (or layout = \"wide\" / \"long\")",
+                name
             );
-            e = e.with_hint(match best {
-                Some(b) => format!(
-                    "did you mean `{}`? If the values are a column of your score files, declare it: [scores] column = \"{}\" (or layout = \"wide\" / \"long\")",
-                    b, name
-                ),
-                None => format!(
-                    "if the values are a column of your score files, declare it: [scores] column = \"{}\" (or layout = \"wide\" / \"long\")",
-                    name
-                ),
+            let mut out = error_at_key(&lp.path, &lp.text, keys, e.message.clone());
+            out = out.with_hint(match &e.hint {
+                Some(h) => format!("{}; {}", h, declare),
+                None => declare,
             });
-            Err(e)
+            Err(out)
         }
     }
 }

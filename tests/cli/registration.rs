@@ -384,12 +384,17 @@ fn an_unknown_metric_is_refused_at_registration_with_a_did_you_mean() {
     let env = Env::init();
     env.write(
         "p.toml",
-        "schema-version = 2\n[study]\nid = \"m\"\ntitle = \"t\"\nregistered-by = \"me\"\n[target]\nmetric = \"ndcg_cutt.10\"\nmde = 0.05\n",
+        "schema-version = 2\n[study]\nid = \"m\"\ntitle = \"t\"\nregistered-by = \"me\"\n[target]\nmetric = \"recip-rank\"\nmde = 0.05\n",
     );
     let r = env.run(&["register", "p.toml"]);
     assert_eq!(r.code, 2, "{}", r.stderr);
     assert!(r.stderr.contains("p.toml:7:10"), "{}", r.stderr);
-    assert!(r.stderr.contains("did you mean `ndcg_cut.10`?"), "{}", r.stderr);
+    assert!(r.stderr.contains("did you mean `recip_rank`?"), "{}", r.stderr);
+    assert!(r.stderr.contains("[scores] column = \"recip-rank\""), "{}", r.stderr);
+    // The names people type register: nDCG@10 is trec_eval's ndcg_cut.10.
+    env.write("n.toml", std::fs::read_to_string(env.join("p.toml")).unwrap().replace("recip-rank", "nDCG@10"));
+    let r = env.run(&["register", "n.toml"]);
+    assert_eq!(r.code, 0, "{}", r.stderr);
     // A format-2 key in a format-1 file.
     env.write(
         "q.toml",
