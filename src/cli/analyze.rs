@@ -69,6 +69,10 @@ pub struct AnalyzeArgs {
     /// compared; repeatable, with --qrels).
     #[arg(long, value_name = "FILE", requires = "qrels")]
     pub pool_run: Vec<PathBuf>,
+    /// Allow pool contributors of the protocol that are not among the runs supplied (the pool
+    /// statement then says which are missing and computes no leave-one-run-out figure).
+    #[arg(long, requires = "qrels")]
+    pub pool_partial: bool,
     /// Seed instead of the protocol's (a deviation).
     #[arg(long, help_heading = "Deviating from the protocol")]
     pub seed: Option<u64>,
@@ -133,6 +137,7 @@ pub fn analyze(a: AnalyzeArgs, ctx: &Ctx) -> Outcome {
             adjust: a.adjust,
         },
         pool_runs: a.pool_run.iter().map(|p| resolve(ctx, p)).collect(),
+        pool_partial: a.pool_partial,
     };
     let o = crate::ops::analyze::analyze(&ledger, &req, ctx.now)?;
     Ok(Output::ok(render(&o.result, a.common.format), &o.notes))

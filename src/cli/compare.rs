@@ -77,6 +77,7 @@ pub fn compare(a: CompareArgs, ctx: &Ctx) -> Outcome {
                 measure,
                 complete: a.missing_topics == MissingTopics::Zero,
                 pool_runs: vec![],
+                pool_partial: true,
             }),
             overrides: Default::default(),
         },

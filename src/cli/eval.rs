@@ -67,6 +67,10 @@ pub struct Args {
     /// Keep the first of duplicate (topic, docno) lines instead of stopping with an error.
     #[arg(long)]
     pub keep_first_duplicate: bool,
+    /// With --protocol: allow pool contributors that are not among the runs given (the
+    /// statement says so; no leave-one-run-out figure is computed).
+    #[arg(long, requires = "protocol")]
+    pub pool_partial: bool,
     /// A protocol whose [pool] and target metric give the pool-bias statement.
     #[arg(long, value_name = "FILE")]
     pub protocol: Option<PathBuf>,
@@ -89,6 +93,7 @@ pub fn run(a: Args, ctx: &Ctx) -> Outcome {
         max_retrieved: a.max_retrieved,
         num_docs: a.num_docs,
         full_precision: a.full_precision,
+        pool_partial: a.pool_partial,
         protocol: a.protocol.as_deref().map(|p| resolve(ctx, p)),
     };
     let o = crate::ops::eval::eval(&req)?;

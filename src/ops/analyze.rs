@@ -60,6 +60,8 @@ pub struct AnalyzeRequest {
     pub overrides: Overrides,
     /// Runs read only for the pool-bias check (contributors that are not compared).
     pub pool_runs: Vec<PathBuf>,
+    /// Allow contributors missing from the supplied runs (no leave-one-run-out figure then).
+    pub pool_partial: bool,
 }
 
 /// One difference between what the registration fixes and what an analysis uses.
@@ -348,6 +350,7 @@ fn plan(lp: &crate::protocol::LoadedProtocol, req: &AnalyzeRequest, rel: &dyn Fn
             complete: req.overrides.missing_topics.unwrap_or(p.analysis.missing_topics)
                 == crate::protocol::MissingTopics::Zero,
             pool_runs: req.pool_runs.iter().map(|x| rel(x)).collect(),
+            pool_partial: req.pool_partial,
         }),
         overrides: req.overrides.clone(),
     };

@@ -35,6 +35,8 @@ pub struct EvalRequest {
     pub num_docs: i64,
     /// Rank by double-precision scores (trec_eval 10.0) instead of single precision.
     pub full_precision: bool,
+    /// Contributors of the protocol may be missing from the runs given.
+    pub pool_partial: bool,
     /// A protocol whose `[pool]` and target metric give the pool-bias statement.
     pub protocol: Option<PathBuf>,
 }
@@ -112,7 +114,13 @@ pub fn eval(a: &EvalRequest) -> Result<EvalOutcome> {
     let pool_bias = match &a.protocol {
         Some(p) => {
             let (protocol, _) = crate::protocol::load(p)?;
-            Some(trec::pool_bias(&qrels, &runs, &protocol.pool, &protocol.target.metric)?)
+            Some(trec::pool_bias(
+                &qrels,
+                &runs,
+                &protocol.pool,
+                &protocol.target.metric,
+                a.pool_partial,
+            )?)
         }
         None => None,
     };

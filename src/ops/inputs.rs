@@ -67,6 +67,7 @@ pub fn load(
         strata,
         strata_field: strata_field.map(str::to_string),
         pool_bias: None,
+        prefilled: 0,
     })
 }
 
@@ -117,12 +118,26 @@ fn load_trec(
         .map(|r| Run::read(&root.join(r), Duplicates::Error))
         .collect::<Result<Vec<_>>>()?;
     let scores = crate::trec::score_table(&qrels, &runs, &t.measure, t.complete)?;
+    // With -c semantics a run lacking a topic is scored as an empty ranking (0): count those.
+    let prefilled = if t.complete {
+        runs.iter()
+            .map(|r| scores.topics.iter().filter(|tp| !r.topics.contains_key(*tp)).count())
+            .sum()
+    } else {
+        0
+    };
+    // The pool check sees every supplied run: the compared ones and those given for the pool.
+    let mut all_runs = runs;
+    for r in &t.pool_runs {
+        all_runs.push(Run::read(&root.join(r), Duplicates::Error)?);
+    }
     let default_pool = crate::protocol::Pool::default();
     let pool_bias = Some(crate::trec::pool_bias(
         &qrels,
-        &runs,
+        &all_runs,
         pool.unwrap_or(&default_pool),
         &t.measure,
+        t.pool_partial,
     )?);
     let strata = match (strata_field, &opts.strata) {
         (Some(f), Some(s)) => Some(read_strata(&root.join(s), f)?),
@@ -139,5 +154,6 @@ fn load_trec(
         strata,
         strata_field: strata_field.map(str::to_string),
         pool_bias,
+        prefilled,
     })
 }

@@ -731,6 +731,9 @@ fn analyze_command(path: &str, o: &crate::stats::settings::RunOptions) -> String
             for r in &t.pool_runs {
                 c.push_str(&format!(" --pool-run {}", r));
             }
+            if t.pool_partial {
+                c.push_str(" --pool-partial");
+            }
         }
         None => {
             for s in &o.scores {

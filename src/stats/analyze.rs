@@ -41,6 +41,10 @@ pub struct Inputs {
     pub pool_bias: Option<crate::trec::PoolBias>,
     /// Name of the strata field (for the output).
     pub strata_field: Option<String>,
+    /// (system, topic) cells the reader already scored 0 because the system has no result for
+    /// the topic (TREC runs evaluated as `trec_eval -c` does): counted with the cells filled
+    /// under `missing-topics = "zero"`.
+    pub prefilled: usize,
 }
 
 /// Per-system summary.
@@ -228,7 +232,8 @@ pub fn run(
         keep: s.keep,
         seed: s.seed,
     });
-    let p = prepare(&inputs.scores, s.missing_topics, spec.as_ref(), inputs.strata.as_ref())?;
+    let mut p = prepare(&inputs.scores, s.missing_topics, spec.as_ref(), inputs.strata.as_ref())?;
+    p.topics_info.filled_with_zero += inputs.prefilled;
     let mut notes = inputs.scores.notes.clone();
     if let (Some(rows), None) = (&inputs.assignment, &inputs.split) {
         let mut splits: Vec<&str> = rows.iter().filter_map(|r| r.split.as_deref()).collect();

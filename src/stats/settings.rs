@@ -245,4 +245,8 @@ pub struct TrecInputs {
     /// Runs read for the pool-bias check only (judgment-pool contributors not compared).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub pool_runs: Vec<String>,
+    /// Contributors of the protocol may be missing from the supplied runs (the pool statement
+    /// says so and no leave-one-run-out figure is computed).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub pool_partial: bool,
 }

@@ -6,7 +6,7 @@ use super::evaluate::{evaluate_run, EvalOptions};
 use super::measures::{resolve_per_topic, Measure};
 use super::qrels::Qrels;
 use super::run::Run;
-use crate::error::Result;
+use crate::error::{Error, Result};
 use crate::protocol::Pool;
 use serde::{Deserialize, Serialize};
 use std::collections::HashSet;
@@ -63,6 +63,10 @@ pub struct PoolBias {
     pub runs: Vec<RunPoolBias>,
     /// The whole finding in words, for the report.
     pub statement: String,
+    /// Contributor tags of the protocol that name no supplied run (only with a partial pool:
+    /// then no leave-one-run-out figure is computed).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub missing_contributors: Vec<String>,
 }
 
 /// Pool bias of `runs` against `qrels` under the protocol's `[pool]`, for `metric` (one
@@ -73,10 +77,35 @@ pub struct PoolBias {
 /// from the qrels (a non-contributing run could not have put a document in the pool), and the
 /// run is evaluated again. Skipped when `pool.depth` is not set.
 ///
+/// Every contributor the protocol names must be among `runs` (the runs compared and those
+/// supplied for the pool only): the leave-one-run-out figure computed from part of the pool would
+/// be computed from the wrong pool. With `partial`, missing contributors are allowed, listed in
+/// the statement and in `missing_contributors`, and no leave-one-run-out figure is computed.
+///
 /// Errors (exit 2): a metric [`resolve_per_topic`](super::measures::resolve_per_topic)
-/// refuses; a run with no topic in common with the qrels.
-pub fn pool_bias(qrels: &Qrels, runs: &[Run], pool: &Pool, metric: &str) -> Result<PoolBias> {
+/// refuses; a run with no topic in common with the qrels; a contributor tag that names no
+/// supplied run (without `partial`), naming the tag.
+pub fn pool_bias(qrels: &Qrels, runs: &[Run], pool: &Pool, metric: &str, partial: bool) -> Result<PoolBias> {
     let m = resolve_per_topic(metric)?;
+    let missing: Vec<String> = pool
+        .contributors
+        .iter()
+        .filter(|c| !runs.iter().any(|r| &r.tag == *c))
+        .cloned()
+        .collect();
+    if !missing.is_empty() && !partial {
+        let tags: Vec<&str> = runs.iter().map(|r| r.tag.as_str()).collect();
+        return Err(Error::input(format!(
+            "pool.contributors names {} run(s) that were not supplied: {}",
+            missing.len(),
+            missing.join(", ")
+        ))
+        .with_hint(format!(
+            "supply each contributor's run (analyze: --pool-run FILE, read for the pool only), fix the tag (runs supplied: {}), or accept a partial pool with --pool-partial (then no leave-one-run-out figure is computed)",
+            tags.join(", ")
+        )));
+    }
+    let pool_complete = missing.is_empty();
     let k = pool.judged_k.max(1);
     let opts = EvalOptions {
         measures: vec![m.clone(), Measure::Judged(k)],
@@ -99,7 +128,7 @@ pub fn pool_bias(qrels: &Qrels, runs: &[Run], pool: &Pool, metric: &str) -> Resu
         let unjudged = (retrieved - judged).max(0.0);
         let contributor = contributes(run);
         let loo = match (contributor, pool.depth) {
-            (true, Some(depth)) => {
+            (true, Some(depth)) if pool_complete => {
                 let others: Vec<&Run> = runs
                     .iter()
                     .enumerate()
@@ -133,13 +162,22 @@ pub fn pool_bias(qrels: &Qrels, runs: &[Run], pool: &Pool, metric: &str) -> Resu
             statement,
         });
     }
-    let statement = summary(&out, pool, k, &name);
+    let mut statement = summary(&out, pool, k, &name);
+    if !pool_complete {
+        statement.push_str(&format!(
+            " The pool is incomplete: {} of the {} contributing runs were not supplied ({}), so no leave-one-run-out figure is computed (it would come from the wrong pool).",
+            missing.len(),
+            pool.contributors.len(),
+            missing.join(", ")
+        ));
+    }
     Ok(PoolBias {
         metric: name,
         judged_k: k,
         depth: pool.depth,
         runs: out,
         statement,
+        missing_contributors: missing,
     })
 }
 
@@ -228,7 +266,7 @@ fn run_statement(
             " Removing the {} judged documents only it contributed ({} relevant) changes its {} from {:.4} to {:.4} ({:+.4}).",
             l.unique_judged, l.unique_relevant, metric, mean, l.mean_without, l.change
         ));
-    } else if contributor {
+    } else if contributor && depth.is_none() {
         s.push_str(
             " The leave-one-run-out check needs the pool depth (`pool.depth`), which the protocol does not give.",
         );
@@ -269,7 +307,7 @@ fn summary(runs: &[RunPoolBias], pool: &Pool, k: u32, metric: &str) -> String {
             " Leave-one-run-out (Zobel 1998, depth {}): the largest change in {} is {:+.4}, for {}.",
             l.depth, metric, l.change, tag
         ));
-    } else if c > 0 {
+    } else if c > 0 && pool.depth.is_none() {
         s.push_str(" The leave-one-run-out check was not run (pool depth unknown).");
     }
     s

@@ -392,7 +392,12 @@ fn an_unknown_metric_is_refused_at_registration_with_a_did_you_mean() {
     assert!(r.stderr.contains("did you mean `recip_rank`?"), "{}", r.stderr);
     assert!(r.stderr.contains("[scores] column = \"recip-rank\""), "{}", r.stderr);
     // The names people type register: nDCG@10 is trec_eval's ndcg_cut.10.
-    env.write("n.toml", std::fs::read_to_string(env.join("p.toml")).unwrap().replace("recip-rank", "nDCG@10"));
+    env.write(
+        "n.toml",
+        std::fs::read_to_string(env.join("p.toml"))
+            .unwrap()
+            .replace("recip-rank", "nDCG@10"),
+    );
     let r = env.run(&["register", "n.toml"]);
     assert_eq!(r.code, 0, "{}", r.stderr);
     // A format-2 key in a format-1 file.
@@ -531,4 +536,123 @@ fn report_with_a_stop_a_recount_a_deviation_and_two_analyses_snapshot() {
     assert_eq!(rep.code, 0, "{}", rep.stderr);
     let md = std::fs::read_to_string(env.join("rep/report.md")).unwrap();
     insta::assert_snapshot!("report_stop_recount_deviation_two_analyses", md);
+}
+
+/// The robust03 subset: qrels and three runs, and a protocol naming two pool contributors.
+fn trec_env(contributors: &str, extra: &str) -> Env {
+    let env = Env::init();
+    for f in [
+        "robust03_qrels.subset.txt.gz",
+        "input.InexpC2.subset.gz",
+        "input.uic0301.subset.gz",
+        "input.humR03dc.subset.gz",
+    ] {
+        env.write(f, std::fs::read(data(&format!("trec/{}", f))).unwrap());
+    }
+    env.write(
+        "p.toml",
+        format!(
+            "schema-version = 1\n[study]\nid = \"r\"\ntitle = \"t\"\nregistered-by = \"me\"\n[target]\nmetric = \"map\"\nmde = 0.05\n\
+             [analysis]\ntrials = 200\nrandomization-trials = 200\n{extra}[pool]\ncontributors = [{contributors}]\ndepth = 100\n"
+        ),
+    );
+    assert_eq!(env.run(&["register", "p.toml"]).code, 0);
+    env
+}
+
+const TREC: [&str; 8] = [
+    "analyze",
+    "p.toml",
+    "--qrels",
+    "robust03_qrels.subset.txt.gz",
+    "--run",
+    "input.InexpC2.subset.gz",
+    "--run",
+    "input.uic0301.subset.gz",
+];
+
+#[test]
+fn pool_bias_comes_from_the_whole_pool() {
+    let env = trec_env("\"uic0301\", \"humR03dc\"", "");
+    // humR03dc contributed but is not supplied: refused, naming the tag.
+    let r = env.run(&TREC);
+    assert_eq!(r.code, 2, "{}", r.stderr);
+    assert!(r.stderr.contains("not supplied: humR03dc"), "{}", r.stderr);
+    // Supplied for the pool only: it is not compared, but it is part of the pool.
+    let r = env.run(
+        &[
+            &TREC[..],
+            &["--pool-run", "input.humR03dc.subset.gz", "--format", "json"],
+        ]
+        .concat(),
+    );
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    let v = json(&r.stdout);
+    assert_eq!(v["systems"].as_array().unwrap().len(), 2);
+    let pb = &v["pool_bias"];
+    let uic = pb["runs"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|r| r["tag"] == "uic0301")
+        .unwrap();
+    let with_pool = uic["leave_one_out"]["unique_judged"].as_u64().unwrap();
+    // With a partial pool no leave-one-run-out figure is computed, and the statement says why.
+    let r = env.run(&[&TREC[..], &["--pool-partial", "--format", "json"]].concat());
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    let pb = &json(&r.stdout)["pool_bias"];
+    assert_eq!(pb["missing_contributors"], serde_json::json!(["humR03dc"]));
+    assert!(pb["runs"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .all(|r| r["leave_one_out"].is_null()));
+    assert!(
+        pb["statement"].as_str().unwrap().contains("The pool is incomplete"),
+        "{}",
+        pb["statement"]
+    );
+    // With the whole pool the check ran: some judged documents are uic0301's alone.
+    assert!(with_pool > 0);
+    // A typo in a tag is caught the same way.
+    let env = trec_env("\"uic0301x\"", "");
+    let r = env.run(&TREC);
+    assert_eq!(r.code, 2);
+    assert!(r.stderr.contains("not supplied: uic0301x"), "{}", r.stderr);
+}
+
+#[test]
+fn zero_filled_topics_of_trec_runs_are_counted() {
+    let env = trec_env("", "missing-topics = \"zero\"\n");
+    // Drop topic 341 from InexpC2.
+    let text = {
+        use std::io::Read;
+        let mut s = String::new();
+        flate2::read::GzDecoder::new(&std::fs::read(data("trec/input.InexpC2.subset.gz")).unwrap()[..])
+            .read_to_string(&mut s)
+            .unwrap();
+        s
+    };
+    let kept: String = text
+        .lines()
+        .filter(|l| !l.starts_with("341"))
+        .map(|l| format!("{}\n", l))
+        .collect();
+    env.write("short.txt", kept);
+    let r = env.run(&[
+        "analyze",
+        "p.toml",
+        "--qrels",
+        "robust03_qrels.subset.txt.gz",
+        "--run",
+        "short.txt",
+        "--run",
+        "input.uic0301.subset.gz",
+        "--format",
+        "json",
+    ]);
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    let t = &json(&r.stdout)["topics"];
+    assert_eq!(t["analyzed"], 10);
+    assert_eq!(t["filled_with_zero"], 1, "{}", t);
 }

@@ -33,6 +33,7 @@ fn oracle_inputs() -> Inputs {
         split: None,
         strata: None,
         strata_field: None,
+        prefilled: 0,
     }
 }
 
