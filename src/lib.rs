@@ -15,6 +15,8 @@ pub mod assignment;
 pub mod cli;
 pub mod components;
 pub mod error;
+pub mod formats;
+pub mod input;
 pub mod io;
 pub mod ledger;
 pub mod output;
@@ -25,6 +27,7 @@ pub mod rng;
 pub mod scores;
 pub mod stats;
 pub mod study;
+pub mod tabular;
 pub mod trec;
 
 pub use error::{Error, Result};

@@ -12,8 +12,8 @@ use std::path::PathBuf;
 /// Options of the score readers shared by both commands.
 #[derive(Debug, clap::Args)]
 pub struct ScoreArgs {
-    /// Per-topic score file (long/wide CSV or TSV, JSON Lines, trec_eval -q output; gzip ok).
-    /// Repeat for one file per system.
+    /// Per-topic score file (any format of `pledge formats`; compressed ok; `-` reads standard
+    /// input). Repeat for one file per system.
     #[arg(long, value_name = "FILE", required_unless_present = "qrels")]
     pub scores: Vec<PathBuf>,
     /// Qrels to evaluate TREC runs against (instead of --scores): the per-topic values of the
@@ -45,6 +45,8 @@ pub struct ScoreArgs {
     /// Output format.
     #[arg(long, value_enum, default_value_t = Format::Human)]
     pub format: Format,
+    #[command(flatten)]
+    pub input: super::inputs::InputArgs,
 }
 
 /// Arguments of `pledge analyze`.
@@ -146,11 +148,14 @@ pub(crate) fn label_args(args: &[String]) -> crate::Result<Vec<(String, f64)>> {
 
 fn read_options(a: &ScoreArgs) -> crate::Result<ReadOptions> {
     let labels = label_args(&a.label)?;
-    Ok(ReadOptions {
+    let mut opts = ReadOptions {
         measure: a.measure.clone(),
         column: a.column.clone(),
         labels,
-    })
+        ..Default::default()
+    };
+    a.input.apply(&mut opts, &a.scores)?;
+    Ok(opts)
 }
 
 pub fn analyze(a: AnalyzeArgs, ctx: &Ctx) -> Outcome {

@@ -25,6 +25,10 @@ pub struct Args {
     /// Candidate questions: JSON Lines {id, passages, decoys|decoy, ...}, or HotpotQA / MuSiQue.
     #[arg(long)]
     pub questions: PathBuf,
+    /// Qrels whose relevant documents are each question's passages (BEIR queries.jsonl with
+    /// qrels/SPLIT.tsv); `-` for any one of the inputs reads standard input.
+    #[arg(long)]
+    pub qrels: Option<PathBuf>,
     /// Also assign whole components to the protocol's splits (only when the stop rule says go).
     #[arg(long)]
     pub assign: bool,
@@ -91,7 +95,18 @@ pub fn run(a: Args, ctx: &Ctx) -> Outcome {
     };
     let passages = a.passages.as_ref().map(|p| resolve(ctx, p));
     let questions = resolve(ctx, &a.questions);
-    let (corpus, _layout) = components::read::read_corpus(passages.as_deref(), &questions)?;
+    let limits = crate::input::Limits::default();
+    let named = [a.passages.as_deref(), Some(a.questions.as_path()), a.qrels.as_deref()];
+    if named.iter().flatten().filter(|p| crate::input::is_stdin(p)).count() > 1 {
+        return Err(crate::error::Error::input("`-` (standard input) can be given only once"));
+    }
+    let p_in = a.passages.as_ref().map(|p| super::inputs::open(ctx, p, limits)).transpose()?;
+    let q_in = super::inputs::open(ctx, &a.questions, limits)?;
+    let r_in = a.qrels.as_ref().map(|p| super::inputs::open(ctx, p, limits)).transpose()?;
+    let (corpus, _layout) = components::read::read_corpus_inputs(p_in.as_ref(), &q_in, r_in.as_ref())?;
+    for n in &corpus.notes {
+        eprintln!("note: {}", n);
+    }
     let progress = bar(ctx);
     let result = components::count(&lp.protocol, &corpus, &progress)?;
     progress.finish();
@@ -121,16 +136,17 @@ pub fn run(a: Args, ctx: &Ctx) -> Outcome {
     };
     if let Some(ledger) = &ledger {
         let mut inputs = BTreeMap::new();
-        if let Some(p) = &passages {
-            inputs.insert(
-                format!("passages:{}", study::repo_relative(ledger, p)),
-                crate::io::sha256_file(p)?,
-            );
+        // The hashes are of exactly the bytes read (standard input included).
+        if let (Some(p), Some(i)) = (&passages, &p_in) {
+            inputs.insert(format!("passages:{}", study::repo_relative(ledger, p)), i.sha256());
         }
         inputs.insert(
             format!("questions:{}", study::repo_relative(ledger, &questions)),
-            crate::io::sha256_file(&questions)?,
+            q_in.sha256(),
         );
+        if let (Some(p), Some(i)) = (&a.qrels, &r_in) {
+            inputs.insert(format!("qrels:{}", study::repo_relative(ledger, &resolve(ctx, p))), i.sha256());
+        }
         inputs.insert(
             format!("assignment:{}", study::repo_relative(ledger, &out)),
             out_sha.clone(),

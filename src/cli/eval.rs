@@ -133,14 +133,17 @@ pub fn run(a: Args, ctx: &Ctx) -> Outcome {
     } else {
         Duplicates::Error
     };
-    let qrels_path = resolve(ctx, &a.qrels);
-    // The qrels and the runs are read in parallel.
+    // `-` reads standard input (for one of the files); the qrels and the runs are read in parallel.
+    let limits = crate::input::Limits::default();
+    if std::iter::once(&a.qrels).chain(&a.runs).filter(|p| crate::input::is_stdin(p)).count() > 1 {
+        return Err(crate::error::Error::input("`-` (standard input) can be given only once"));
+    }
     let (qrels, runs) = rayon::join(
-        || Qrels::read(&qrels_path, dups),
+        || Qrels::from_input(&super::inputs::open(ctx, &a.qrels, limits)?, dups),
         || {
             a.runs
                 .par_iter()
-                .map(|p| Run::read(&resolve(ctx, p), dups))
+                .map(|p| Run::from_input(&super::inputs::open(ctx, p, limits)?, dups))
                 .collect::<crate::Result<Vec<Run>>>()
         },
     );

@@ -12,6 +12,7 @@ mod analyze;
 mod components;
 mod demo;
 mod eval;
+mod inputs;
 mod ledger_cmds;
 mod power;
 mod report;

@@ -53,9 +53,18 @@ pub struct Args {
     /// Paired binary accuracy: shares of questions only A / only B gets right.
     #[arg(long, value_name = "P10,P01", allow_hyphen_values = true)]
     pub discordant: Option<String>,
-    /// Pilot per-topic score file of two systems: estimate σ (and ρ with --components).
+    /// Pilot per-topic scores of two systems: estimate σ (and ρ with --components). Any format
+    /// `--scores` reads; repeat for one file per system (with --column for per-system CSVs).
     #[arg(long, value_name = "SCORES")]
-    pub pilot: Option<PathBuf>,
+    pub pilot: Vec<PathBuf>,
+    /// Read one system per pilot file from this column (e.g. f1), as `compare --column`.
+    #[arg(long, value_name = "NAME", requires = "pilot")]
+    pub column: Option<String>,
+    /// The measure or metric to read when a pilot file holds several (as `compare --measure`).
+    #[arg(long, value_name = "NAME", requires = "pilot")]
+    pub measure: Option<String>,
+    #[command(flatten)]
+    pub input: super::inputs::InputArgs,
     /// Component assignment file (from `pledge components`) for the pilot's questions.
     #[arg(long, value_name = "FILE", requires = "pilot")]
     pub components: Option<PathBuf>,
@@ -164,7 +173,8 @@ fn build(a: &Args, ctx: &Ctx) -> Result<Report> {
     };
     let mname = crate::power::sample_size::method_name(method);
     let design = Design::new(a.alpha, a.power, a.sides)?;
-    if let Some(pilot) = &a.pilot {
+    if !a.pilot.is_empty() {
+        let pilot = &a.pilot;
         if a.sd.is_some() || a.n.is_some() || a.discordant.is_some() || a.icc.is_some() {
             return Err(Error::input(
                 "--pilot estimates σ and ρ itself: do not combine it with --sd, --n, --icc or --discordant",
@@ -271,17 +281,22 @@ fn parse_pair(s: &str) -> Result<(f64, f64)> {
 fn pilot_report(
     a: &Args,
     ctx: &Ctx,
-    path: &std::path::Path,
+    paths: &[PathBuf],
     scale: Scale,
     method: PowerMethod,
     design: Design,
 ) -> Result<Report> {
     let labels = super::analyze::label_args(&a.label)?;
-    let opts = crate::scores::ReadOptions {
+    let mut opts = crate::scores::ReadOptions {
         labels,
+        measure: a.measure.clone(),
+        column: a.column.clone(),
         ..Default::default()
     };
-    let table = crate::scores::read_with(&resolve(ctx, path), &opts)?;
+    a.input.apply(&mut opts, paths)?;
+    let files: Vec<PathBuf> = paths.iter().map(|p| resolve(ctx, p)).collect();
+    let refs: Vec<&std::path::Path> = files.iter().map(PathBuf::as_path).collect();
+    let table = crate::scores::read_many(&refs, &opts)?;
     let rows = match &a.components {
         Some(p) => Some(crate::assignment::read(&resolve(ctx, p))?),
         None => None,

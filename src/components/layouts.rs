@@ -1,4 +1,6 @@
-//! The two multi-hop QA layouts mapped to passages (see [`super::read`] for the mapping).
+//! The multi-hop QA layouts mapped to passages (see [`super::read`] for the mapping): HotpotQA
+//! (and the original 2WikiMultihopQA files), the Hugging Face hub schema of `hotpot_qa` and
+//! 2WikiMultihopQA, and MuSiQue.
 
 use super::read::Layout;
 use crate::error::{Error, Result};
@@ -17,6 +19,7 @@ pub fn paragraphs(
 ) -> Result<(String, Vec<Paragraph>)> {
     match layout {
         Layout::Hotpotqa => hotpotqa(m, &err),
+        Layout::HotpotqaHub => hub(m, &err),
         _ => musique(m, &err),
     }
 }
@@ -77,6 +80,62 @@ fn musique(m: &Map<String, Value>, err: &impl Fn(String) -> Error) -> Result<(St
             (Some(t), Some(x)) => out.push((t.to_string(), x.to_string(), sup)),
             _ => return Err(err("`paragraphs` entries need `title` and `paragraph_text`".into())),
         }
+    }
+    Ok((id, out))
+}
+
+/// The hub schema: `context: {title: [..], sentences | content: [[..]]}`, `supporting_facts:
+/// {title: [..], sent_id: [..]}`; the id is `id` (hotpot_qa) or `_id` (2WikiMultihopQA).
+fn hub(m: &Map<String, Value>, err: &impl Fn(String) -> Error) -> Result<(String, Vec<Paragraph>)> {
+    let id = match m.get("id").or_else(|| m.get("_id")) {
+        Some(Value::String(s)) => s.clone(),
+        _ => return Err(err("missing `id` (Hugging Face hotpot_qa / 2WikiMultihopQA schema)".into())),
+    };
+    let strings = |v: Option<&Value>, what: &str| -> Result<Vec<String>> {
+        match v {
+            Some(Value::Array(a)) => a
+                .iter()
+                .map(|x| x.as_str().map(str::to_string).ok_or_else(|| err(format!("`{}` must hold strings", what))))
+                .collect(),
+            None | Some(Value::Null) => Ok(vec![]),
+            _ => Err(err(format!("`{}` must be a list of strings", what))),
+        }
+    };
+    let support: HashSet<String> = match m.get("supporting_facts") {
+        Some(Value::Object(f)) => strings(f.get("title"), "supporting_facts.title")?.into_iter().collect(),
+        Some(Value::Array(facts)) => facts
+            .iter()
+            .filter_map(|f| f.get(0).or_else(|| f.get("title")).and_then(Value::as_str).map(str::to_string))
+            .collect(),
+        _ => HashSet::new(),
+    };
+    let ctx = match m.get("context") {
+        Some(Value::Object(c)) => c,
+        _ => return Err(err("`context` must be {title: [...], sentences: [[...]]}".into())),
+    };
+    let titles = strings(ctx.get("title"), "context.title")?;
+    let sents = match ctx.get("sentences").or_else(|| ctx.get("content")) {
+        Some(Value::Array(s)) => s,
+        _ => return Err(err("`context` needs `sentences` (hotpot_qa) or `content` (2WikiMultihopQA)".into())),
+    };
+    if sents.len() != titles.len() {
+        return Err(err(format!(
+            "`context` has {} titles but {} sentence lists",
+            titles.len(),
+            sents.len()
+        )));
+    }
+    let mut out = Vec::with_capacity(titles.len());
+    for (title, s) in titles.into_iter().zip(sents) {
+        let mut text = String::new();
+        for x in s.as_array().into_iter().flatten() {
+            match x {
+                Value::String(x) => text.push_str(x),
+                _ => return Err(err(format!("paragraph `{}`: sentences must be strings", title))),
+            }
+        }
+        let sup = support.contains(&title);
+        out.push((title, text, sup));
     }
     Ok((id, out))
 }

@@ -13,6 +13,7 @@ mod measures;
 mod parse;
 mod pool;
 mod qrels;
+mod ranx;
 mod run;
 mod table;
 mod topic;

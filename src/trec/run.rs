@@ -1,9 +1,12 @@
-//! Run reader: `qid Q0 docno rank score tag` per line (spaces or tabs, gzip allowed). The rank
-//! column is ignored: documents are ordered as trec_eval orders them (score descending, then
-//! docno descending in byte order; `form_res_rels.c`, `comp_sim_docno`).
+//! Run reader: `qid Q0 docno rank score tag` per line (spaces or tabs), and ranx runs saved as
+//! JSON (`{query: {doc: score}}`) or Parquet (`q_id`, `doc_id`, `score`), detected from the
+//! content (compression too, see [`crate::input`]); a ranx run's tag is its file name without
+//! extensions. The rank column is ignored: documents are ordered as trec_eval orders them (score
+//! descending, then docno descending in byte order; `form_res_rels.c`, `comp_sim_docno`).
 
 use super::parse::{fields, Duplicates};
 use crate::error::{Error, Result};
+use crate::input::{Input, Kind, Limits};
 use std::collections::{BTreeMap, HashSet};
 use std::path::{Path, PathBuf};
 
@@ -33,8 +36,56 @@ impl Run {
     /// Errors (exit 2, `file:line`): fewer than 6 fields, a score that is not a finite number,
     /// a duplicate (topic, docno) unless `dups` is [`Duplicates::KeepFirst`]; an empty run.
     pub fn read(path: &Path, dups: Duplicates) -> Result<Run> {
-        let text = crate::io::read_text(path)?;
-        Run::parse(&text, path, dups)
+        Run::from_input(&Input::from_path(path, Limits::default())?, dups)
+    }
+
+    /// Reads a run from an input already read (a file, standard input, bytes), detecting the
+    /// layout (see the module docs).
+    ///
+    /// Errors (exit 2): as [`Run::read`]; a ranx JSON or Parquet file of another shape.
+    pub fn from_input(input: &Input, dups: Duplicates) -> Result<Run> {
+        let path = input.path();
+        let pairs = match input.kind() {
+            Kind::Parquet => super::ranx::parquet_pairs(input, "run")?,
+            Kind::Zip => return Err(Error::in_file(path, "is a ZIP archive, expected a TREC run")),
+            Kind::Text => {
+                let text = input.text()?;
+                if !text.trim_start().starts_with('{') {
+                    return Run::parse(text, path, dups);
+                }
+                super::ranx::json_pairs(path, text, "run")?
+            }
+        };
+        let mut topics = BTreeMap::new();
+        for (t, docs) in pairs {
+            let mut list: Vec<Retrieved> = docs
+                .into_iter()
+                .map(|(docno, score)| Retrieved { docno, score })
+                .collect();
+            let mut seen = HashSet::new();
+            let mut dup = None;
+            list.retain(|d| {
+                let fresh = seen.insert(d.docno.clone());
+                if !fresh && dup.is_none() {
+                    dup = Some(d.docno.clone());
+                }
+                fresh
+            });
+            if let (Some(d), Duplicates::Error) = (dup, dups) {
+                return Err(Error::in_file(path, format!("document `{}` appears twice for topic `{}`", d, t))
+                    .with_hint("pass --keep-first-duplicate to keep the first line"));
+            }
+            list.sort_unstable_by(|a, b| b.score.total_cmp(&a.score).then_with(|| b.docno.cmp(&a.docno)));
+            topics.insert(t, list);
+        }
+        if topics.values().all(Vec::is_empty) {
+            return Err(Error::in_file(path, "run is empty"));
+        }
+        Ok(Run {
+            path: path.to_path_buf(),
+            tag: crate::scores::system_name_from_path(path),
+            topics,
+        })
     }
 
     /// Parses run text; `path` is kept and used in error messages.
