@@ -50,11 +50,15 @@ fn bench(kind: &str, path: &Path, f: &dyn Fn(&Input) -> Result<usize, pledge::Er
         "{:<44} {:>9.3} MB raw ({:>8.3} MB content) {:>8.1} ms {:>8.1} MB/s  ({} items; {})",
         kind,
         mb,
-        Input::from_bytes(path, raw.clone(), Limits::default()).map(|i| i.bytes().len() as f64 / 1e6).unwrap_or(0.0),
+        Input::from_bytes(path, raw.clone(), Limits::default())
+            .map(|i| i.bytes().len() as f64 / 1e6)
+            .unwrap_or(0.0),
         s * 1e3,
         mb / s,
         items,
-        path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default()
+        path.file_name()
+            .map(|n| n.to_string_lossy().into_owned())
+            .unwrap_or_default()
     );
 }
 
@@ -68,33 +72,130 @@ fn main() {
         labels,
         ..Default::default()
     };
-    let n_scores = |o: ReadOptions| {
-        move |i: &Input| read_input(i, &o).map(|t| t.values.iter().flatten().flatten().count())
-    };
+    let n_scores =
+        |o: ReadOptions| move |i: &Input| read_input(i, &o).map(|t| t.values.iter().flatten().flatten().count());
     let halted = vec![("HALTED".to_string(), 0.0)];
     let cases: Vec<(&str, PathBuf, Box<dyn Fn(&Input) -> Result<usize, pledge::Error>>)> = vec![
-        ("scores: trec_eval -q", t("analyze/input.InexpC2.q.txt"), Box::new(n_scores(scores(Some("map"), None, vec![])))),
-        ("scores: trec_eval -q, xz", t("formats/compressed/input.aplrob03a.q.txt.xz"), Box::new(n_scores(scores(Some("map"), None, vec![])))),
-        ("scores: ir_measures -q", t("formats/ir_measures/InexpC2.irm.q.tsv"), Box::new(n_scores(scores(Some("AP"), None, vec![])))),
-        ("scores: pytrec_eval JSON", t("formats/pytrec_eval/InexpC2.pytrec_eval.json"), Box::new(n_scores(scores(Some("map"), None, vec![])))),
-        ("scores: PyTerrier per-query CSV", t("formats/pyterrier/pyterrier-perquery.csv"), Box::new(n_scores(scores(Some("map"), None, vec![])))),
-        ("scores: wide CSV (HotpotQA-100)", t("hotpotqa-100/correctness.csv"), Box::new(n_scores(scores(None, None, halted.clone())))),
-        ("scores: wide JSON Lines (datasets)", t("formats/hf/hotpotqa-100-correctness.jsonl"), Box::new(n_scores(scores(None, None, halted.clone())))),
-        ("scores: Parquet (datasets)", t("formats/hf/hotpotqa-100-correctness.parquet"), Box::new(n_scores(scores(None, None, halted)))),
-        ("scores: one system per CSV (2WikiMQA)", t("analyze/kimi-k2.5.csv"), Box::new(n_scores(scores(None, Some("f1"), vec![])))),
-        ("scores: inspect_ai .eval (ZIP, zstd)", t("formats/inspect/quiz-mockllm.eval"), Box::new(n_scores(scores(Some("match"), None, vec![])))),
-        ("scores: inspect_ai .json", t("formats/inspect/quiz-mockllm.json"), Box::new(n_scores(scores(Some("match"), None, vec![])))),
-        ("run: TREC, gzip (robust03 subset)", t("trec/input.InexpC2.subset.gz"), Box::new(|i: &Input| Run::from_input(i, Duplicates::Error).map(|r| r.topics.values().map(Vec::len).sum()))),
-        ("run: ranx JSON", t("formats/ranx/InexpC2.ranx.json"), Box::new(|i: &Input| Run::from_input(i, Duplicates::Error).map(|r| r.topics.values().map(Vec::len).sum()))),
-        ("run: ranx Parquet", t("formats/ranx/InexpC2.ranx.parquet"), Box::new(|i: &Input| Run::from_input(i, Duplicates::Error).map(|r| r.topics.values().map(Vec::len).sum()))),
-        ("qrels: ranx JSON", t("formats/ranx/qrels.ranx.json"), Box::new(|i: &Input| Qrels::from_input(i, Duplicates::Error).map(|q| q.topics.values().map(|t| t.grades.len()).sum()))),
-        ("qrels: BEIR 3-column TSV", t("formats/beir/qrels/test.tsv"), Box::new(|i: &Input| Qrels::from_input(i, Duplicates::Error).map(|q| q.topics.values().map(|t| t.grades.len()).sum()))),
-        ("run: TREC, gzip (robust03, shared)", shared("robust03/examples/robust03/runs/input.aplrob03a.gz"), Box::new(|i: &Input| Run::from_input(i, Duplicates::Error).map(|r| r.topics.values().map(Vec::len).sum()))),
-        ("qrels: TREC (robust03, shared)", shared("robust03/examples/robust03/qrel/robust03_qrels.txt"), Box::new(|i: &Input| Qrels::from_input(i, Duplicates::Error).map(|q| q.topics.values().map(|t| t.grades.len()).sum()))),
-        ("passages: BEIR corpus.jsonl", t("formats/beir/corpus.jsonl"), Box::new(|i: &Input| pledge::components::read::read_passages_input(i).map(|p| p.len()))),
-        ("passages: JSON Lines, gzip (statutes, shared)", shared("statutes-kr/passages.jsonl.gz"), Box::new(|i: &Input| pledge::components::read::read_passages_input(i).map(|p| p.len()))),
-        ("questions: hub hotpot_qa Parquet", t("formats/hf/hotpot_qa-hub-10.parquet"), Box::new(|i: &Input| pledge::components::read::read_corpus_inputs(None, i, None).map(|(c, _)| c.questions.len()))),
-        ("questions: HotpotQA JSON (HotpotQA-100)", t("hotpotqa-100/questions.json"), Box::new(|i: &Input| pledge::components::read::read_corpus_inputs(None, i, None).map(|(c, _)| c.questions.len()))),
+        (
+            "scores: trec_eval -q",
+            t("analyze/input.InexpC2.q.txt"),
+            Box::new(n_scores(scores(Some("map"), None, vec![]))),
+        ),
+        (
+            "scores: trec_eval -q, xz",
+            t("formats/compressed/input.aplrob03a.q.txt.xz"),
+            Box::new(n_scores(scores(Some("map"), None, vec![]))),
+        ),
+        (
+            "scores: ir_measures -q",
+            t("formats/ir_measures/InexpC2.irm.q.tsv"),
+            Box::new(n_scores(scores(Some("AP"), None, vec![]))),
+        ),
+        (
+            "scores: pytrec_eval JSON",
+            t("formats/pytrec_eval/InexpC2.pytrec_eval.json"),
+            Box::new(n_scores(scores(Some("map"), None, vec![]))),
+        ),
+        (
+            "scores: PyTerrier per-query CSV",
+            t("formats/pyterrier/pyterrier-perquery.csv"),
+            Box::new(n_scores(scores(Some("map"), None, vec![]))),
+        ),
+        (
+            "scores: wide CSV (HotpotQA-100)",
+            t("hotpotqa-100/correctness.csv"),
+            Box::new(n_scores(scores(None, None, halted.clone()))),
+        ),
+        (
+            "scores: wide JSON Lines (datasets)",
+            t("formats/hf/hotpotqa-100-correctness.jsonl"),
+            Box::new(n_scores(scores(None, None, halted.clone()))),
+        ),
+        (
+            "scores: Parquet (datasets)",
+            t("formats/hf/hotpotqa-100-correctness.parquet"),
+            Box::new(n_scores(scores(None, None, halted))),
+        ),
+        (
+            "scores: one system per CSV (2WikiMQA)",
+            t("analyze/kimi-k2.5.csv"),
+            Box::new(n_scores(scores(None, Some("f1"), vec![]))),
+        ),
+        (
+            "scores: inspect_ai .eval (ZIP, zstd)",
+            t("formats/inspect/quiz-mockllm.eval"),
+            Box::new(n_scores(scores(Some("match"), None, vec![]))),
+        ),
+        (
+            "scores: inspect_ai .json",
+            t("formats/inspect/quiz-mockllm.json"),
+            Box::new(n_scores(scores(Some("match"), None, vec![]))),
+        ),
+        (
+            "run: TREC, gzip (robust03 subset)",
+            t("trec/input.InexpC2.subset.gz"),
+            Box::new(|i: &Input| Run::from_input(i, Duplicates::Error).map(|r| r.topics.values().map(Vec::len).sum())),
+        ),
+        (
+            "run: ranx JSON",
+            t("formats/ranx/InexpC2.ranx.json"),
+            Box::new(|i: &Input| Run::from_input(i, Duplicates::Error).map(|r| r.topics.values().map(Vec::len).sum())),
+        ),
+        (
+            "run: ranx Parquet",
+            t("formats/ranx/InexpC2.ranx.parquet"),
+            Box::new(|i: &Input| Run::from_input(i, Duplicates::Error).map(|r| r.topics.values().map(Vec::len).sum())),
+        ),
+        (
+            "qrels: ranx JSON",
+            t("formats/ranx/qrels.ranx.json"),
+            Box::new(|i: &Input| {
+                Qrels::from_input(i, Duplicates::Error).map(|q| q.topics.values().map(|t| t.grades.len()).sum())
+            }),
+        ),
+        (
+            "qrels: BEIR 3-column TSV",
+            t("formats/beir/qrels/test.tsv"),
+            Box::new(|i: &Input| {
+                Qrels::from_input(i, Duplicates::Error).map(|q| q.topics.values().map(|t| t.grades.len()).sum())
+            }),
+        ),
+        (
+            "run: TREC, gzip (robust03, shared)",
+            shared("robust03/examples/robust03/runs/input.aplrob03a.gz"),
+            Box::new(|i: &Input| Run::from_input(i, Duplicates::Error).map(|r| r.topics.values().map(Vec::len).sum())),
+        ),
+        (
+            "qrels: TREC (robust03, shared)",
+            shared("robust03/examples/robust03/qrel/robust03_qrels.txt"),
+            Box::new(|i: &Input| {
+                Qrels::from_input(i, Duplicates::Error).map(|q| q.topics.values().map(|t| t.grades.len()).sum())
+            }),
+        ),
+        (
+            "passages: BEIR corpus.jsonl",
+            t("formats/beir/corpus.jsonl"),
+            Box::new(|i: &Input| pledge::components::read::read_passages_input(i).map(|p| p.len())),
+        ),
+        (
+            "passages: JSON Lines, gzip (statutes, shared)",
+            shared("statutes-kr/passages.jsonl.gz"),
+            Box::new(|i: &Input| pledge::components::read::read_passages_input(i).map(|p| p.len())),
+        ),
+        (
+            "questions: hub hotpot_qa Parquet",
+            t("formats/hf/hotpot_qa-hub-10.parquet"),
+            Box::new(|i: &Input| {
+                pledge::components::read::read_corpus_inputs(None, i, None).map(|(c, _)| c.questions.len())
+            }),
+        ),
+        (
+            "questions: HotpotQA JSON (HotpotQA-100)",
+            t("hotpotqa-100/questions.json"),
+            Box::new(|i: &Input| {
+                pledge::components::read::read_corpus_inputs(None, i, None).map(|(c, _)| c.questions.len())
+            }),
+        ),
     ];
     println!("reader                                       input size, median time and throughput (raw bytes)");
     for (kind, path, f) in &cases {

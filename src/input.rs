@@ -310,9 +310,7 @@ impl Input {
 pub fn open(path: &Path, stdin: Option<&mut dyn Read>, limits: Limits) -> Result<Input> {
     match (is_stdin(path), stdin) {
         (true, Some(r)) => Input::from_reader(STDIN_NAME, r, limits),
-        (true, None) => Err(Error::input(
-            "`-` (standard input) is not available here: pass a file",
-        )),
+        (true, None) => Err(Error::input("`-` (standard input) is not available here: pass a file")),
         (false, _) => Input::from_path(path, limits),
     }
 }
@@ -358,7 +356,12 @@ pub fn parse_size(s: &str) -> Result<u64> {
         .ok()
         .and_then(|n| n.checked_mul(mult))
         .filter(|&n| n > 0)
-        .ok_or_else(|| Error::input(format!("`{}` is not a size (expected e.g. 4G, 512M or a number of bytes)", s)))
+        .ok_or_else(|| {
+            Error::input(format!(
+                "`{}` is not a size (expected e.g. 4G, 512M or a number of bytes)",
+                s
+            ))
+        })
 }
 
 /// NUL bytes in the first block of what is neither compressed nor a known container: binary
@@ -397,11 +400,7 @@ fn decompress(name: &Path, raw: &[u8], c: Compression, limits: Limits) -> Result
         .read_to_end(&mut out)
         .map_err(bad)?;
     if out.len() as u64 > limits.max_bytes {
-        return Err(too_large(
-            name,
-            limits,
-            &format!("decompresses ({}) to", c.name()),
-        ));
+        return Err(too_large(name, limits, &format!("decompresses ({}) to", c.name())));
     }
     Ok(out)
 }
@@ -462,21 +461,33 @@ mod tests {
         assert_eq!(i.bytes().len(), 2 * (TEXT.len()));
         let mut z = compressed(Compression::Zstd);
         z.extend(compressed(Compression::Zstd));
-        assert_eq!(Input::from_bytes("x", z, Limits::default()).unwrap().bytes().len(), 2 * TEXT.len());
+        assert_eq!(
+            Input::from_bytes("x", z, Limits::default()).unwrap().bytes().len(),
+            2 * TEXT.len()
+        );
     }
 
     #[test]
     fn limits_bound_raw_and_decompressed_bytes() {
         let small = Limits { max_bytes: 20 };
         let e = Input::from_bytes("big.csv", TEXT.to_vec(), small).unwrap_err();
-        assert!(e.message.contains("big.csv: is larger than the input size limit of 20 bytes"), "{}", e.message);
+        assert!(
+            e.message
+                .contains("big.csv: is larger than the input size limit of 20 bytes"),
+            "{}",
+            e.message
+        );
         assert!(e.hint.unwrap().contains("--max-input-size"));
         // 1 MiB of spaces compresses to about a kilobyte: the decompressed size is checked too.
         let mut enc = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::best());
         enc.write_all(&vec![b' '; 1 << 20]).unwrap();
         let bomb = enc.finish().unwrap();
         let e = Input::from_bytes("b.gz", bomb, Limits { max_bytes: 4096 }).unwrap_err();
-        assert!(e.message.contains("decompresses (gzip) to larger than"), "{}", e.message);
+        assert!(
+            e.message.contains("decompresses (gzip) to larger than"),
+            "{}",
+            e.message
+        );
         // An endless reader stops at the limit.
         let endless = std::io::repeat(b'a');
         let e = Input::from_reader(STDIN_NAME, endless, Limits { max_bytes: 100_000 }).unwrap_err();

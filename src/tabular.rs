@@ -134,7 +134,12 @@ impl Table {
         let first = text.lines().find(|l| !l.trim().is_empty()).unwrap_or("");
         let delim = delimiter.unwrap_or_else(|| Delimiter::detect(first));
         // Lines are counted from byte offsets: the csv crate's own line count skips blank lines.
-        let newlines: Vec<usize> = text.bytes().enumerate().filter(|(_, b)| *b == b'\n').map(|(i, _)| i).collect();
+        let newlines: Vec<usize> = text
+            .bytes()
+            .enumerate()
+            .filter(|(_, b)| *b == b'\n')
+            .map(|(i, _)| i)
+            .collect();
         // A record's position is where the previous one ended: blank lines before it are skipped.
         let bytes = text.as_bytes();
         let line_at = |byte: u64| {
@@ -369,7 +374,8 @@ mod tests {
     fn wrong_field_counts_name_the_line_and_both_counts() {
         let e = Table::parse(p(), "a,b,c\n1,2,3\n1,2\n", None).unwrap_err();
         assert!(
-            e.message.starts_with("t.csv:3: malformed row (expected 3 fields like the header, found 2)"),
+            e.message
+                .starts_with("t.csv:3: malformed row (expected 3 fields like the header, found 2)"),
             "{}",
             e.message
         );
@@ -381,7 +387,10 @@ mod tests {
     #[test]
     fn objects_make_a_table_with_first_seen_columns() {
         let o = |s: &str| serde_json::from_str::<OrderedObject>(s).unwrap().0;
-        let objs = vec![(1, o(r#"{"id": 1, "a": 0.5}"#)), (2, o(r#"{"id": "x", "b": true, "a": null}"#))];
+        let objs = vec![
+            (1, o(r#"{"id": 1, "a": 0.5}"#)),
+            (2, o(r#"{"id": "x", "b": true, "a": null}"#)),
+        ];
         let t = Table::from_objects(Path::new("w.jsonl"), Unit::Line, objs);
         assert_eq!(t.headers, vec!["id", "a", "b"]);
         assert_eq!(t.records[0].cells, vec!["1", "0.5", ""]);

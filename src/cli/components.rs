@@ -98,11 +98,21 @@ pub fn run(a: Args, ctx: &Ctx) -> Outcome {
     let limits = crate::input::Limits::default();
     let named = [a.passages.as_deref(), Some(a.questions.as_path()), a.qrels.as_deref()];
     if named.iter().flatten().filter(|p| crate::input::is_stdin(p)).count() > 1 {
-        return Err(crate::error::Error::input("`-` (standard input) can be given only once"));
+        return Err(crate::error::Error::input(
+            "`-` (standard input) can be given only once",
+        ));
     }
-    let p_in = a.passages.as_ref().map(|p| super::inputs::open(ctx, p, limits)).transpose()?;
+    let p_in = a
+        .passages
+        .as_ref()
+        .map(|p| super::inputs::open(ctx, p, limits))
+        .transpose()?;
     let q_in = super::inputs::open(ctx, &a.questions, limits)?;
-    let r_in = a.qrels.as_ref().map(|p| super::inputs::open(ctx, p, limits)).transpose()?;
+    let r_in = a
+        .qrels
+        .as_ref()
+        .map(|p| super::inputs::open(ctx, p, limits))
+        .transpose()?;
     let (corpus, _layout) = components::read::read_corpus_inputs(p_in.as_ref(), &q_in, r_in.as_ref())?;
     for n in &corpus.notes {
         eprintln!("note: {}", n);
@@ -145,7 +155,10 @@ pub fn run(a: Args, ctx: &Ctx) -> Outcome {
             q_in.sha256(),
         );
         if let (Some(p), Some(i)) = (&a.qrels, &r_in) {
-            inputs.insert(format!("qrels:{}", study::repo_relative(ledger, &resolve(ctx, p))), i.sha256());
+            inputs.insert(
+                format!("qrels:{}", study::repo_relative(ledger, &resolve(ctx, p))),
+                i.sha256(),
+            );
         }
         inputs.insert(
             format!("assignment:{}", study::repo_relative(ledger, &out)),

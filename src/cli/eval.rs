@@ -135,8 +135,15 @@ pub fn run(a: Args, ctx: &Ctx) -> Outcome {
     };
     // `-` reads standard input (for one of the files); the qrels and the runs are read in parallel.
     let limits = crate::input::Limits::default();
-    if std::iter::once(&a.qrels).chain(&a.runs).filter(|p| crate::input::is_stdin(p)).count() > 1 {
-        return Err(crate::error::Error::input("`-` (standard input) can be given only once"));
+    if std::iter::once(&a.qrels)
+        .chain(&a.runs)
+        .filter(|p| crate::input::is_stdin(p))
+        .count()
+        > 1
+    {
+        return Err(crate::error::Error::input(
+            "`-` (standard input) can be given only once",
+        ));
     }
     let (qrels, runs) = rayon::join(
         || Qrels::from_input(&super::inputs::open(ctx, &a.qrels, limits)?, dups),

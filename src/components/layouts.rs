@@ -89,13 +89,21 @@ fn musique(m: &Map<String, Value>, err: &impl Fn(String) -> Error) -> Result<(St
 fn hub(m: &Map<String, Value>, err: &impl Fn(String) -> Error) -> Result<(String, Vec<Paragraph>)> {
     let id = match m.get("id").or_else(|| m.get("_id")) {
         Some(Value::String(s)) => s.clone(),
-        _ => return Err(err("missing `id` (Hugging Face hotpot_qa / 2WikiMultihopQA schema)".into())),
+        _ => {
+            return Err(err(
+                "missing `id` (Hugging Face hotpot_qa / 2WikiMultihopQA schema)".into()
+            ))
+        }
     };
     let strings = |v: Option<&Value>, what: &str| -> Result<Vec<String>> {
         match v {
             Some(Value::Array(a)) => a
                 .iter()
-                .map(|x| x.as_str().map(str::to_string).ok_or_else(|| err(format!("`{}` must hold strings", what))))
+                .map(|x| {
+                    x.as_str()
+                        .map(str::to_string)
+                        .ok_or_else(|| err(format!("`{}` must hold strings", what)))
+                })
                 .collect(),
             None | Some(Value::Null) => Ok(vec![]),
             _ => Err(err(format!("`{}` must be a list of strings", what))),
@@ -105,7 +113,12 @@ fn hub(m: &Map<String, Value>, err: &impl Fn(String) -> Error) -> Result<(String
         Some(Value::Object(f)) => strings(f.get("title"), "supporting_facts.title")?.into_iter().collect(),
         Some(Value::Array(facts)) => facts
             .iter()
-            .filter_map(|f| f.get(0).or_else(|| f.get("title")).and_then(Value::as_str).map(str::to_string))
+            .filter_map(|f| {
+                f.get(0)
+                    .or_else(|| f.get("title"))
+                    .and_then(Value::as_str)
+                    .map(str::to_string)
+            })
             .collect(),
         _ => HashSet::new(),
     };
@@ -116,7 +129,11 @@ fn hub(m: &Map<String, Value>, err: &impl Fn(String) -> Error) -> Result<(String
     let titles = strings(ctx.get("title"), "context.title")?;
     let sents = match ctx.get("sentences").or_else(|| ctx.get("content")) {
         Some(Value::Array(s)) => s,
-        _ => return Err(err("`context` needs `sentences` (hotpot_qa) or `content` (2WikiMultihopQA)".into())),
+        _ => {
+            return Err(err(
+                "`context` needs `sentences` (hotpot_qa) or `content` (2WikiMultihopQA)".into(),
+            ))
+        }
     };
     if sents.len() != titles.len() {
         return Err(err(format!(

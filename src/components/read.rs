@@ -233,15 +233,14 @@ pub fn read_passages_input(input: &Input) -> Result<Vec<Passage>> {
     let mut seen: HashMap<String, usize> = HashMap::with_capacity(recs.len());
     for (line, m) in recs {
         let loc = Loc { path, line, unit };
-        let key = ["id", "_id", "title"].into_iter().find(|k| m.contains_key(*k)).unwrap_or("id");
+        let key = ["id", "_id", "title"]
+            .into_iter()
+            .find(|k| m.contains_key(*k))
+            .unwrap_or("id");
         let id = str_field(&m, key, loc)?;
         let text = str_field(&m, "text", loc)?;
         if let Some(first) = seen.insert(id.clone(), line) {
-            return Err(loc.err(format!(
-                "duplicate passage id `{}` (first at {})",
-                id,
-                loc.named(first)
-            )));
+            return Err(loc.err(format!("duplicate passage id `{}` (first at {})", id, loc.named(first))));
         }
         out.push(Passage {
             id,
@@ -308,7 +307,10 @@ pub fn read_corpus_inputs(
     let qrels = match qrels {
         Some(q) if layout == Layout::Pledge => {
             layout = Layout::Beir;
-            Some((q.path().to_path_buf(), crate::trec::Qrels::from_input(q, crate::trec::Duplicates::Error)?))
+            Some((
+                q.path().to_path_buf(),
+                crate::trec::Qrels::from_input(q, crate::trec::Duplicates::Error)?,
+            ))
         }
         Some(q) => {
             return Err(Error::in_file(
@@ -350,7 +352,8 @@ pub fn read_corpus_inputs(
                 if let Some((_, q)) = &qrels {
                     match q.topic(&id) {
                         Some(tq) => {
-                            let mut rel: Vec<&String> = tq.grades.iter().filter(|(_, g)| **g > 0).map(|(d, _)| d).collect();
+                            let mut rel: Vec<&String> =
+                                tq.grades.iter().filter(|(_, g)| **g > 0).map(|(d, _)| d).collect();
                             rel.sort();
                             passages.extend(rel.into_iter().cloned());
                         }

@@ -1,8 +1,6 @@
 //! Delimited (CSV/TSV) scores with a header row: long, one-system-per-file, and wide layouts.
 
-use super::{
-    check_summary, duplicate_in, parse_value, value::is_number, Builder, ReadOptions, ScoreTable,
-};
+use super::{check_summary, duplicate_in, parse_value, value::is_number, Builder, ReadOptions, ScoreTable};
 use crate::error::{Error, Result};
 use std::path::Path;
 
@@ -100,9 +98,7 @@ fn wide(table: &Table, rows: &[&Record], opts: &ReadOptions) -> Result<ScoreTabl
             ))
         })?,
     };
-    let by_row = table.delimiter.is_some()
-        && !is_id_name(&headers[0])
-        && rows[0].cells.iter().all(|c| is_number(c));
+    let by_row = table.delimiter.is_some() && !is_id_name(&headers[0]) && rows[0].cells.iter().all(|c| is_number(c));
     let first_sys = if by_row { 0 } else { 1 };
     if headers.len() <= first_sys {
         return Err(table.header_err("expected a topic column and at least one system column"));

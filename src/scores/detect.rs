@@ -117,7 +117,11 @@ pub fn detect(input: &Input) -> Result<ScoreFormat> {
         Kind::Text => {}
     }
     let text = input.text()?;
-    let Some(first) = text.lines().map(|l| l.trim_end_matches('\r')).find(|l| !l.trim().is_empty()) else {
+    let Some(first) = text
+        .lines()
+        .map(|l| l.trim_end_matches('\r'))
+        .find(|l| !l.trim().is_empty())
+    else {
         return Err(Error::in_file(path, "file is empty (expected per-topic scores)"));
     };
     let lead = first.trim_start();
@@ -136,7 +140,12 @@ fn detect_json(input: &Input, text: &str) -> Result<ScoreFormat> {
     let first = match stream.next() {
         Some(Ok(v)) => v,
         Some(Err(e)) => {
-            return Err(Error::at(path, e.line(), "malformed JSON (expected a JSON document or JSON Lines)").caused_by(e))
+            return Err(Error::at(
+                path,
+                e.line(),
+                "malformed JSON (expected a JSON document or JSON Lines)",
+            )
+            .caused_by(e))
         }
         None => return Err(Error::in_file(path, "file is empty (expected per-topic scores)")),
     };
@@ -144,7 +153,10 @@ fn detect_json(input: &Input, text: &str) -> Result<ScoreFormat> {
     if !more {
         match &first {
             Value::Object(m) => {
-                if m.contains_key("eval") && m.contains_key("version") && (m.contains_key("samples") || m.contains_key("results")) {
+                if m.contains_key("eval")
+                    && m.contains_key("version")
+                    && (m.contains_key("samples") || m.contains_key("results"))
+                {
                     return Ok(ScoreFormat::InspectJson);
                 }
                 if m.contains_key("results") && (m.contains_key("configs") || m.contains_key("versions")) {
@@ -161,12 +173,17 @@ fn detect_json(input: &Input, text: &str) -> Result<ScoreFormat> {
                             path,
                             "looks like a ranx run or qrels (JSON {query: {document: number}}), not per-topic scores",
                         )
-                        .with_hint("evaluate runs with --qrels QRELS --run RUN (pledge eval reads ranx JSON runs and qrels)")),
+                        .with_hint(
+                            "evaluate runs with --qrels QRELS --run RUN (pledge eval reads ranx JSON runs and qrels)",
+                        )),
                     };
                 }
             }
             Value::Array(a) => {
-                if a.first().and_then(Value::as_object).is_some_and(|o| o.contains_key("instance_id") && o.contains_key("stats")) {
+                if a.first()
+                    .and_then(Value::as_object)
+                    .is_some_and(|o| o.contains_key("instance_id") && o.contains_key("stats"))
+                {
                     return Ok(ScoreFormat::Helm);
                 }
                 return Ok(ScoreFormat::JsonTable);
@@ -230,12 +247,35 @@ fn nested_kind(m: &serde_json::Map<String, Value>) -> Option<Nested> {
 /// Whether `k` looks like a trec_eval / ir_measures measure name.
 fn looks_like_measure(k: &str) -> bool {
     const NAMES: [&str; 24] = [
-        "map", "ndcg", "recip_rank", "Rprec", "bpref", "num_ret", "num_rel", "num_rel_ret", "num_q", "P", "recall",
-        "success", "map_cut", "ndcg_cut", "iprec_at_recall", "rbp", "judged", "infAP", "gm_map", "set_F", "AP", "RR",
-        "nDCG", "R",
+        "map",
+        "ndcg",
+        "recip_rank",
+        "Rprec",
+        "bpref",
+        "num_ret",
+        "num_rel",
+        "num_rel_ret",
+        "num_q",
+        "P",
+        "recall",
+        "success",
+        "map_cut",
+        "ndcg_cut",
+        "iprec_at_recall",
+        "rbp",
+        "judged",
+        "infAP",
+        "gm_map",
+        "set_F",
+        "AP",
+        "RR",
+        "nDCG",
+        "R",
     ];
     let base = k.split(['_', '@', '.']).next().unwrap_or(k);
-    NAMES.iter().any(|n| k == *n || base == *n || k.starts_with(&format!("{}_", n)))
+    NAMES
+        .iter()
+        .any(|n| k == *n || base == *n || k.starts_with(&format!("{}_", n)))
 }
 
 /// Lines of three tab-separated fields with a numeric third: which of the two layouts.

@@ -30,7 +30,12 @@ fn system_of(path: &Path, opts: &ReadOptions) -> String {
 /// Reads HELM per-instance stats (see the module docs).
 pub(super) fn read(path: &Path, text: &str, opts: &ReadOptions) -> Result<ScoreTable> {
     let doc: Vec<Value> = serde_json::from_str(text).map_err(|e| {
-        Error::at(path, e.line(), "malformed JSON (expected HELM per_instance_stats: an array)").caused_by(e)
+        Error::at(
+            path,
+            e.line(),
+            "malformed JSON (expected HELM per_instance_stats: an array)",
+        )
+        .caused_by(e)
     })?;
     let (mut names, mut splits) = (Vec::new(), Vec::new());
     for inst in &doc {
@@ -74,7 +79,9 @@ pub(super) fn read(path: &Path, text: &str, opts: &ReadOptions) -> Result<ScoreT
         };
         for st in inst.get("stats").and_then(Value::as_array).into_iter().flatten() {
             let Some(n) = st.get("name") else { continue };
-            if n.get("perturbation").is_some_and(|p| !p.is_null()) || n.get("name").and_then(Value::as_str) != Some(&stat) {
+            if n.get("perturbation").is_some_and(|p| !p.is_null())
+                || n.get("name").and_then(Value::as_str) != Some(&stat)
+            {
                 continue;
             }
             if split.is_some() && n.get("split").and_then(Value::as_str) != split.as_deref() {
@@ -84,9 +91,9 @@ pub(super) fn read(path: &Path, text: &str, opts: &ReadOptions) -> Result<ScoreT
                 let (s, c) = (st.get("sum")?.as_f64()?, st.get("count")?.as_f64()?);
                 (c > 0.0).then_some(s / c)
             });
-            let x = mean.filter(|x| x.is_finite()).ok_or_else(|| {
-                Error::in_file(path, format!("record {}: stat `{}` has no finite mean", i + 1, stat))
-            })?;
+            let x = mean
+                .filter(|x| x.is_finite())
+                .ok_or_else(|| Error::in_file(path, format!("record {}: stat `{}` has no finite mean", i + 1, stat)))?;
             let k = per.len();
             per.entry(id.clone()).or_insert((k, Vec::new())).1.push(x);
         }

@@ -43,7 +43,10 @@ pub(super) fn read_eval(input: &Input, opts: &ReadOptions) -> Result<ScoreTable>
         if f.size() > limit {
             return Err(Error::in_file(
                 path,
-                format!("member `{}` is larger than the input size limit of {} bytes", name, limit),
+                format!(
+                    "member `{}` is larger than the input size limit of {} bytes",
+                    name, limit
+                ),
             ));
         }
         let mut s = String::new();
@@ -75,7 +78,11 @@ pub(super) fn read_eval(input: &Input, opts: &ReadOptions) -> Result<ScoreTable>
 pub(super) fn read_json(path: &Path, text: &str, opts: &ReadOptions) -> Result<ScoreTable> {
     let log: Value = serde_json::from_str(text)
         .map_err(|e| Error::at(path, e.line(), "malformed JSON (expected an inspect_ai log)").caused_by(e))?;
-    let samples = log.get("samples").and_then(Value::as_array).cloned().unwrap_or_default();
+    let samples = log
+        .get("samples")
+        .and_then(Value::as_array)
+        .cloned()
+        .unwrap_or_default();
     scores(path, &log, log.get("reductions"), &samples, opts)
 }
 
@@ -117,9 +124,10 @@ fn scores(
     let mut b = Builder::default();
     b.system(&system);
     let mut values = Vec::new();
-    let reduced = reductions
-        .and_then(Value::as_array)
-        .and_then(|rs| rs.iter().find(|r| r.get("scorer").and_then(Value::as_str) == Some(scorer.as_str())));
+    let reduced = reductions.and_then(Value::as_array).and_then(|rs| {
+        rs.iter()
+            .find(|r| r.get("scorer").and_then(Value::as_str) == Some(scorer.as_str()))
+    });
     let mut source = "the log's reductions";
     if let (Some(r), true) = (reduced, opts.labels.is_empty()) {
         for s in r.get("samples").and_then(Value::as_array).into_iter().flatten() {
@@ -127,7 +135,10 @@ fn scores(
                 Error::in_file(path, format!("a reduction of scorer `{}` has no `sample_id`", scorer))
             })?;
             let x = s.get("value").and_then(Value::as_f64).ok_or_else(|| {
-                Error::in_file(path, format!("sample `{}`: reduced value of `{}` is not a number", id, scorer))
+                Error::in_file(
+                    path,
+                    format!("sample `{}`: reduced value of `{}` is not a number", id, scorer),
+                )
             })?;
             values.push(x);
             let _ = b.set(&id, &system, x);
@@ -142,9 +153,8 @@ fn scores(
             let Some(score) = s.get("scores").and_then(|sc| sc.get(&scorer)) else {
                 continue;
             };
-            let x = to_float(score.get("value").unwrap_or(&Value::Null), opts).map_err(|m| {
-                Error::in_file(path, format!("sample `{}` scorer `{}`: {}", id, scorer, m))
-            })?;
+            let x = to_float(score.get("value").unwrap_or(&Value::Null), opts)
+                .map_err(|m| Error::in_file(path, format!("sample `{}` scorer `{}`: {}", id, scorer, m)))?;
             let n = per.len();
             per.entry(id).or_insert((n, Vec::new())).1.push(x);
         }
@@ -159,7 +169,10 @@ fn scores(
     if b.is_empty() {
         return Err(Error::in_file(
             path,
-            format!("inspect_ai log (status `{}`): no sample has a `{}` score", status, scorer),
+            format!(
+                "inspect_ai log (status `{}`): no sample has a `{}` score",
+                status, scorer
+            ),
         ));
     }
     if let Some(stated) = stated_metric(header, &scorer) {
@@ -190,7 +203,9 @@ fn id_text(v: Option<&Value>) -> Option<String> {
 /// The log's `accuracy` (or `mean`) metric of `scorer`.
 fn stated_metric(header: &Value, scorer: &str) -> Option<f64> {
     let rs = header.pointer("/results/scores")?.as_array()?;
-    let r = rs.iter().find(|r| r.get("name").and_then(Value::as_str) == Some(scorer))?;
+    let r = rs
+        .iter()
+        .find(|r| r.get("name").and_then(Value::as_str) == Some(scorer))?;
     let m: &Map<String, Value> = r.get("metrics")?.as_object()?;
     ["accuracy", "mean"]
         .iter()

@@ -18,7 +18,10 @@ pub(super) fn system_of(path: &Path, opts: &ReadOptions) -> String {
     if let Some(s) = &opts.system {
         return s.clone();
     }
-    let name = path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
+    let name = path
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default();
     if name.starts_with("samples_") {
         if let Some(dir) = path.parent().and_then(Path::file_name) {
             return dir.to_string_lossy().into_owned();
@@ -36,8 +39,12 @@ pub(super) fn read(path: &Path, text: &str, opts: &ReadOptions) -> Result<ScoreT
             continue;
         }
         let v: serde_json::Map<String, Value> = serde_json::from_str(l).map_err(|e| {
-            Error::at(path, line, "not a JSON object (expected an lm-evaluation-harness sample with `doc_id`)")
-                .caused_by(e)
+            Error::at(
+                path,
+                line,
+                "not a JSON object (expected an lm-evaluation-harness sample with `doc_id`)",
+            )
+            .caused_by(e)
         })?;
         let doc = match v.get("doc_id") {
             Some(Value::Number(n)) => n.to_string(),
@@ -64,7 +71,10 @@ pub(super) fn read(path: &Path, text: &str, opts: &ReadOptions) -> Result<ScoreT
         recs.push((line, doc, filter, v));
     }
     if recs.is_empty() {
-        return Err(Error::in_file(path, "no samples (lm-evaluation-harness samples JSON Lines)"));
+        return Err(Error::in_file(
+            path,
+            "no samples (lm-evaluation-harness samples JSON Lines)",
+        ));
     }
     let filter = choose(path, "filter", &filters, opts.filter.as_deref(), "--filter")?;
     let metric = choose(path, "metric", &metrics, opts.measure.as_deref(), "--measure")?;

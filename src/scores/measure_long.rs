@@ -46,7 +46,10 @@ pub(super) fn columns(t: &Table) -> Option<(usize, Option<usize>, usize, usize)>
     let m = t.column("measure")?;
     let v = t.column("value")?;
     let topic = t.id_column()?;
-    let system = t.column("name").or_else(|| t.column("system")).or_else(|| t.column("run"));
+    let system = t
+        .column("name")
+        .or_else(|| t.column("system"))
+        .or_else(|| t.column("run"));
     Some((topic, system, m, v))
 }
 

@@ -193,14 +193,20 @@ pub fn read_many(paths: &[&Path], opts: &ReadOptions) -> Result<ScoreTable> {
     merge(tables)
 }
 
-/// The system name a per-system file stands for: its file name without `.gz` and one more
-/// extension (`results/kimi-k2.5.csv.gz` → `kimi-k2.5`).
+/// The system name a per-system file stands for: its file name without a compression extension
+/// (`.gz`, `.zst`, `.zstd`, `.bz2`, `.xz`) and one more extension (`results/kimi-k2.5.csv.gz` →
+/// `kimi-k2.5`).
 pub fn system_name_from_path(path: &Path) -> String {
     let name = path
         .file_name()
         .map(|s| s.to_string_lossy().into_owned())
         .unwrap_or_default();
-    let name = name.strip_suffix(".gz").unwrap_or(&name).to_string();
+    let lower = name.to_ascii_lowercase();
+    let cut = [".gz", ".zst", ".zstd", ".bz2", ".xz"]
+        .iter()
+        .find(|x| lower.ends_with(*x))
+        .map_or(0, |x| x.len());
+    let name = name[..name.len() - cut].to_string();
     match name.rfind('.') {
         Some(i) if i > 0 => name[..i].to_string(),
         _ => name,
@@ -339,22 +345,19 @@ pub(crate) fn same_measure(a: &str, b: &str) -> bool {
 /// only one. `what` names them in messages (`measure`, `metric`, `scorer`), `flag` the option.
 pub(crate) fn choose(path: &Path, what: &str, found: &[String], want: Option<&str>, flag: &str) -> Result<String> {
     match want {
-        Some(w) => found
-            .iter()
-            .find(|m| same_measure(m, w))
-            .cloned()
-            .ok_or_else(|| {
-                Error::in_file(
-                    path,
-                    format!("{} `{}` is not in the file (it has: {})", what, w, found.join(", ")),
-                )
-            }),
+        Some(w) => found.iter().find(|m| same_measure(m, w)).cloned().ok_or_else(|| {
+            Error::in_file(
+                path,
+                format!("{} `{}` is not in the file (it has: {})", what, w, found.join(", ")),
+            )
+        }),
         None if found.len() == 1 => Ok(found[0].clone()),
         None if found.is_empty() => Err(Error::in_file(path, format!("no {} found", what))),
-        None => Err(
-            Error::in_file(path, format!("the file holds several {}s ({}); choose one", what, found.join(", ")))
-                .with_hint(format!("pass {} NAME", flag)),
-        ),
+        None => Err(Error::in_file(
+            path,
+            format!("the file holds several {}s ({}); choose one", what, found.join(", ")),
+        )
+        .with_hint(format!("pass {} NAME", flag))),
     }
 }
 

@@ -11,7 +11,12 @@ use std::path::Path;
 /// else the only one).
 pub(super) fn read(path: &Path, text: &str, opts: &ReadOptions) -> Result<ScoreTable> {
     let doc: serde_json::Map<String, Value> = serde_json::from_str(text).map_err(|e| {
-        Error::at(path, e.line(), "malformed JSON (expected pytrec_eval's {query: {measure: value}})").caused_by(e)
+        Error::at(
+            path,
+            e.line(),
+            "malformed JSON (expected pytrec_eval's {query: {measure: value}})",
+        )
+        .caused_by(e)
     })?;
     let mut found = Vec::new();
     for v in doc.values() {
@@ -35,9 +40,10 @@ pub(super) fn read(path: &Path, text: &str, opts: &ReadOptions) -> Result<ScoreT
         let Some((_, x)) = o.iter().find(|(k, _)| super::same_measure(k, &measure)) else {
             continue;
         };
-        let x = x.as_f64().filter(|x| x.is_finite()).ok_or_else(|| {
-            Error::in_file(path, format!("query `{}`: `{}` is not a finite number", q, measure))
-        })?;
+        let x = x
+            .as_f64()
+            .filter(|x| x.is_finite())
+            .ok_or_else(|| Error::in_file(path, format!("query `{}`: `{}` is not a finite number", q, measure)))?;
         let _ = b.set(q, &system, x);
     }
     if b.is_empty() {

@@ -67,7 +67,10 @@ impl Qrels {
                 if grade.fract() != 0.0 || grade.abs() > f64::from(i32::MAX) {
                     return Err(Error::in_file(
                         path,
-                        format!("topic `{}` document `{}`: grade {} is not an integer", topic, doc, grade),
+                        format!(
+                            "topic `{}` document `{}`: grade {} is not an integer",
+                            topic, doc, grade
+                        ),
                     ));
                 }
                 if tq.grades.insert(doc.clone(), grade as i32).is_some() && dups == Duplicates::Error {
@@ -205,7 +208,10 @@ mod tests {
 
     #[test]
     fn beir_three_columns_with_and_without_header() {
-        for text in ["query-id\tcorpus-id\tscore\nq1\td1\t1\nq1\td2\t0\n", "q1 d1 1\nq1 d2 0\n"] {
+        for text in [
+            "query-id\tcorpus-id\tscore\nq1\td1\t1\nq1\td2\t0\n",
+            "q1 d1 1\nq1 d2 0\n",
+        ] {
             let q = Qrels::parse(text, p(), Duplicates::Error).unwrap();
             assert_eq!(q.topic("q1").unwrap().grades["d1"], 1);
             assert_eq!(q.topic("q1").unwrap().num_rel(1), 1);

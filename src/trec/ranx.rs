@@ -17,7 +17,10 @@ pub(super) fn json_pairs(path: &Path, text: &str, what: &str) -> Result<Pairs> {
     let mut out = Vec::with_capacity(doc.0.len());
     for (q, v) in doc.0 {
         let Value::Object(docs) = v else {
-            return Err(Error::in_file(path, format!("query `{}`: expected an object of documents ({})", q, expected)));
+            return Err(Error::in_file(
+                path,
+                format!("query `{}`: expected an object of documents ({})", q, expected),
+            ));
         };
         let mut list = Vec::with_capacity(docs.len());
         for (d, x) in docs {

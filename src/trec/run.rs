@@ -72,8 +72,10 @@ impl Run {
                 fresh
             });
             if let (Some(d), Duplicates::Error) = (dup, dups) {
-                return Err(Error::in_file(path, format!("document `{}` appears twice for topic `{}`", d, t))
-                    .with_hint("pass --keep-first-duplicate to keep the first line"));
+                return Err(
+                    Error::in_file(path, format!("document `{}` appears twice for topic `{}`", d, t))
+                        .with_hint("pass --keep-first-duplicate to keep the first line"),
+                );
             }
             list.sort_unstable_by(|a, b| b.score.total_cmp(&a.score).then_with(|| b.docno.cmp(&a.docno)));
             topics.insert(t, list);
