@@ -10,6 +10,9 @@ use pledge::trec::{Duplicates, Qrels, Run};
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 
+/// A reader under test: parses an input, returns how many items it read.
+type Reader = Box<dyn Fn(&Input) -> Result<usize, pledge::Error>>;
+
 fn median(mut v: Vec<f64>) -> f64 {
     v.sort_by(f64::total_cmp);
     v[v.len() / 2]
@@ -75,7 +78,7 @@ fn main() {
     let n_scores =
         |o: ReadOptions| move |i: &Input| read_input(i, &o).map(|t| t.values.iter().flatten().flatten().count());
     let halted = vec![("HALTED".to_string(), 0.0)];
-    let cases: Vec<(&str, PathBuf, Box<dyn Fn(&Input) -> Result<usize, pledge::Error>>)> = vec![
+    let cases: Vec<(&str, PathBuf, Reader)> = vec![
         (
             "scores: trec_eval -q",
             t("analyze/input.InexpC2.q.txt"),

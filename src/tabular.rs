@@ -246,7 +246,7 @@ impl Table {
     pub fn from_objects(
         path: &Path,
         unit: Unit,
-        objects: impl IntoIterator<Item = (usize, Vec<(String, serde_json::Value)>)>,
+        objects: impl IntoIterator<Item = (usize, Fields)>,
     ) -> Table {
         let mut headers: Vec<String> = Vec::new();
         let mut index = std::collections::HashMap::new();
@@ -277,6 +277,9 @@ impl Table {
         }
     }
 }
+
+/// The fields of one record in file (or schema) order.
+pub type Fields = Vec<(String, serde_json::Value)>;
 
 /// A JSON object with its keys in file order (`serde_json::Map` sorts them).
 #[derive(Debug, Clone, Default, PartialEq)]
@@ -315,7 +318,7 @@ pub fn cell_text(v: &serde_json::Value) -> String {
 /// structs become JSON arrays and objects, as `parquet::record::Row::to_json_value` maps them).
 ///
 /// Errors (exit 2): not a readable Parquet file (naming the file).
-pub fn parquet_objects(input: &crate::input::Input) -> Result<Vec<(usize, Vec<(String, serde_json::Value)>)>> {
+pub fn parquet_objects(input: &crate::input::Input) -> Result<Vec<(usize, Fields)>> {
     use parquet::file::reader::{FileReader, SerializedFileReader};
     let path = input.path();
     let bad = |e: parquet::errors::ParquetError| Error::in_file(path, "is not a readable Parquet file").caused_by(e);

@@ -5,7 +5,7 @@
 //! Pipeline: [`read`] the corpus → build the graph of units and passages ([`rules::graph`]) →
 //! add each link rule's edges in protocol order to a union-find, taking a [`count::Snapshot`]
 //! after each (the ablation table) → final components, histogram → [`stop::decide`] the stop
-//! rule → optionally [`assign::assign`] whole components to splits. Entry point: [`count`].
+//! rule → optionally [`assign::assign`] whole components to splits. Entry point: [`count()`].
 
 pub mod assign;
 pub mod count;

@@ -11,7 +11,7 @@
 //! killed mid-append leaves at most unreferenced objects: the ref still names the old, valid tip.
 //!
 //! [`verify`] checks a ledger copy, [`export`] writes and verifies the portable JSON Lines form,
-//! [`publish`] pushes the ledger to (and fetches it back from) another local repository.
+//! [`publish()`] pushes the ledger to (and fetches it back from) another local repository.
 
 mod chain;
 pub mod entry;

@@ -14,7 +14,7 @@ use std::path::Path;
 #[derive(Debug, Clone, Default)]
 pub struct TopicQrels {
     /// Grade of each judged document. A negative grade is judged and non-relevant (by default;
-    /// see [`super::EvalOptions::negative_unjudged`] for trec_eval's "in pool, unjudged").
+    /// see [`super::Judging::negative_unjudged`] for trec_eval's "in pool, unjudged").
     pub grades: HashMap<String, i32>,
 }
 
