@@ -243,11 +243,7 @@ impl Table {
     /// columns are the keys in first-seen order; strings are kept, numbers and booleans written
     /// as JSON writes them, `null` and a missing key are empty cells, nested values are their
     /// JSON text.
-    pub fn from_objects(
-        path: &Path,
-        unit: Unit,
-        objects: impl IntoIterator<Item = (usize, Fields)>,
-    ) -> Table {
+    pub fn from_objects(path: &Path, unit: Unit, objects: impl IntoIterator<Item = (usize, Fields)>) -> Table {
         let mut headers: Vec<String> = Vec::new();
         let mut index = std::collections::HashMap::new();
         let mut records = Vec::new();

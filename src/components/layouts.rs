@@ -156,3 +156,42 @@ fn hub(m: &Map<String, Value>, err: &impl Fn(String) -> Error) -> Result<(String
     }
     Ok((id, out))
 }
+
+#[cfg(test)]
+mod tests {
+    use crate::components::read::{read_corpus_inputs, Layout};
+    use crate::input::{Input, Limits};
+
+    /// The 2WikiMultihopQA hub schema names the sentences `content` (hotpot_qa: `sentences`).
+    #[test]
+    fn two_wiki_hub_schema() {
+        let line = r#"{"_id": "w1", "type": "compositional", "question": "Who?", "context": {"title": ["A", "B", "C"], "content": [["A is ", "x."], ["B is y."], ["C is z."]]}, "supporting_facts": {"title": ["A", "B"], "sent_id": [0, 0]}, "evidences": {"fact": ["A"], "relation": ["r"], "entity": ["B"]}, "answer": "y"}"#;
+        let q = Input::from_bytes("dev.jsonl", format!("{}\n", line).into_bytes(), Limits::default()).unwrap();
+        let (c, layout) = read_corpus_inputs(None, &q, None).unwrap();
+        assert_eq!(layout, Layout::HotpotqaHub);
+        assert_eq!(c.passages.len(), 3);
+        assert_eq!(c.passages[0].text, "A is x.");
+        let qu = &c.questions[0];
+        assert_eq!((qu.id.as_str(), qu.passages.len(), qu.decoys.len()), ("w1", 2, 1));
+        assert_eq!(qu.fields.get("type").map(String::as_str), Some("compositional"));
+        let bad = line.replace(r#"["B is y."], "#, "");
+        let q = Input::from_bytes("dev.jsonl", bad.into_bytes(), Limits::default()).unwrap();
+        let e = read_corpus_inputs(None, &q, None).unwrap_err();
+        assert!(
+            e.message
+                .contains("dev.jsonl:1: `context` has 3 titles but 2 sentence lists"),
+            "{}",
+            e.message
+        );
+    }
+
+    /// BEIR's corpus is keyed by `_id`: two documents titled `Paris` are two passages.
+    #[test]
+    fn beir_corpus_is_keyed_by_underscore_id() {
+        let text = "{\"_id\": \"d1\", \"title\": \"Paris\", \"text\": \"Capital.\", \"metadata\": {}}\n{\"_id\": \"d2\", \"title\": \"Paris\", \"text\": \"A city in Texas.\", \"metadata\": {}}\n";
+        let i = Input::from_bytes("corpus.jsonl", text.as_bytes().to_vec(), Limits::default()).unwrap();
+        let p = crate::components::read::read_passages_input(&i).unwrap();
+        assert_eq!(p.iter().map(|x| x.id.as_str()).collect::<Vec<_>>(), vec!["d1", "d2"]);
+        assert_eq!(p[1].fields.get("title").map(String::as_str), Some("Paris"));
+    }
+}

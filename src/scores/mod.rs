@@ -136,10 +136,17 @@ pub fn read_with(path: &Path, opts: &ReadOptions) -> Result<ScoreTable> {
 ///
 /// Errors (exit 2): as [`read_with`]; a message names the format detected and what it expected.
 pub fn read_input(input: &Input, opts: &ReadOptions) -> Result<ScoreTable> {
-    let format = match opts.format {
-        Some(f) => f,
-        None => detect(input)?,
+    let (format, how) = match opts.format {
+        Some(f) => (f, "as --input-format asked"),
+        None => (
+            detect(input)?,
+            "detected from the content; --input-format NAME reads it as another",
+        ),
     };
+    read_as(input, format, opts).map_err(|e| e.caused_by(format!("read as `{}` ({})", format.name(), how)))
+}
+
+fn read_as(input: &Input, format: ScoreFormat, opts: &ReadOptions) -> Result<ScoreTable> {
     let path = input.path();
     let table = match format {
         ScoreFormat::InspectEval => inspect::read_eval(input, opts)?,
