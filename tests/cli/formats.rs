@@ -549,3 +549,64 @@ fn questions_without_passages() {
     assert_eq!(v["count"]["components"], 3, "{}", v);
     assert_eq!(v["count"]["with_candidates"], 3);
 }
+
+/// lm-evaluation-harness 0.4.9 `--log_samples` (dummy model, local task): one line per document
+/// and filter. lm_eval's own results: exact_match 0.4 (flexible-extract), 0.0 (strict-match).
+#[test]
+fn lm_eval_samples() {
+    let sample = format!("{F}/lm_eval/dummy/samples_capitals_2026-12-01T10-09-04.123428.jsonl");
+    let t = pledge::scores::read_with(
+        &data(&sample),
+        &pledge::scores::ReadOptions {
+            filter: Some("flexible-extract".into()),
+            ..Default::default()
+        },
+    )
+    .unwrap();
+    assert_eq!(t.systems, vec!["dummy"], "named by the model directory");
+    assert_eq!(t.topics, vec!["0", "1", "2", "3", "4"]);
+    let v: Vec<f64> = t.values[0].iter().map(|x| x.unwrap()).collect();
+    assert_eq!(v, vec![0.0, 1.0, 0.0, 1.0, 0.0]);
+    let env = Env::new();
+    copy(&env, &sample, "run-a/samples_capitals.jsonl");
+    copy(&env, &sample, "run-b/samples_capitals.jsonl");
+    let args = [
+        "compare",
+        "--scores",
+        "run-a/samples_capitals.jsonl",
+        "--scores",
+        "run-b/samples_capitals.jsonl",
+    ];
+    let r = env.run(&args);
+    assert_eq!(r.code, 2);
+    assert!(
+        r.stderr.contains("several filters (strict-match, flexible-extract)"),
+        "{}",
+        r.stderr
+    );
+    assert!(
+        r.stderr.contains("read as `lm-eval`") && r.stderr.contains("--filter NAME"),
+        "{}",
+        r.stderr
+    );
+    for (filter, mean) in [("flexible-extract", 0.4), ("strict-match", 0.0)] {
+        let mut a = args.to_vec();
+        a.extend(["--filter", filter, "--measure", "exact_match", "--format", "json"]);
+        let m = means(&ok(&env, &a));
+        assert_eq!((m[0].0.as_str(), m[0].1, m[0].2), ("run-a", mean, 5), "{}", filter);
+        assert_eq!((m[1].0.as_str(), m[1].1), ("run-b", mean));
+    }
+    // The aggregated results file beside it holds no per-document scores, and says so.
+    copy(
+        &env,
+        &format!("{F}/lm_eval/dummy/results_2026-12-01T10-09-04.123428.json"),
+        "results.json",
+    );
+    let r = env.run(&["compare", "--scores", "results.json"]);
+    assert!(
+        r.code == 2 && r.stderr.contains("aggregated results file"),
+        "{}",
+        r.stderr
+    );
+    assert!(r.stderr.contains("--log_samples"), "{}", r.stderr);
+}
