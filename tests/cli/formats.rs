@@ -610,3 +610,52 @@ fn lm_eval_samples() {
     );
     assert!(r.stderr.contains("--log_samples"), "{}", r.stderr);
 }
+
+/// HELM 0.5.16 `per_instance_stats.json` (simple model, synthetic scenario). HELM's own
+/// stats.json: exact_match 0.0, inference_runtime 1.735687255859375e-05 over the 10 instances.
+#[test]
+fn helm_per_instance_stats() {
+    let run = format!("{F}/helm/simple_mcqa:model=simple_model1/per_instance_stats.json");
+    let read = |m: &str| {
+        pledge::scores::read_with(
+            &data(&run),
+            &pledge::scores::ReadOptions {
+                measure: Some(m.into()),
+                ..Default::default()
+            },
+        )
+        .unwrap()
+    };
+    let t = read("inference_runtime");
+    assert_eq!(
+        t.systems,
+        vec!["simple_mcqa:model=simple_model1"],
+        "named by the run directory"
+    );
+    assert_eq!(t.topics.len(), 10);
+    assert_eq!(t.topics[0], "id60");
+    let v: Vec<f64> = t.values[0].iter().map(|x| x.unwrap()).collect();
+    close(v.iter().sum::<f64>() / 10.0, 1.735687255859375e-05, 1e-18);
+    assert!(read("exact_match").values[0].iter().all(|x| *x == Some(0.0)));
+    let env = Env::new();
+    copy(&env, &run, "runs/a/per_instance_stats.json");
+    copy(&env, &run, "runs/b/per_instance_stats.json");
+    let args = [
+        "compare",
+        "--scores",
+        "runs/a/per_instance_stats.json",
+        "--scores",
+        "runs/b/per_instance_stats.json",
+    ];
+    let r = env.run(&args);
+    assert_eq!(r.code, 2);
+    assert!(
+        r.stderr.contains("several stats (num_references") && r.stderr.contains("read as `helm`"),
+        "{}",
+        r.stderr
+    );
+    let mut a = args.to_vec();
+    a.extend(["--measure", "exact_match", "--format", "json"]);
+    let m = means(&ok(&env, &a));
+    assert_eq!((m[0].0.as_str(), m[0].1, m[0].2), ("a", 0.0, 10));
+}
