@@ -135,6 +135,19 @@ fn main() {
             Box::new(n_scores(scores(Some("match"), None, vec![]))),
         ),
         (
+            "scores: lm-eval samples JSONL",
+            t("formats/lm_eval/dummy/samples_capitals_2026-12-01T10-09-04.123428.jsonl"),
+            Box::new(n_scores(ReadOptions {
+                filter: Some("flexible-extract".into()),
+                ..scores(None, None, vec![])
+            })),
+        ),
+        (
+            "scores: HELM per_instance_stats.json",
+            t("formats/helm/simple_mcqa:model=simple_model1/per_instance_stats.json"),
+            Box::new(n_scores(scores(Some("exact_match"), None, vec![]))),
+        ),
+        (
             "run: TREC, gzip (robust03 subset)",
             t("trec/input.InexpC2.subset.gz"),
             Box::new(|i: &Input| Run::from_input(i, Duplicates::Error).map(|r| r.topics.values().map(Vec::len).sum())),
