@@ -14,7 +14,8 @@
 //! The file's SHA-256 (raw bytes) is recorded in the ledger's count/stop/go/assign entry; analyze
 //! refuses an assignment whose hash differs from the recorded one.
 
-use crate::error::{Error, Result};
+use crate::error::Result;
+use crate::tabular::{Delimiter, Table};
 use serde::{Deserialize, Serialize};
 use std::path::Path;
 
@@ -58,56 +59,49 @@ pub fn to_csv(rows: &[AssignmentRow]) -> Vec<u8> {
     w.into_inner().unwrap_or_default()
 }
 
-/// Reads an assignment file (gzip and a BOM accepted).
+/// Reads an assignment file (compressed input and a BOM accepted; records read by
+/// [`crate::tabular`]).
 ///
 /// Errors (exit 2): missing file, wrong header, a row with the wrong number of fields, a
 /// `counted` value other than `0`, `1` or empty, a question listed twice; each names file and line.
 pub fn read(path: &Path) -> Result<Vec<AssignmentRow>> {
     let text = crate::io::read_text(path)?;
-    let mut rdr = csv::ReaderBuilder::new().has_headers(true).from_reader(text.as_bytes());
-    let headers = rdr
-        .headers()
-        .map_err(|e| Error::at(path, 1, "cannot read the header").caused_by(e))?
-        .clone();
+    from_text(path, &text)
+}
+
+/// Parses the assignment CSV `text` (see [`read`]); `path` names it in messages.
+///
+/// Errors: as [`read`].
+pub fn from_text(path: &Path, text: &str) -> Result<Vec<AssignmentRow>> {
+    let table = Table::parse(path, text, Some(Delimiter::Comma))?;
     let want = ["question", "component", "unit", "split", "counted"];
-    if headers.iter().collect::<Vec<_>>() != want {
-        return Err(Error::at(path, 1, format!("expected the header `{}`", want.join(","))));
+    if table.headers != want {
+        return Err(table.header_err(format!("expected the header `{}`", want.join(","))));
     }
-    let mut out = Vec::new();
+    let mut out = Vec::with_capacity(table.records.len());
     let mut seen = std::collections::HashSet::new();
-    for rec in rdr.records() {
-        let rec = rec.map_err(|e| {
-            let line = e.position().map(|p| p.line() as usize).unwrap_or(0);
-            Error::at(path, line, "malformed row (expected 5 fields)").caused_by(e)
-        })?;
-        let line = rec.position().map(|p| p.line() as usize).unwrap_or(0);
-        let counted = match &rec[4] {
+    for rec in &table.records {
+        let counted = match rec.get(4) {
             "" => None,
             "1" => Some(true),
             "0" => Some(false),
             other => {
-                return Err(Error::at(
-                    path,
-                    line,
-                    format!("counted must be 0, 1 or empty, got `{}`", other),
-                ))
+                return Err(table.err(rec, format!("counted must be 0, 1 or empty, got `{}`", other)));
             }
         };
-        if rec[0].is_empty() || rec[1].is_empty() {
-            return Err(Error::at(path, line, "question and component must not be empty"));
+        let (question, component) = (rec.get(0), rec.get(1));
+        if question.is_empty() || component.is_empty() {
+            return Err(table.err(rec, "question and component must not be empty"));
         }
-        if !seen.insert(rec[0].to_string()) {
-            return Err(Error::at(path, line, format!("question `{}` is listed twice", &rec[0])));
+        if !seen.insert(question.to_string()) {
+            return Err(table.err(rec, format!("question `{}` is listed twice", question)));
         }
+        let split = rec.get(3);
         out.push(AssignmentRow {
-            question: rec[0].to_string(),
-            component: rec[1].to_string(),
-            unit: rec[2].to_string(),
-            split: if rec[3].is_empty() {
-                None
-            } else {
-                Some(rec[3].to_string())
-            },
+            question: question.to_string(),
+            component: component.to_string(),
+            unit: rec.get(2).to_string(),
+            split: (!split.is_empty()).then(|| split.to_string()),
             counted,
         });
     }

@@ -1,46 +1,28 @@
-//! File input and output shared by every reader: gzip detection, UTF-8 BOM removal, SHA-256 of
-//! files, and atomic writes (write to a temporary file in the same directory, fsync, rename).
+//! File input and output shared by every reader: decompression by content (see
+//! [`crate::input`]), UTF-8 BOM removal, SHA-256 of files, and atomic writes (write to a
+//! temporary file in the same directory, fsync, rename).
 
 use crate::error::{Error, Result};
+use crate::input::{Input, Limits};
 use sha2::{Digest, Sha256};
-use std::io::{Read, Write};
+use std::io::Write;
 use std::path::Path;
 
-/// Reads a whole file; if it starts with the gzip magic bytes `1f 8b` it is decompressed.
+/// Reads a whole file, decompressing gzip, zstd, bzip2 or xz recognised by content (see
+/// [`crate::input`]), within the default size limit.
 ///
-/// Errors: a missing or unreadable file, or a corrupt gzip stream (exit 2, naming the file).
+/// Errors: a missing or unreadable file, a corrupt compressed stream, a file over the size limit
+/// (exit 2, naming the file).
 pub fn read_bytes(path: &Path) -> Result<Vec<u8>> {
-    let raw = std::fs::read(path).map_err(|e| Error::io("reading", path, e))?;
-    if raw.len() >= 2 && raw[0] == 0x1f && raw[1] == 0x8b {
-        let mut out = Vec::with_capacity(raw.len() * 4);
-        flate2::read::MultiGzDecoder::new(&raw[..])
-            .read_to_end(&mut out)
-            .map_err(|e| Error::in_file(path, "not a valid gzip stream").caused_by(e))?;
-        Ok(out)
-    } else if path.extension().is_some_and(|e| e.eq_ignore_ascii_case("gz")) {
-        Err(Error::in_file(
-            path,
-            "not a valid gzip stream (the name ends in .gz but the file does not start with the gzip magic bytes)",
-        ))
-    } else {
-        Ok(raw)
-    }
+    Ok(Input::from_path(path, Limits::default())?.into_bytes())
 }
 
-/// Reads a (possibly gzipped) UTF-8 text file, removing a leading UTF-8 BOM.
+/// Reads a (possibly compressed) UTF-8 text file, removing a leading UTF-8 BOM.
 ///
 /// Line endings are left as they are; use [`lines`] to iterate with CRLF handled.
 /// Errors: as [`read_bytes`], plus invalid UTF-8 (reported with its line number).
 pub fn read_text(path: &Path) -> Result<String> {
-    let bytes = read_bytes(path)?;
-    let bytes = strip_bom(&bytes);
-    match std::str::from_utf8(bytes) {
-        Ok(s) => Ok(s.to_owned()),
-        Err(e) => {
-            let line = bytes[..e.valid_up_to()].iter().filter(|&&b| b == b'\n').count() + 1;
-            Err(Error::at(path, line, "invalid UTF-8 (expected a UTF-8 text file)"))
-        }
-    }
+    Input::from_path(path, Limits::default())?.text().map(str::to_owned)
 }
 
 /// Removes a leading UTF-8 byte-order mark (EF BB BF) if present.

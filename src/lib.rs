@@ -16,10 +16,11 @@ pub mod assignment;
 pub mod cli;
 pub mod components;
 pub mod error;
-#[macro_use]
-pub mod named;
+pub mod formats;
+pub mod input;
 pub mod io;
 pub mod ledger;
+pub mod named;
 pub mod ops;
 pub mod output;
 pub mod power;
@@ -29,6 +30,7 @@ pub mod report;
 pub mod rng;
 pub mod scores;
 pub mod stats;
+pub mod tabular;
 pub mod text;
 pub mod trec;
 

@@ -14,8 +14,8 @@ use std::path::PathBuf;
 /// Options of the score readers shared by both commands.
 #[derive(Debug, clap::Args)]
 pub struct ScoreArgs {
-    /// Per-topic score file (long/wide CSV or TSV, JSON Lines, trec_eval -q output; gzip ok).
-    /// Repeat for one file per system.
+    /// Per-topic score file (any format of `pledge formats`; compressed ok; `-` reads standard
+    /// input). Repeat for one file per system.
     #[arg(long, value_name = "FILE", required_unless_present = "qrels")]
     pub scores: Vec<PathBuf>,
     /// Qrels to evaluate TREC runs against (instead of --scores): the per-topic values of the
@@ -47,6 +47,8 @@ pub struct ScoreArgs {
     /// Output format.
     #[arg(long, value_parser = named::<Format>(), default_value = "human")]
     pub format: Format,
+    #[command(flatten)]
+    pub input: super::inputs::InputArgs,
 }
 
 /// Arguments of `pledge analyze`.
@@ -103,11 +105,14 @@ pub struct AnalyzeArgs {
 }
 
 pub(crate) fn read_options(a: &ScoreArgs) -> crate::Result<ReadOptions> {
-    Ok(ReadOptions {
+    let mut opts = ReadOptions {
         measure: a.measure.clone(),
         column: a.column.clone(),
         labels: super::values::label_args(&a.label)?,
-    })
+        ..Default::default()
+    };
+    a.input.apply(&mut opts, &a.scores)?;
+    Ok(opts)
 }
 
 pub fn analyze(a: AnalyzeArgs, ctx: &Ctx) -> Outcome {

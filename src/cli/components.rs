@@ -19,9 +19,14 @@ pub struct Args {
     /// questions file, whose paragraphs are then the passages.
     #[arg(long)]
     pub passages: Option<PathBuf>,
-    /// Candidate questions: JSON Lines {id, passages, decoys|decoy, ...}, or HotpotQA / MuSiQue.
+    /// Candidate questions: JSON Lines {id, passages, decoys|decoy, ...}, HotpotQA / MuSiQue /
+    /// 2WikiMultihopQA (files or the Hugging Face hub schema), or BEIR queries with --qrels.
     #[arg(long)]
     pub questions: PathBuf,
+    /// Qrels whose relevant documents are each question's passages (BEIR queries.jsonl with
+    /// qrels/SPLIT.tsv); `-` for any one of the inputs reads standard input.
+    #[arg(long)]
+    pub qrels: Option<PathBuf>,
     /// Also assign whole components to the protocol's splits (only when the stop rule says go).
     #[arg(long)]
     pub assign: bool,
@@ -71,10 +76,19 @@ fn bar(ctx: &Ctx) -> Bar {
 
 pub fn run(a: Args, ctx: &Ctx) -> Outcome {
     let ledger = if a.dry_run { None } else { Some(open_ledger(ctx)?) };
+    let limits = crate::input::Limits::default();
+    let named = [a.passages.as_deref(), Some(a.questions.as_path()), a.qrels.as_deref()];
+    if named.iter().flatten().filter(|p| crate::input::is_stdin(p)).count() > 1 {
+        return Err(crate::error::Error::input(
+            "`-` (standard input) can be given only once",
+        ));
+    }
+    let open = |p: &std::path::Path| super::inputs::open(ctx, p, limits);
     let o = ops::components::ComponentsOptions {
         protocol: resolve(ctx, &a.protocol),
-        passages: a.passages.as_deref().map(|p| resolve(ctx, p)),
-        questions: resolve(ctx, &a.questions),
+        passages: a.passages.as_deref().map(open).transpose()?,
+        questions: open(&a.questions)?,
+        qrels: a.qrels.as_deref().map(open).transpose()?,
         assign: a.assign,
         out: a.out.as_deref().map(|p| resolve(ctx, p)),
         default_dir: ctx.cwd.clone(),

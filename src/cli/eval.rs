@@ -80,10 +80,33 @@ pub struct Args {
 }
 
 pub fn run(a: Args, ctx: &Ctx) -> Outcome {
+    // `-` reads standard input, for one of the files.
+    let dashes = std::iter::once(&a.qrels)
+        .chain(&a.runs)
+        .filter(|p| crate::input::is_stdin(p))
+        .count();
+    if dashes > 1 {
+        return Err(crate::error::Error::input(
+            "`-` (standard input) can be given only once",
+        ));
+    }
+    let stdin = if dashes == 1 {
+        Some(super::inputs::stdin(crate::input::Limits::default())?)
+    } else {
+        None
+    };
+    let keep = |p: &PathBuf| {
+        if crate::input::is_stdin(p) {
+            p.clone()
+        } else {
+            resolve(ctx, p)
+        }
+    };
     let req = EvalRequest {
-        qrels: resolve(ctx, &a.qrels),
+        stdin,
+        qrels: keep(&a.qrels),
         qrels_shown: a.qrels.display().to_string(),
-        runs: a.runs.iter().map(|p| resolve(ctx, p)).collect(),
+        runs: a.runs.iter().map(keep).collect(),
         measures: a.measures.clone(),
         complete: a.complete,
         relevance_level: a.relevance_level,

@@ -16,6 +16,7 @@ mod components;
 mod demo;
 mod eval;
 pub mod human;
+mod inputs;
 mod ledger;
 mod power;
 mod register;

@@ -46,9 +46,18 @@ pub struct Args {
     /// Paired binary accuracy: shares of questions only A / only B gets right.
     #[arg(long, value_name = "P10,P01", allow_hyphen_values = true)]
     pub discordant: Option<String>,
-    /// Pilot per-topic score file of two systems: estimate σ (and ρ with --components).
+    /// Pilot per-topic scores of two systems: estimate σ (and ρ with --components). Any format
+    /// `--scores` reads; repeat for one file per system (with --column for per-system CSVs).
     #[arg(long, value_name = "SCORES")]
-    pub pilot: Option<PathBuf>,
+    pub pilot: Vec<PathBuf>,
+    /// Read one system per pilot file from this column (e.g. f1), as `compare --column`.
+    #[arg(long, value_name = "NAME", requires = "pilot")]
+    pub column: Option<String>,
+    /// The measure or metric to read when a pilot file holds several (as `compare --measure`).
+    #[arg(long, value_name = "NAME", requires = "pilot")]
+    pub measure: Option<String>,
+    #[command(flatten)]
+    pub input: super::inputs::InputArgs,
     /// Component assignment file (from `pledge components`) for the pilot's questions.
     #[arg(long, value_name = "FILE", requires = "pilot")]
     pub components: Option<PathBuf>,
@@ -88,10 +97,29 @@ pub fn run(a: Args, ctx: &Ctx) -> Outcome {
         icc: a.icc,
         method: a.method,
         discordant: a.discordant.as_deref().map(parse_pair).transpose()?,
-        pilot: a.pilot.as_deref().map(|p| resolve(ctx, p)),
+        pilot: a
+            .pilot
+            .iter()
+            .map(|p| {
+                if crate::input::is_stdin(p) {
+                    p.clone()
+                } else {
+                    resolve(ctx, p)
+                }
+            })
+            .collect(),
         components: a.components.as_deref().map(|p| resolve(ctx, p)),
         systems,
-        labels: super::values::label_args(&a.label)?,
+        read: {
+            let mut opts = crate::scores::ReadOptions {
+                labels: super::values::label_args(&a.label)?,
+                measure: a.measure.clone(),
+                column: a.column.clone(),
+                ..Default::default()
+            };
+            a.input.apply(&mut opts, &a.pilot)?;
+            opts
+        },
         scale: a.scale,
     };
     let report = crate::ops::power::power(&o)?;

@@ -1,11 +1,25 @@
 //! Reading the inputs of `pledge components`: passages and candidate questions.
 //!
-//! Layouts (detected from the content, gzip and a BOM accepted via [`crate::io::read_text`]):
+//! Every file is JSON Lines, a JSON array of objects, or Parquet (one record per row, nested
+//! columns as JSON), detected from the content; compression (gzip, zstd, bzip2, xz) and a BOM are
+//! accepted (see [`crate::input`]), and each reader has a variant taking an [`Input`] already read
+//! (standard input, bytes).
+//!
+//! Layouts (detected from the content):
 //! - **pledge JSON Lines.** Passages `{"id", "text", ...}` one per line; questions
 //!   `{"id", "passages": [ids], "decoys": [ids] | "decoy": id, ...}`. Other scalar fields (strings,
 //!   numbers, booleans) are kept as strings for the component unit and shared-field rules.
-//!   A passages file may also be a JSON array of such objects (`title` accepted for `id`, as the
-//!   HippoRAG `*_corpus.json` files).
+//!   The passage id is `id`, else `_id` (BEIR's `corpus.jsonl`, whose `title` is kept as a
+//!   field), else `title` (the HippoRAG `*_corpus.json` files). A question without `passages`
+//!   (LLM answer scores, TREC topics, BEIR queries) uses none: it is its own unit unless a
+//!   `shared-field` rule (or the unit field) links it to others; `--passages` is then optional.
+//! - **BEIR** queries (`{"_id", "text"}`) with qrels (`qrels/SPLIT.tsv`, three or four columns,
+//!   or any qrels [`crate::trec::Qrels`] reads): the documents a query's qrels grade above 0 are
+//!   its passages; only queries in the qrels are candidates (the others are counted in
+//!   [`Corpus::notes`]), and a qrels query missing from the queries file is an error.
+//! - **Hugging Face hub** `hotpot_qa` and 2WikiMultihopQA schema (`id` or `_id`; `context` as
+//!   `{title: [...], sentences: [[...]]}` or `{title, content}`; `supporting_facts` as
+//!   `{title: [...], sent_id: [...]}`): read as the HotpotQA layout below.
 //! - **HotpotQA** (distractor setting; a JSON array, or one object per line): `_id` is the question
 //!   id; each `context` entry `[title, [sentences]]` is a passage with id = title and text = the
 //!   sentences concatenated as given (they carry their own leading spaces); the titles named in
@@ -20,11 +34,13 @@
 //! paragraphs of the questions file. When a title occurs several times, the first text is kept and
 //! the number of titles seen with a different text is reported ([`Corpus::conflicting_titles`]).
 //!
-//! Errors (exit 2, naming file and line, or file and record for JSON arrays): malformed JSON, a
-//! missing `id`/`text`/`passages`, a duplicate passage or question id, a question naming a passage
-//! that does not exist, an empty file.
+//! Errors (exit 2, naming file and line, or file and record for JSON arrays, or file and row for
+//! Parquet): malformed JSON, a missing `id`/`text`, a duplicate passage or question id, a
+//! question naming a passage that does not exist, an empty file.
 
 use crate::error::{Error, Result};
+use crate::input::{Input, Kind, Limits};
+use crate::tabular::Unit;
 use serde_json::{Map, Value};
 use std::collections::{BTreeMap, HashMap};
 use std::path::Path;
@@ -60,10 +76,14 @@ crate::named_enum! {
     pub enum Layout {
         /// pledge JSON Lines.
         Pledge = "pledge",
-        /// HotpotQA distractor layout.
+        /// HotpotQA distractor layout (also the original 2WikiMultihopQA files).
         Hotpotqa = "hotpotqa",
+        /// The Hugging Face hub schema of `hotpot_qa` and 2WikiMultihopQA (context as columns).
+        HotpotqaHub = "hotpotqa-hub",
         /// MuSiQue layout.
         Musique = "musique",
+        /// BEIR queries joined with qrels.
+        Beir = "beir",
     }
 }
 
@@ -76,6 +96,8 @@ pub struct Corpus {
     pub questions: Vec<Question>,
     /// Titles seen with differing texts in a HotpotQA/MuSiQue file (first text kept).
     pub conflicting_titles: usize,
+    /// Notes found while reading (e.g. BEIR queries left out because the qrels do not name them).
+    pub notes: Vec<String>,
 }
 
 /// Where a record came from: `file:line` for JSON Lines, `file: record N` for a JSON array.
@@ -83,29 +105,57 @@ pub struct Corpus {
 struct Loc<'a> {
     path: &'a Path,
     line: usize,
-    array: bool,
+    unit: Unit,
 }
 
 impl Loc<'_> {
     fn err(&self, msg: impl std::fmt::Display) -> Error {
-        if self.array {
-            Error::in_file(self.path, format!("record {}: {}", self.line, msg))
-        } else {
-            Error::at(self.path, self.line, msg)
+        match self.unit {
+            Unit::Line => Error::at(self.path, self.line, msg),
+            Unit::Record => Error::in_file(self.path, format!("record {}: {}", self.line, msg)),
+            Unit::Row => Error::in_file(self.path, format!("row {}: {}", self.line, msg)),
         }
+    }
+
+    /// `line 3`, `record 3`, `row 3`.
+    fn named(&self, n: usize) -> String {
+        format!("{} {}", unit_word(self.unit), n)
+    }
+
+    /// `file:3`, `file: record 3`, `file: row 3`.
+    fn place(&self) -> String {
+        match self.unit {
+            Unit::Line => format!("{}:{}", self.path.display(), self.line),
+            u => format!("{}: {} {}", self.path.display(), unit_word(u), self.line),
+        }
+    }
+}
+
+fn unit_word(u: Unit) -> &'static str {
+    match u {
+        Unit::Line => "line",
+        Unit::Record => "record",
+        Unit::Row => "row",
     }
 }
 
 /// A JSON object with its line (JSON Lines) or 1-based record number (JSON array).
 type Record = (usize, Map<String, Value>);
 
-/// Parses a file as JSON Lines, or as a JSON array when its first non-blank character is `[`.
-/// Returns the records with their line (JSONL) or 1-based record number (array).
-fn records(path: &Path) -> Result<(Vec<Record>, bool)> {
-    let text = crate::io::read_text(path)?;
+/// Parses an input as Parquet, as a JSON array when its first non-blank character is `[`, else
+/// as JSON Lines. Returns the records with their line (JSONL), 1-based record number (array) or
+/// row (Parquet).
+fn records(input: &Input) -> Result<(Vec<Record>, Unit)> {
+    let path = input.path();
+    if input.kind() == Kind::Parquet {
+        let rows = crate::tabular::parquet_objects(input)?;
+        let out = rows.into_iter().map(|(n, o)| (n, o.into_iter().collect())).collect();
+        return Ok((out, Unit::Row));
+    }
+    let text = input.text()?;
     let mut out = Vec::new();
     if text.trim_start().starts_with('[') {
-        let v: Vec<Value> = serde_json::from_str(&text)
+        let v: Vec<Value> = serde_json::from_str(text)
             .map_err(|e| Error::at(path, e.line(), "malformed JSON (expected an array of objects)").caused_by(e))?;
         for (i, r) in v.into_iter().enumerate() {
             match r {
@@ -118,9 +168,9 @@ fn records(path: &Path) -> Result<(Vec<Record>, bool)> {
                 }
             }
         }
-        return Ok((out, true));
+        return Ok((out, Unit::Record));
     }
-    for (n, line) in crate::io::lines(&text) {
+    for (n, line) in crate::io::lines(text) {
         if line.trim().is_empty() {
             continue;
         }
@@ -130,7 +180,7 @@ fn records(path: &Path) -> Result<(Vec<Record>, bool)> {
             Err(e) => return Err(Error::at(path, n, "malformed JSON (expected one JSON object per line)").caused_by(e)),
         }
     }
-    Ok((out, false))
+    Ok((out, Unit::Line))
 }
 
 fn scalar(v: &Value) -> Option<String> {
@@ -169,31 +219,33 @@ fn id_list(m: &Map<String, Value>, key: &str, loc: Loc) -> Result<Vec<String>> {
     }
 }
 
-/// Reads a passages file (JSON Lines `{id, text, ...}` or a JSON array; `title` accepted for `id`).
+/// Reads a passages file (JSON Lines `{id, text, ...}`, a JSON array, or Parquet; `_id`, else
+/// `title`, accepted for `id`).
 pub fn read_passages(path: &Path) -> Result<Vec<Passage>> {
-    let (recs, array) = records(path)?;
+    read_passages_input(&Input::from_path(path, Limits::default())?)
+}
+
+/// Reads passages from an input already read (see [`read_passages`]).
+pub fn read_passages_input(input: &Input) -> Result<Vec<Passage>> {
+    let path = input.path();
+    let (recs, unit) = records(input)?;
     let mut out = Vec::with_capacity(recs.len());
     let mut seen: HashMap<String, usize> = HashMap::with_capacity(recs.len());
     for (line, m) in recs {
-        let loc = Loc { path, line, array };
-        let id = if m.contains_key("id") {
-            str_field(&m, "id", loc)?
-        } else {
-            str_field(&m, "title", loc)?
-        };
+        let loc = Loc { path, line, unit };
+        let key = ["id", "_id", "title"]
+            .into_iter()
+            .find(|k| m.contains_key(*k))
+            .unwrap_or("id");
+        let id = str_field(&m, key, loc)?;
         let text = str_field(&m, "text", loc)?;
         if let Some(first) = seen.insert(id.clone(), line) {
-            return Err(loc.err(format!(
-                "duplicate passage id `{}` (first at {} {})",
-                id,
-                if array { "record" } else { "line" },
-                first
-            )));
+            return Err(loc.err(format!("duplicate passage id `{}` (first at {})", id, loc.named(first))));
         }
         out.push(Passage {
             id,
             text,
-            fields: scalar_fields(&m, &["id", "text"]),
+            fields: scalar_fields(&m, &[key, "text"]),
         });
     }
     if out.is_empty() {
@@ -205,7 +257,11 @@ pub fn read_passages(path: &Path) -> Result<Vec<Passage>> {
 /// Detects the layout of one question record.
 fn layout_of(m: &Map<String, Value>) -> Layout {
     if m.contains_key("context") && m.contains_key("supporting_facts") {
-        Layout::Hotpotqa
+        if m.get("context").is_some_and(Value::is_object) {
+            Layout::HotpotqaHub
+        } else {
+            Layout::Hotpotqa
+        }
     } else if m.contains_key("paragraphs") {
         Layout::Musique
     } else {
@@ -222,23 +278,54 @@ struct RawQuestion {
     fields: BTreeMap<String, String>,
 }
 
-/// Reads the corpus: `passages` (optional for HotpotQA/MuSiQue layouts) and `questions`.
+/// Reads the corpus: `passages` (optional for HotpotQA/MuSiQue layouts and for questions that
+/// name no passage) and `questions`.
 ///
 /// Errors: see the module documentation. Returns the layout of the questions file too.
 pub fn read_corpus(passages: Option<&Path>, questions: &Path) -> Result<(Corpus, Layout)> {
-    let (recs, array) = records(questions)?;
+    let p = passages.map(|p| Input::from_path(p, Limits::default())).transpose()?;
+    let q = Input::from_path(questions, Limits::default())?;
+    read_corpus_inputs(p.as_ref(), &q, None)
+}
+
+/// Reads the corpus from inputs already read (files, standard input, bytes): `passages`,
+/// `questions`, and `qrels` whose relevant documents (grade > 0) are each query's passages
+/// (BEIR; see the module docs).
+///
+/// Errors: see the module documentation.
+pub fn read_corpus_inputs(
+    passages: Option<&Input>,
+    questions: &Input,
+    qrels: Option<&Input>,
+) -> Result<(Corpus, Layout)> {
+    let qpath = questions.path();
+    let (recs, unit) = records(questions)?;
     if recs.is_empty() {
-        return Err(Error::in_file(questions, "no questions (the file is empty)"));
+        return Err(Error::in_file(qpath, "no questions (the file is empty)"));
     }
-    let layout = layout_of(&recs[0].1);
+    let mut layout = layout_of(&recs[0].1);
+    let qrels = match qrels {
+        Some(q) if layout == Layout::Pledge => {
+            layout = Layout::Beir;
+            Some((
+                q.path().to_path_buf(),
+                crate::trec::Qrels::from_input(q, crate::trec::Duplicates::Error)?,
+            ))
+        }
+        Some(q) => {
+            return Err(Error::in_file(
+                q.path(),
+                format!(
+                    "qrels cannot be joined with a questions file in the {:?} layout, which names its own passages",
+                    layout
+                ),
+            ))
+        }
+        None => None,
+    };
     let mut corpus = Corpus::default();
     if let Some(p) = passages {
-        corpus.passages = read_passages(p)?;
-    } else if layout == Layout::Pledge {
-        return Err(
-            Error::input("--passages is required for a questions file in the pledge JSON Lines layout")
-                .with_hint("only HotpotQA and MuSiQue files carry their own paragraphs"),
-        );
+        corpus.passages = read_passages_input(p)?;
     }
     let mut index: HashMap<String, usize> = corpus
         .passages
@@ -248,28 +335,43 @@ pub fn read_corpus(passages: Option<&Path>, questions: &Path) -> Result<(Corpus,
         .collect();
     let embedded = passages.is_none();
     let mut raws = Vec::with_capacity(recs.len());
+    let mut left_out = 0usize;
     for (line, m) in &recs {
         let loc = Loc {
-            path: questions,
+            path: qpath,
             line: *line,
-            array,
+            unit,
         };
         let raw = match layout {
-            Layout::Pledge => {
+            Layout::Pledge | Layout::Beir => {
                 let mut decoys = id_list(m, "decoys", loc)?;
                 decoys.extend(id_list(m, "decoy", loc)?);
-                if !m.contains_key("passages") {
-                    return Err(loc.err("missing `passages` (a list of passage ids)"));
+                let key = if m.contains_key("id") { "id" } else { "_id" };
+                let id = str_field(m, key, loc)?;
+                let mut passages = id_list(m, "passages", loc)?;
+                if let Some((_, q)) = &qrels {
+                    match q.topic(&id) {
+                        Some(tq) => {
+                            let mut rel: Vec<&String> =
+                                tq.grades.iter().filter(|(_, g)| **g > 0).map(|(d, _)| d).collect();
+                            rel.sort();
+                            passages.extend(rel.into_iter().cloned());
+                        }
+                        None => {
+                            left_out += 1;
+                            continue;
+                        }
+                    }
                 }
                 RawQuestion {
                     line: *line,
-                    id: str_field(m, "id", loc)?,
-                    passages: id_list(m, "passages", loc)?,
+                    id,
+                    passages,
                     decoys,
-                    fields: scalar_fields(m, &["id", "passages", "decoys", "decoy"]),
+                    fields: scalar_fields(m, &[key, "passages", "decoys", "decoy"]),
                 }
             }
-            Layout::Hotpotqa | Layout::Musique => {
+            Layout::Hotpotqa | Layout::HotpotqaHub | Layout::Musique => {
                 let (id, paras) = super::layouts::paragraphs(m, layout, loc.line, |msg| loc.err(msg))?;
                 let mut raw = RawQuestion {
                     line: *line,
@@ -307,19 +409,60 @@ pub fn read_corpus(passages: Option<&Path>, questions: &Path) -> Result<(Corpus,
         };
         raws.push(raw);
     }
+    if let Some((qp, q)) = &qrels {
+        let ids: std::collections::HashSet<&str> = raws.iter().map(|r| r.id.as_str()).collect();
+        let missing: Vec<&String> = q.topics.keys().filter(|t| !ids.contains(t.as_str())).collect();
+        if !missing.is_empty() {
+            let shown: Vec<&str> = missing.iter().take(5).map(|s| s.as_str()).collect();
+            return Err(Error::in_file(
+                qp,
+                format!(
+                    "{} qrels quer{} not in the questions file {}: {}{}",
+                    missing.len(),
+                    if missing.len() == 1 { "y is" } else { "ies are" },
+                    qpath.display(),
+                    shown.join(", "),
+                    if missing.len() > 5 { ", ..." } else { "" }
+                ),
+            ));
+        }
+        if left_out > 0 {
+            corpus.notes.push(format!(
+                "{}: {} of {} queries are not in the qrels {} and are not candidates",
+                qpath.display(),
+                left_out,
+                recs.len(),
+                qp.display()
+            ));
+        }
+    }
+    if embedded && matches!(layout, Layout::Pledge | Layout::Beir) {
+        if let Some(r) = raws.iter().find(|r| !r.passages.is_empty() || !r.decoys.is_empty()) {
+            let loc = Loc {
+                path: qpath,
+                line: r.line,
+                unit,
+            };
+            return Err(Error::input(format!(
+                "--passages is required: question `{}` ({}) names passages",
+                r.id,
+                loc.place()
+            ))
+            .with_hint("questions without passages need none; HotpotQA, MuSiQue and 2WikiMultihopQA files carry their own paragraphs"));
+        }
+    }
     let mut seen: HashMap<String, usize> = HashMap::with_capacity(raws.len());
     for raw in raws {
         let loc = Loc {
-            path: questions,
+            path: qpath,
             line: raw.line,
-            array,
+            unit,
         };
         if let Some(first) = seen.insert(raw.id.clone(), raw.line) {
             return Err(loc.err(format!(
-                "duplicate question id `{}` (first at {} {})",
+                "duplicate question id `{}` (first at {})",
                 raw.id,
-                if array { "record" } else { "line" },
-                first
+                loc.named(first)
             )));
         }
         let resolve = |ids: &[String], what: &str| -> Result<Vec<usize>> {
@@ -336,17 +479,12 @@ pub fn read_corpus(passages: Option<&Path>, questions: &Path) -> Result<(Corpus,
         };
         let passages = resolve(&raw.passages, "passage")?;
         let decoys = resolve(&raw.decoys, "decoy passage")?;
-        let where_ = if array {
-            format!("{}: record {}", questions.display(), raw.line)
-        } else {
-            format!("{}:{}", questions.display(), raw.line)
-        };
         corpus.questions.push(Question {
             id: raw.id,
             passages,
             decoys,
             fields: raw.fields,
-            loc: where_,
+            loc: loc.place(),
         });
     }
     Ok((corpus, layout))

@@ -50,6 +50,7 @@ fn corpus(passages: &[(&str, &str)], questions: &[(&str, &[usize], &[usize])]) -
             })
             .collect(),
         conflicting_titles: 0,
+        notes: vec![],
     }
 }
 

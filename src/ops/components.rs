@@ -6,6 +6,7 @@ use super::{query, Note, Notes};
 use crate::assignment;
 use crate::components::{self, assign::Assignment, stop::Decision, stop::StopDecision, CountResult, Progress};
 use crate::error::{Error, Result};
+use crate::input::Input;
 use crate::ledger::{Draft, EntryKind, InputKey, InputRole, Inputs, Ledger};
 use crate::protocol::load_protocol;
 use crate::records::{self, AssignRecord, AssignSummary, CountRecord, CountSummary, RECORD_VERSION};
@@ -15,15 +16,18 @@ use serde::Serialize;
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
-/// What `pledge components` is asked to do. Paths are absolute.
-#[derive(Debug, Clone)]
+/// What `pledge components` is asked to do. Paths are absolute; inputs are read by the caller
+/// (a file, or standard input), and their hashes are of exactly the bytes read.
+#[derive(Debug)]
 pub struct ComponentsOptions {
     /// The protocol file.
     pub protocol: PathBuf,
-    /// The passages file (optional for HotpotQA / MuSiQue question files).
-    pub passages: Option<PathBuf>,
-    /// The candidate questions file.
-    pub questions: PathBuf,
+    /// The passages (optional for question files that carry their paragraphs), as read.
+    pub passages: Option<Input>,
+    /// The candidate questions, as read.
+    pub questions: Input,
+    /// Qrels whose relevant documents are each question's passages (BEIR), as read.
+    pub qrels: Option<Input>,
     /// Also assign whole components to the protocol's splits (only when the stop rule says go).
     pub assign: bool,
     /// Where to write the assignment CSV; `None`: `<study-id>.components.csv` in `default_dir`.
@@ -77,9 +81,10 @@ pub fn run(
     if !o.dry_run && ledger.is_none() {
         return Err(Error::internal("components: a ledger is needed unless --dry-run"));
     }
-    let (corpus, _layout) = components::read::read_corpus(o.passages.as_deref(), &o.questions)?;
+    let (corpus, _layout) = components::read::read_corpus_inputs(o.passages.as_ref(), &o.questions, o.qrels.as_ref())?;
     let count = components::count(&lp.protocol, &corpus, progress)?;
     progress.finish();
+    let read_notes: Notes = corpus.notes.iter().map(|n| Note::info(n.clone())).collect();
     // σ of a `from-target` requirement: target.sd, else the registered pilot's estimate.
     let mut decided = lp.protocol.clone();
     let pilot = match (&lp.protocol.target.sd, &lp.protocol.target.pilot) {
@@ -110,7 +115,7 @@ pub fn run(
         out: None,
         out_sha256: out_sha256.clone(),
         ledger_entries: vec![],
-        notes: Notes::new(),
+        notes: read_notes,
     };
     let Some(ledger) = ledger.filter(|_| !o.dry_run) else {
         outcome.notes.push(Note::info(
@@ -129,16 +134,24 @@ pub fn run(
     if let Some((file, sha, _)) = &pilot {
         inputs.insert(InputKey::new(InputRole::Pilot, file.clone()), sha.clone());
     }
+    // Standard input is recorded as `-`: its bytes' hash, with no file to re-read.
+    let shown = |i: &Input| {
+        if i.path() == Path::new(crate::input::STDIN_NAME) {
+            crate::input::STDIN_ARG.to_string()
+        } else {
+            ledger.relative(i.path())
+        }
+    };
     if let Some(p) = &o.passages {
-        inputs.insert(
-            InputKey::new(InputRole::Passages, ledger.relative(p)),
-            crate::io::sha256_file(p)?,
-        );
+        inputs.insert(InputKey::new(InputRole::Passages, shown(p)), p.sha256());
     }
     inputs.insert(
-        InputKey::new(InputRole::Questions, ledger.relative(&o.questions)),
-        crate::io::sha256_file(&o.questions)?,
+        InputKey::new(InputRole::Questions, shown(&o.questions)),
+        o.questions.sha256(),
     );
+    if let Some(q) = &o.qrels {
+        inputs.insert(InputKey::new(InputRole::Qrels, shown(q)), q.sha256());
+    }
     inputs.insert(
         InputKey::new(InputRole::Assignment, ledger.relative(&out)),
         out_sha256.clone(),
@@ -266,7 +279,11 @@ fn recount_changes(entries: &[crate::ledger::StoredEntry], study: &str, now: &In
         }
     };
     let mut out = Vec::new();
-    for (role, field) in [(InputRole::Questions, "questions"), (InputRole::Passages, "passages")] {
+    for (role, field) in [
+        (InputRole::Questions, "questions"),
+        (InputRole::Passages, "passages"),
+        (InputRole::Qrels, "qrels"),
+    ] {
         let hashes = |inputs: &Inputs| -> Vec<String> {
             inputs
                 .iter()

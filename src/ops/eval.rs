@@ -39,6 +39,8 @@ pub struct EvalRequest {
     pub pool_partial: bool,
     /// A protocol whose `[pool]` and target metric give the pool-bias statement.
     pub protocol: Option<PathBuf>,
+    /// What standard input held, for the one file named `-` (read by the caller).
+    pub stdin: Option<crate::input::Input>,
 }
 
 /// What `pledge eval` returns.
@@ -69,9 +71,16 @@ pub fn eval(a: &EvalRequest) -> Result<EvalOutcome> {
     } else {
         Duplicates::Error
     };
+    let limits = crate::input::Limits::default();
+    let open = |p: &std::path::Path| -> Result<crate::input::Input> {
+        match (&a.stdin, crate::input::is_stdin(p)) {
+            (Some(i), true) => Ok(i.clone()),
+            _ => crate::input::Input::from_path(p, limits),
+        }
+    };
     // The qrels and the runs are read in parallel.
     let (qrels, runs) = rayon::join(
-        || Qrels::read(&a.qrels, dups),
+        || Qrels::from_input(&open(&a.qrels)?, dups),
         || {
             let precision = if a.full_precision {
                 ScorePrecision::Double
@@ -80,7 +89,7 @@ pub fn eval(a: &EvalRequest) -> Result<EvalOutcome> {
             };
             a.runs
                 .par_iter()
-                .map(|p| Run::read_with(p, dups, precision))
+                .map(|p| Run::from_input_with(&open(p)?, dups, precision))
                 .collect::<Result<Vec<Run>>>()
         },
     );

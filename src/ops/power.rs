@@ -38,14 +38,14 @@ pub struct PowerOptions {
     pub method: PowerMethod,
     /// Shares (p10, p01) of questions only A / only B gets right.
     pub discordant: Option<(f64, f64)>,
-    /// Pilot score file.
-    pub pilot: Option<PathBuf>,
+    /// Pilot score files (one holding both systems, or one per system).
+    pub pilot: Vec<PathBuf>,
     /// Component assignment of the pilot's questions.
     pub components: Option<PathBuf>,
     /// The two pilot systems A, B (difference A − B).
     pub systems: Option<(String, String)>,
-    /// Value labels of the pilot file.
-    pub labels: Vec<(String, f64)>,
+    /// How the pilot files are read (labels, column, measure, format, standard input).
+    pub read: crate::scores::ReadOptions,
     /// Unit of σ, δ and the scores.
     pub scale: Scale,
 }
@@ -115,7 +115,8 @@ pub fn power(a: &PowerOptions) -> Result<Report> {
     let method = a.method;
     let mname = method.as_str();
     let design = Design::new(a.alpha, a.power, a.sides)?;
-    if let Some(pilot) = &a.pilot {
+    if !a.pilot.is_empty() {
+        let pilot = &a.pilot;
         if a.sd.is_some() || a.n.is_some() || a.discordant.is_some() || a.icc.is_some() {
             return Err(Error::input(
                 "--pilot estimates σ and ρ itself: do not combine it with --sd, --n, --icc or --discordant",
@@ -203,16 +204,13 @@ fn clustering(m: Option<u32>, icc: Option<f64>) -> Result<Option<Clustering>> {
 
 fn pilot_report(
     a: &PowerOptions,
-    path: &std::path::Path,
+    paths: &[PathBuf],
     scale: Scale,
     method: PowerMethod,
     design: Design,
 ) -> Result<Report> {
-    let opts = crate::scores::ReadOptions {
-        labels: a.labels.clone(),
-        ..Default::default()
-    };
-    let table = crate::scores::read_with(path, &opts)?;
+    let refs: Vec<&std::path::Path> = paths.iter().map(PathBuf::as_path).collect();
+    let table = crate::scores::read_many(&refs, &a.read)?;
     let rows = match &a.components {
         Some(p) => Some(crate::assignment::read(p)?),
         None => None,

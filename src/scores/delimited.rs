@@ -1,132 +1,79 @@
 //! Delimited (CSV/TSV) scores with a header row: long, one-system-per-file, and wide layouts.
 
-use super::{
-    check_summary, duplicate, parse_value, system_name_from_path, value::is_number, Builder, ReadOptions, ScoreTable,
-};
+use super::{check_summary, duplicate_in, parse_value, value::is_number, Builder, ReadOptions, ScoreTable};
 use crate::error::{Error, Result};
 use std::path::Path;
 
-/// Header names taken as the topic-id column (case-insensitive), in order of preference; the
-/// strata reader uses the same list.
-pub(crate) const ID_NAMES: [&str; 8] = [
-    "topic",
-    "topic_id",
-    "qid",
-    "query_id",
-    "question_id",
-    "id",
-    "_id",
-    "index",
-];
-
-fn is_id_name(h: &str) -> bool {
-    ID_NAMES.iter().any(|n| h.trim().eq_ignore_ascii_case(n))
-}
-
-/// One parsed record with its 1-based line number.
-struct Row {
-    line: usize,
-    cells: Vec<String>,
-}
-
-fn records(path: &Path, text: &str) -> Result<(Vec<String>, Vec<Row>)> {
-    let first = text.lines().next().unwrap_or("");
-    let delim = if first.contains('\t') { b'\t' } else { b',' };
-    let mut rdr = csv::ReaderBuilder::new()
-        .delimiter(delim)
-        .has_headers(true)
-        .flexible(false)
-        .from_reader(text.as_bytes());
-    let headers: Vec<String> = rdr
-        .headers()
-        .map_err(|e| Error::at(path, 1, "cannot read the header row").caused_by(e))?
-        .iter()
-        .map(|h| h.trim().to_string())
-        .collect();
-    let mut rows = Vec::new();
-    for rec in rdr.records() {
-        let rec = rec.map_err(|e| {
-            let line = e.position().map(|p| p.line() as usize).unwrap_or(0);
-            Error::at(
-                path,
-                line,
-                format!("malformed row (expected {} fields like the header)", headers.len()),
-            )
-            .caused_by(e)
-        })?;
-        let line = rec.position().map(|p| p.line() as usize).unwrap_or(0);
-        if rec.iter().all(|c| c.trim().is_empty()) {
-            continue;
-        }
-        rows.push(Row {
-            line,
-            cells: rec.iter().map(|c| c.trim().to_string()).collect(),
-        });
-    }
-    Ok((headers, rows))
-}
+use crate::tabular::ID_NAMES;
+use crate::tabular::{is_id_name, Record, Table};
 
 /// Reads a delimited score file (see the module docs of [`crate::scores`]).
 pub(super) fn read(path: &Path, text: &str, opts: &ReadOptions) -> Result<ScoreTable> {
-    let (headers, rows) = records(path, text)?;
+    let table = Table::parse(path, text, None)?;
+    read_table(&table, opts)
+}
+
+/// Reads scores from a table (delimited text, flat JSON objects or Parquet rows): long when the
+/// header has `topic`, `system` and `score`, one system per file with [`ReadOptions::column`],
+/// else wide (see the module docs of [`crate::scores`]).
+pub(super) fn read_table(table: &Table, opts: &ReadOptions) -> Result<ScoreTable> {
+    let rows: Vec<&Record> = table.records.iter().filter(|r| !r.is_blank()).collect();
+    let path = table.path.as_path();
     if rows.is_empty() {
         return Err(Error::in_file(
             path,
             "no data rows after the header (expected per-topic scores)",
         ));
     }
-    let col = |name: &str| headers.iter().position(|h| h.eq_ignore_ascii_case(name));
-    let table = if let (Some(t), Some(s), Some(v)) = (col("topic"), col("system"), col("score")) {
-        long(path, &rows, (t, s, v), opts)?
-    } else if let Some(c) = &opts.column {
-        let v = col(c).ok_or_else(|| {
-            Error::at(
-                path,
-                1,
-                format!("no column `{}` in the header ({})", c, headers.join(", ")),
-            )
-        })?;
-        per_system(path, &headers, &rows, v, opts)?
-    } else {
-        wide(path, &headers, &rows, opts)?
-    };
-    Ok(table)
+    let col = |name: &str| table.column(name);
+    if let (Some(t), Some(s), Some(v)) = (col("topic"), col("system"), col("score")) {
+        return long(table, &rows, (t, s, v), opts);
+    }
+    if let Some(c) = &opts.column {
+        let v = table.require(c, "score")?;
+        return per_system(table, &rows, v, opts);
+    }
+    if let Some((t, s, m, v)) = super::measure_long::columns(table) {
+        return super::measure_long::read_table(table, t, s, m, v, opts, "a topic/measure/value table");
+    }
+    wide(table, &rows, opts)
 }
 
-fn long(path: &Path, rows: &[Row], (t, s, v): (usize, usize, usize), opts: &ReadOptions) -> Result<ScoreTable> {
+fn long(table: &Table, rows: &[&Record], (t, s, v): (usize, usize, usize), opts: &ReadOptions) -> Result<ScoreTable> {
     let mut b = Builder::default();
     for r in rows {
-        let (topic, system) = (&r.cells[t], &r.cells[s]);
+        let (topic, system) = (r.get(t), r.get(s));
         if topic.is_empty() || system.is_empty() {
-            return Err(Error::at(path, r.line, "topic and system must not be empty"));
+            return Err(table.err(r, "topic and system must not be empty"));
         }
-        let x = parse_value(&r.cells[v], opts).map_err(|m| Error::at(path, r.line, m))?;
+        let x = parse_value(r.get(v), opts).map_err(|m| table.err(r, m))?;
         b.set(topic, system, x)
-            .map_err(|_| duplicate(path, r.line, topic, system))?;
+            .map_err(|_| duplicate_in(table, r.line, topic, system))?;
     }
     Ok(b.finish())
 }
 
-fn per_system(path: &Path, headers: &[String], rows: &[Row], v: usize, opts: &ReadOptions) -> Result<ScoreTable> {
+fn per_system(table: &Table, rows: &[&Record], v: usize, opts: &ReadOptions) -> Result<ScoreTable> {
+    let (path, headers) = (table.path.as_path(), &table.headers);
     let t = headers.iter().position(|h| is_id_name(h)).unwrap_or(0);
-    let system = system_name_from_path(path);
+    let system = opts.system_name(path);
     let mut b = Builder::default();
     b.system(&system);
     let mut vals = Vec::new();
     let mut summary = None;
     for r in rows {
-        let topic = &r.cells[t];
+        let topic = r.get(t);
         if topic.is_empty() {
             if summary.is_some() {
-                return Err(Error::at(path, r.line, "a second row with an empty topic id"));
+                return Err(table.err(r, "a second row with an empty topic id"));
             }
-            summary = Some(r.cells[v].clone());
+            summary = Some(r.get(v).to_string());
             continue;
         }
-        let x = parse_value(&r.cells[v], opts).map_err(|m| Error::at(path, r.line, m))?;
+        let x = parse_value(r.get(v), opts).map_err(|m| table.err(r, m))?;
         vals.push(x);
         b.set(topic, &system, x)
-            .map_err(|_| duplicate(path, r.line, topic, &system))?;
+            .map_err(|_| duplicate_in(table, r.line, topic, &system))?;
     }
     if let Some(s) = summary {
         let what = format!("the summary row (empty topic id) of column `{}`", headers[v]);
@@ -137,24 +84,36 @@ fn per_system(path: &Path, headers: &[String], rows: &[Row], v: usize, opts: &Re
     Ok(b.finish())
 }
 
-fn wide(path: &Path, headers: &[String], rows: &[Row], opts: &ReadOptions) -> Result<ScoreTable> {
-    let by_row = !is_id_name(&headers[0]) && rows[0].cells.iter().all(|c| is_number(c));
+fn wide(table: &Table, rows: &[&Record], opts: &ReadOptions) -> Result<ScoreTable> {
+    let (path, headers) = (table.path.as_path(), &table.headers);
+    // Columns that came from JSON objects or Parquet have no reliable order: the topic column is
+    // found by name there.
+    let id_col = match table.delimiter {
+        Some(_) => 0,
+        None => table.id_column().ok_or_else(|| {
+            table.header_err(format!(
+                "no topic-id column (one of {}) among the fields ({})",
+                ID_NAMES.join(", "),
+                headers.join(", ")
+            ))
+        })?,
+    };
+    let by_row = table.delimiter.is_some() && !is_id_name(&headers[0]) && rows[0].cells.iter().all(|c| is_number(c));
     let first_sys = if by_row { 0 } else { 1 };
     if headers.len() <= first_sys {
-        return Err(Error::at(
-            path,
-            1,
-            "expected a topic column and at least one system column",
-        ));
+        return Err(table.header_err("expected a topic column and at least one system column"));
     }
+    let systems: Vec<usize> = (0..headers.len()).filter(|&j| by_row || j != id_col).collect();
+    check_text_columns(table, rows, &systems, opts)?;
     let mut b = Builder::default();
     let mut seen = std::collections::HashSet::new();
-    for h in &headers[first_sys..] {
+    for &j in &systems {
+        let h = &headers[j];
         if h.is_empty() {
-            return Err(Error::at(path, 1, "a system column has an empty name"));
+            return Err(table.header_err("a system column has an empty name"));
         }
         if !seen.insert(h.as_str()) {
-            return Err(Error::at(path, 1, format!("system column `{}` appears twice", h)));
+            return Err(table.header_err(format!("system column `{}` appears twice", h)));
         }
         b.system(h);
     }
@@ -169,20 +128,61 @@ fn wide(path: &Path, headers: &[String], rows: &[Row], opts: &ReadOptions) -> Re
         let topic = if by_row {
             (i + 1).to_string()
         } else {
-            r.cells[0].clone()
+            r.get(id_col).to_string()
         };
         if topic.is_empty() {
-            return Err(Error::at(path, r.line, "empty topic id"));
+            return Err(table.err(r, "empty topic id"));
         }
         b.topic(&topic);
-        for (j, h) in headers.iter().enumerate().skip(first_sys) {
-            let c = &r.cells[j];
+        for &j in &systems {
+            let (h, c) = (&headers[j], r.get(j));
             if c.is_empty() {
                 continue;
             }
-            let x = parse_value(c, opts).map_err(|m| Error::at(path, r.line, format!("column `{}`: {}", h, m)))?;
-            b.set(&topic, h, x).map_err(|_| duplicate(path, r.line, &topic, h))?;
+            let x = parse_value(c, opts).map_err(|m| table.err(r, format!("column `{}`: {}", h, m)))?;
+            b.set(&topic, h, x)
+                .map_err(|_| duplicate_in(table, r.line, &topic, h))?;
         }
     }
     Ok(b.finish())
+}
+
+/// A wide file's "system" column that holds text (a question, an answer) rather than scores
+/// means the file is one system's results, not a wide table: say so instead of suggesting that
+/// the text be mapped to a score with `--label`.
+fn check_text_columns(table: &Table, rows: &[&Record], systems: &[usize], opts: &ReadOptions) -> Result<()> {
+    for &j in systems {
+        let cells: Vec<&str> = rows.iter().map(|r| r.get(j)).filter(|c| !c.is_empty()).collect();
+        let bad = cells.iter().filter(|c| parse_value(c, opts).is_err()).count();
+        let texty = cells.iter().filter(|c| c.contains(' ') || c.len() > 40).count();
+        if bad == 0 || texty * 2 < cells.len().max(1) {
+            continue;
+        }
+        let numeric: Vec<&str> = systems
+            .iter()
+            .filter(|&&k| k != j)
+            .filter(|&&k| rows.iter().all(|r| r.get(k).is_empty() || is_number(r.get(k))))
+            .map(|&k| table.headers[k].as_str())
+            .collect();
+        let first = rows
+            .iter()
+            .find(|r| !r.get(j).is_empty() && parse_value(r.get(j), opts).is_err())
+            .map_or(1, |r| r.line);
+        let e = table.err_at(
+            first,
+            format!(
+                "column `{}` holds text, not scores: read as a wide table (one column per system), this file has no usable system columns",
+                table.headers[j]
+            ),
+        );
+        return Err(if numeric.is_empty() {
+            e.with_hint("for one system's results per file, pass --column NAME with the score column")
+        } else {
+            e.with_hint(format!(
+                "for one system's results per file, pass --column NAME with the score column (numeric columns: {})",
+                numeric.join(", ")
+            ))
+        });
+    }
+    Ok(())
 }

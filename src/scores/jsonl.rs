@@ -54,3 +54,32 @@ pub(super) fn read(path: &Path, text: &str, opts: &ReadOptions) -> Result<ScoreT
     }
     Ok(b.finish())
 }
+
+/// Flat JSON objects as a table: JSON Lines (one object per line, located by line) or one JSON
+/// array of objects (located by record).
+///
+/// Errors (exit 2): malformed JSON, a line or element that is not an object.
+pub(super) fn objects_table(path: &Path, text: &str) -> Result<crate::tabular::Table> {
+    use crate::tabular::{OrderedObject, Table, Unit};
+    if text.trim_start().starts_with('[') {
+        let v: Vec<Value> = serde_json::from_str(text)
+            .map_err(|e| Error::at(path, e.line(), "malformed JSON (expected an array of objects)").caused_by(e))?;
+        let mut objs = Vec::with_capacity(v.len());
+        for (i, x) in v.into_iter().enumerate() {
+            let o: OrderedObject = serde_json::from_value(x)
+                .map_err(|_| Error::in_file(path, format!("record {}: expected a JSON object", i + 1)))?;
+            objs.push((i + 1, o.0));
+        }
+        return Ok(Table::from_objects(path, Unit::Record, objs));
+    }
+    let mut objs = Vec::new();
+    for (line, l) in crate::io::lines(text) {
+        if l.trim().is_empty() {
+            continue;
+        }
+        let o: OrderedObject = serde_json::from_str(l)
+            .map_err(|e| Error::at(path, line, "not a JSON object (expected one object per line)").caused_by(e))?;
+        objs.push((line, o.0));
+    }
+    Ok(Table::from_objects(path, Unit::Line, objs))
+}

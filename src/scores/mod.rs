@@ -37,16 +37,23 @@
 //! error naming the second file and line.
 
 mod delimited;
-pub(crate) use delimited::ID_NAMES;
+mod detect;
+mod helm;
+mod inspect;
 mod jsonl;
+mod lm_eval;
+mod measure_long;
 mod merge;
+mod pytrec;
 mod trec_eval;
 mod value;
 
 use crate::error::{Error, Result};
+use crate::input::{Input, Limits};
 use serde::Serialize;
 use std::path::Path;
 
+pub use detect::{detect, ScoreFormat};
 pub use merge::merge;
 pub use value::parse_value;
 
@@ -67,15 +74,45 @@ pub struct ScoreTable {
 }
 
 /// Options of the score readers; the default reads any layout with the built-in labels.
+///
+/// The fields added after the first release (`format`, `filter`, `system`, `limits`) are left out
+/// of the serialized form while unset, so recorded options of earlier analyses read back equal.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, serde::Deserialize)]
 pub struct ReadOptions {
-    /// `trec_eval` measure to use when the file holds several (`map`, `P.10` = `P_10`, ...).
+    /// The measure or metric to use when the file holds several: a `trec_eval` / ir_measures /
+    /// pytrec_eval measure (`map`, `P.10` = `P_10`, `nDCG@10`), an lm-evaluation-harness metric
+    /// field (`acc`, `exact_match`), an inspect_ai scorer, a HELM stat name.
     pub measure: Option<String>,
     /// Read one system per file from this column (e.g. `f1`); the system is named by the file.
     pub column: Option<String>,
     /// Extra value labels (matched case-insensitively) and the score they stand for, e.g.
     /// `("HALTED", 0.0)`. They take precedence over the built-in labels.
     pub labels: Vec<(String, f64)>,
+    /// The input format, when detection must be overridden (`--input-format NAME`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub format: Option<ScoreFormat>,
+    /// The lm-evaluation-harness filter (`strict-match`, `flexible-extract`, `none`) or the HELM
+    /// split to use when the file holds several.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub filter: Option<String>,
+    /// The system name of a one-system input (default: from the file, see [`system_name_from_path`]).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub system: Option<String>,
+    /// Size limits of each input.
+    #[serde(default, skip_serializing_if = "Limits::is_default")]
+    pub limits: Limits,
+    /// Standard input, already read by the caller: [`read_many`] uses it for a path named `-`.
+    /// Never serialized (the recorded options name the path `-`).
+    #[serde(skip)]
+    pub stdin: Option<std::sync::Arc<Input>>,
+}
+
+impl ReadOptions {
+    /// The system a one-system file stands for: [`ReadOptions::system`], else the file name
+    /// without extensions ([`system_name_from_path`]).
+    pub fn system_name(&self, path: &Path) -> String {
+        self.system.clone().unwrap_or_else(|| system_name_from_path(path))
+    }
 }
 
 /// Reads a score file with default options, detecting its layout (see the module docs).
@@ -89,47 +126,94 @@ pub fn read(path: &Path) -> Result<ScoreTable> {
 /// Reads a score file with `opts` (see the module docs for the detection rules).
 ///
 /// Errors (exit 2): as [`read`], plus a `trec_eval` file with several measures and none chosen,
-/// a measure or column that is not in the file.
+/// a measure or column that is not in the file, a file over [`ReadOptions::limits`].
 pub fn read_with(path: &Path, opts: &ReadOptions) -> Result<ScoreTable> {
-    let text = crate::io::read_text(path)?;
-    let first = text
-        .lines()
-        .map(|l| l.trim_end_matches('\r'))
-        .find(|l| !l.trim().is_empty());
-    let Some(first) = first else {
-        return Err(Error::in_file(path, "file is empty (expected per-topic scores)"));
-    };
-    let name = path.to_string_lossy().to_ascii_lowercase();
-    let name = name.strip_suffix(".gz").unwrap_or(&name);
-    if name.ends_with(".jsonl") || name.ends_with(".ndjson") || first.trim_start().starts_with('{') {
-        return jsonl::read(path, &text, opts);
-    }
-    let fields: Vec<&str> = first.split('\t').collect();
-    if fields.len() == 3 && (value::is_number(fields[2].trim()) || fields[0].trim() == "runid") {
-        return trec_eval::read(path, &text, opts);
-    }
-    delimited::read(path, &text, opts)
+    read_input(&Input::from_path(path, opts.limits)?, opts)
 }
 
-/// Reads several score files and merges them by topic id (see [`merge`]).
+/// Reads scores from an input already read (a file, standard input, bytes): the layout is
+/// [`ReadOptions::format`] when given, else detected from the content ([`detect`]).
+///
+/// Errors (exit 2): as [`read_with`]; a message names the format detected and what it expected.
+pub fn read_input(input: &Input, opts: &ReadOptions) -> Result<ScoreTable> {
+    let (format, how) = match opts.format {
+        Some(f) => (f, "as --input-format asked"),
+        None => (
+            detect(input)?,
+            "detected from the content; --input-format NAME reads it as another",
+        ),
+    };
+    read_as(input, format, opts).map_err(|e| e.caused_by(format!("read as `{}` ({})", format.name(), how)))
+}
+
+fn read_as(input: &Input, format: ScoreFormat, opts: &ReadOptions) -> Result<ScoreTable> {
+    let path = input.path();
+    let table = match format {
+        ScoreFormat::InspectEval => inspect::read_eval(input, opts)?,
+        ScoreFormat::Parquet => {
+            let t = crate::tabular::parquet_table(input)?;
+            detect::refuse_ranx_table(&t)?;
+            delimited::read_table(&t, opts)?
+        }
+        _ => {
+            let text = input.text()?;
+            if text.trim().is_empty() {
+                return Err(Error::in_file(path, "file is empty (expected per-topic scores)"));
+            }
+            match format {
+                ScoreFormat::TrecEval => trec_eval::read(path, text, opts)?,
+                ScoreFormat::IrMeasures => measure_long::read_ir_measures(path, text, opts)?,
+                ScoreFormat::PytrecEval => pytrec::read(path, text, opts)?,
+                ScoreFormat::LmEval => lm_eval::read(path, text, opts)?,
+                ScoreFormat::InspectJson => inspect::read_json(path, text, opts)?,
+                ScoreFormat::Helm => helm::read(path, text, opts)?,
+                ScoreFormat::Jsonl => jsonl::read(path, text, opts)?,
+                ScoreFormat::Delimited => delimited::read(path, text, opts)?,
+                ScoreFormat::JsonTable => {
+                    let t = jsonl::objects_table(path, text)?;
+                    delimited::read_table(&t, opts)?
+                }
+                ScoreFormat::InspectEval | ScoreFormat::Parquet => unreachable_format(path)?,
+            }
+        }
+    };
+    Ok(table)
+}
+
+fn unreachable_format(path: &Path) -> Result<ScoreTable> {
+    Err(Error::internal(format!("{}: format dispatch", path.display())))
+}
+
+/// Reads several score files and merges them by topic id (see [`merge`]). A path whose file
+/// name is `-` is [`ReadOptions::stdin`] when the caller read standard input into it.
 ///
 /// Errors (exit 2): as [`read_with`] for each file; a (topic, system) pair present in two files.
 pub fn read_many(paths: &[&Path], opts: &ReadOptions) -> Result<ScoreTable> {
     let mut tables = Vec::with_capacity(paths.len());
     for p in paths {
-        tables.push((p.to_path_buf(), read_with(p, opts)?));
+        let table = match (&opts.stdin, p.file_name()) {
+            (Some(input), Some(n)) if n == crate::input::STDIN_ARG => read_input(input, opts)?,
+            _ => read_with(p, opts)?,
+        };
+        tables.push((p.to_path_buf(), table));
     }
     merge(tables)
 }
 
-/// The system name a per-system file stands for: its file name without `.gz` and one more
-/// extension (`results/kimi-k2.5.csv.gz` → `kimi-k2.5`).
+/// The system name a per-system file stands for: its file name without a compression extension
+/// (`.gz`, `.zst`, `.zstd`, `.bz2`, `.xz`) and one more extension (`results/kimi-k2.5.csv.gz` →
+/// `kimi-k2.5`).
 pub fn system_name_from_path(path: &Path) -> String {
     let name = path
         .file_name()
         .map(|s| s.to_string_lossy().into_owned())
         .unwrap_or_default();
-    let name = name.strip_suffix(".gz").unwrap_or(&name).to_string();
+    let lower = name.to_ascii_lowercase();
+    let cut = [".gz", ".zst", ".zstd", ".bz2", ".xz"]
+        .iter()
+        .find(|x| lower.ends_with(*x))
+        .map_or(0, |x| x.len());
+    let name = name[..name.len() - cut].to_string();
     match name.rfind('.') {
         Some(i) if i > 0 => name[..i].to_string(),
         _ => name,
@@ -214,6 +298,14 @@ impl Builder {
     }
 }
 
+/// The error for a pair given twice, at a table's position.
+pub(crate) fn duplicate_in(table: &crate::tabular::Table, line: usize, topic: &str, system: &str) -> Error {
+    table.err_at(
+        line,
+        format!("duplicate score for topic `{}` and system `{}`", topic, system),
+    )
+}
+
 /// The error for a pair given twice.
 pub(crate) fn duplicate(path: &Path, line: usize, topic: &str, system: &str) -> Error {
     Error::at(
@@ -249,3 +341,36 @@ pub(crate) fn check_summary(path: &Path, what: &str, printed: &str, values: &[f6
 
 #[cfg(test)]
 mod tests;
+
+/// `P.10`, `P_10` name the same trec_eval measure; other names compare exactly (trimmed).
+pub(crate) fn same_measure(a: &str, b: &str) -> bool {
+    let (a, b) = (a.trim(), b.trim());
+    a == b || a.replace('.', "_") == b.replace('.', "_")
+}
+
+/// Picks the measure to read among those a file holds: `want` if given (and present), else the
+/// only one. `what` names them in messages (`measure`, `metric`, `scorer`), `flag` the option.
+pub(crate) fn choose(path: &Path, what: &str, found: &[String], want: Option<&str>, flag: &str) -> Result<String> {
+    match want {
+        Some(w) => found.iter().find(|m| same_measure(m, w)).cloned().ok_or_else(|| {
+            Error::in_file(
+                path,
+                format!("{} `{}` is not in the file (it has: {})", what, w, found.join(", ")),
+            )
+        }),
+        None if found.len() == 1 => Ok(found[0].clone()),
+        None if found.is_empty() => Err(Error::in_file(path, format!("no {} found", what))),
+        None => Err(Error::in_file(
+            path,
+            format!("the file holds several {}s ({}); choose one", what, found.join(", ")),
+        )
+        .with_hint(format!("pass {} NAME", flag))),
+    }
+}
+
+/// Adds `name` to `list` unless present (first-seen order).
+pub(crate) fn push_unique(list: &mut Vec<String>, name: &str) {
+    if !list.iter().any(|x| x == name) {
+        list.push(name.to_string());
+    }
+}

@@ -1,12 +1,13 @@
 //! Strata of topics for the stratified bootstrap.
 //!
 //! The stratum of each topic comes from a column named by the protocol's `analysis.strata-field`
-//! in a CSV/TSV file with a header (comma, or tab when the header holds one): `--strata FILE`,
+//! in a CSV/TSV file with a header (delimiter detected by [`crate::tabular`]): `--strata FILE`,
 //! or else the score file itself when it is delimited and has that column (long layout: the
 //! value must agree on every row of a topic). The topic column is `topic` (or the first id-like
 //! column: `topic_id`, `qid`, `query_id`, `question_id`, `id`, `_id`, `index`; else the first).
 
-use crate::error::{Error, Result};
+use crate::error::Result;
+use crate::tabular::Table;
 use std::collections::BTreeMap;
 use std::path::Path;
 
@@ -16,51 +17,29 @@ use std::path::Path;
 /// file and line).
 pub fn read_strata(path: &Path, field: &str) -> Result<BTreeMap<String, String>> {
     let text = crate::io::read_text(path)?;
-    let first = text.lines().next().unwrap_or("");
-    let delim = if first.contains('\t') { b'\t' } else { b',' };
-    let mut rdr = csv::ReaderBuilder::new().delimiter(delim).from_reader(text.as_bytes());
-    let headers: Vec<String> = rdr
-        .headers()
-        .map_err(|e| Error::at(path, 1, "cannot read the header row").caused_by(e))?
-        .iter()
-        .map(|h| h.trim().to_string())
-        .collect();
-    let f = headers
-        .iter()
-        .position(|h| h.eq_ignore_ascii_case(field))
-        .ok_or_else(|| {
-            Error::at(
-                path,
-                1,
-                format!("no strata column `{}` in the header ({})", field, headers.join(", ")),
-            )
-        })?;
-    let t = crate::scores::ID_NAMES
-        .iter()
-        .find_map(|n| headers.iter().position(|h| h.eq_ignore_ascii_case(n)))
-        .unwrap_or(0);
+    strata_from_text(path, &text, field)
+}
+
+/// Reads topic → stratum from delimited `text` (see [`read_strata`]); `path` names it in messages.
+///
+/// Errors: as [`read_strata`].
+pub fn strata_from_text(path: &Path, text: &str, field: &str) -> Result<BTreeMap<String, String>> {
+    let table = Table::parse(path, text, None)?;
+    let f = table.require(field, "strata")?;
+    let t = table.id_column().unwrap_or(0);
     let mut out = BTreeMap::new();
-    for rec in rdr.records() {
-        let rec = rec.map_err(|e| {
-            Error::at(path, e.position().map_or(0, |p| p.line() as usize), "malformed row").caused_by(e)
-        })?;
-        let line = rec.position().map_or(0, |p| p.line() as usize);
-        let (topic, stratum) = (rec.get(t).unwrap_or("").trim(), rec.get(f).unwrap_or("").trim());
+    for rec in &table.records {
+        let (topic, stratum) = (rec.get(t), rec.get(f));
         if topic.is_empty() {
             continue;
         }
         if stratum.is_empty() {
-            return Err(Error::at(
-                path,
-                line,
-                format!("topic `{}` has an empty `{}`", topic, field),
-            ));
+            return Err(table.err(rec, format!("topic `{}` has an empty `{}`", topic, field)));
         }
         match out.get(topic) {
             Some(s) if s != stratum => {
-                return Err(Error::at(
-                    path,
-                    line,
+                return Err(table.err(
+                    rec,
                     format!("topic `{}` is in two strata (`{}` and `{}`)", topic, s, stratum),
                 ))
             }

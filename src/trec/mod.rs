@@ -17,6 +17,7 @@ pub mod measures;
 mod parse;
 mod pool;
 mod qrels;
+mod ranx;
 mod run;
 mod table;
 mod topic;

@@ -1,8 +1,12 @@
-//! Qrels reader: `qid iter docno rel` per line (whitespace-separated, gzip allowed), as trec_eval's
-//! `get_qrels.c` reads them. Grades are integers; negative grades are allowed.
+//! Qrels reader: `qid iter docno rel` per line (whitespace-separated), as trec_eval's
+//! `get_qrels.c` reads them; also BEIR's three-column `qrels/SPLIT.tsv` (`query-id corpus-id
+//! score`, with or without that header row), ranx qrels saved as JSON (`{query: {doc: grade}}`)
+//! and as Parquet (`q_id`, `doc_id`, `score`). The layout is detected from the content, as is
+//! compression (see [`crate::input`]). Grades are integers; negative grades are allowed.
 
 use super::parse::{fields, Duplicates};
 use crate::error::{Error, Result};
+use crate::input::{Input, Kind, Limits};
 use std::collections::{BTreeMap, HashMap};
 use std::path::Path;
 
@@ -35,18 +39,87 @@ impl Qrels {
     /// Errors (exit 2, `file:line`): fewer than 4 fields, a grade that is not an integer, a
     /// duplicate (topic, docno) (unless `dups` is [`Duplicates::KeepFirst`]), an empty file.
     pub fn read(path: &Path, dups: Duplicates) -> Result<Qrels> {
-        let text = crate::io::read_text(path)?;
-        Qrels::parse(&text, path, dups)
+        Qrels::from_input(&Input::from_path(path, Limits::default())?, dups)
     }
 
-    /// Parses qrels text; `path` is used in error messages only.
+    /// Reads qrels from an input already read (a file, standard input, bytes), detecting the
+    /// layout (see the module docs).
+    ///
+    /// Errors (exit 2): as [`Qrels::read`]; a ranx JSON or Parquet file of another shape.
+    pub fn from_input(input: &Input, dups: Duplicates) -> Result<Qrels> {
+        let path = input.path();
+        let pairs = match input.kind() {
+            Kind::Parquet => Some(super::ranx::parquet_pairs(input, "qrels")?),
+            Kind::Zip => return Err(Error::in_file(path, "is a ZIP archive, expected qrels")),
+            Kind::Text => {
+                let text = input.text()?;
+                if text.trim_start().starts_with('{') {
+                    Some(super::ranx::json_pairs(path, text, "qrels")?)
+                } else {
+                    return Qrels::parse(text, path, dups);
+                }
+            }
+        };
+        let mut q = Qrels::default();
+        for (topic, docs) in pairs.unwrap_or_default() {
+            let tq = q.topics.entry(topic.clone()).or_default();
+            for (doc, grade) in docs {
+                if grade.fract() != 0.0 || grade.abs() > f64::from(i32::MAX) {
+                    return Err(Error::in_file(
+                        path,
+                        format!(
+                            "topic `{}` document `{}`: grade {} is not an integer",
+                            topic, doc, grade
+                        ),
+                    ));
+                }
+                if tq.grades.insert(doc.clone(), grade as i32).is_some() && dups == Duplicates::Error {
+                    return Err(Error::in_file(
+                        path,
+                        format!("duplicate judgment of document `{}` for topic `{}`", doc, topic),
+                    ));
+                }
+            }
+        }
+        if q.topics.values().all(|t| t.grades.is_empty()) {
+            return Err(Error::in_file(path, "qrels file has no judgments"));
+        }
+        Ok(q)
+    }
+
+    /// Parses qrels text; `path` is used in error messages only. Four fields (`qid iter docno
+    /// rel`, TREC) or three (`query-id corpus-id score`, BEIR) per line, decided by the first
+    /// line; a first line whose last field is not an integer is BEIR's header and skipped.
     pub fn parse(text: &str, path: &Path, dups: Duplicates) -> Result<Qrels> {
         let mut q = Qrels::default();
         let mut seen = 0usize;
         let mut cur: Option<(String, TopicQrels)> = None;
+        let mut width: Option<usize> = None;
         for (no, line) in crate::io::lines(text) {
-            let Some(f) = fields::<4>(line, path, no, "qid iter docno rel")? else {
+            let t = line.trim();
+            if t.is_empty() || t.starts_with('#') {
                 continue;
+            }
+            if width.is_none() {
+                let f: Vec<&str> = t.split_ascii_whitespace().collect();
+                let last_is_int = f.last().is_some_and(|x| x.parse::<i64>().is_ok());
+                if !last_is_int && f.len() == 3 {
+                    // BEIR's header `query-id corpus-id score`.
+                    width = Some(3);
+                    continue;
+                }
+                width = Some(if f.len() == 3 { 3 } else { 4 });
+            }
+            let f = if width == Some(3) {
+                match fields::<3>(line, path, no, "query-id corpus-id score")? {
+                    Some([a, b, c]) => [a, "0", b, c],
+                    None => continue,
+                }
+            } else {
+                match fields::<4>(line, path, no, "qid iter docno rel")? {
+                    Some(f) => f,
+                    None => continue,
+                }
             };
             let grade: i32 = f[3]
                 .parse()
@@ -131,5 +204,19 @@ mod tests {
         let q = Qrels::parse("1 0 a 1\n1 0 a 0\n", p(), Duplicates::KeepFirst).unwrap();
         assert_eq!(q.topic("1").unwrap().grades["a"], 1);
         assert!(Qrels::parse("# only\n", p(), Duplicates::Error).is_err());
+    }
+
+    #[test]
+    fn beir_three_columns_with_and_without_header() {
+        for text in [
+            "query-id\tcorpus-id\tscore\nq1\td1\t1\nq1\td2\t0\n",
+            "q1 d1 1\nq1 d2 0\n",
+        ] {
+            let q = Qrels::parse(text, p(), Duplicates::Error).unwrap();
+            assert_eq!(q.topic("q1").unwrap().grades["d1"], 1);
+            assert_eq!(q.topic("q1").unwrap().num_rel(1), 1);
+        }
+        let e = Qrels::parse("q1 d1 1\nq1 d2\n", p(), Duplicates::Error).unwrap_err();
+        assert!(e.message.starts_with("q.txt:2: expected 3 fields"), "{}", e.message);
     }
 }

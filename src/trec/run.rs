@@ -1,10 +1,13 @@
-//! Run reader: `qid Q0 docno rank score tag` per line (spaces or tabs, gzip allowed). The rank
-//! column is ignored: documents are ordered as trec_eval orders them (score descending, then
-//! docno descending in byte order; `form_res_rels.c`, `comp_sim_docno`), with scores compared
-//! in single precision by default (see [`ScorePrecision`]).
+//! Run reader: `qid Q0 docno rank score tag` per line (spaces or tabs), and ranx runs saved as
+//! JSON (`{query: {doc: score}}`) or Parquet (`q_id`, `doc_id`, `score`), detected from the
+//! content (compression too, see [`crate::input`]); a ranx run's tag is its file name without
+//! extensions. The rank column is ignored: documents are ordered as trec_eval orders them (score
+//! descending, then docno descending in byte order; `form_res_rels.c`, `comp_sim_docno`), with
+//! scores compared in single precision by default (see [`ScorePrecision`]).
 
 use super::parse::{fields, Duplicates};
 use crate::error::{Error, Result};
+use crate::input::{Input, Kind, Limits};
 use std::collections::{BTreeMap, HashSet};
 use std::path::{Path, PathBuf};
 
@@ -53,12 +56,77 @@ impl Run {
         Run::read_with(path, dups, ScorePrecision::default())
     }
 
+    /// Reads a run from an input already read (a file, standard input, bytes), detecting the
+    /// layout (see the module docs).
+    ///
+    /// Errors (exit 2): as [`Run::read`]; a ranx JSON or Parquet file of another shape.
+    pub fn from_input(input: &Input, dups: Duplicates) -> Result<Run> {
+        Run::from_input_with(input, dups, ScorePrecision::default())
+    }
+
+    /// [`Run::from_input`] with the score comparison chosen.
+    ///
+    /// Errors: as [`Run::from_input`].
+    pub fn from_input_with(input: &Input, dups: Duplicates, precision: ScorePrecision) -> Result<Run> {
+        let path = input.path();
+        let pairs = match input.kind() {
+            Kind::Parquet => super::ranx::parquet_pairs(input, "run")?,
+            Kind::Zip => return Err(Error::in_file(path, "is a ZIP archive, expected a TREC run")),
+            Kind::Text => {
+                let text = input.text()?;
+                if !text.trim_start().starts_with('{') {
+                    return Run::parse_with(text, path, dups, precision);
+                }
+                super::ranx::json_pairs(path, text, "run")?
+            }
+        };
+        let mut topics = BTreeMap::new();
+        for (t, docs) in pairs {
+            let mut list: Vec<Retrieved> = docs
+                .into_iter()
+                .map(|(docno, score)| Retrieved { docno, score })
+                .collect();
+            let mut seen = HashSet::new();
+            let mut dup = None;
+            list.retain(|d| {
+                let fresh = seen.insert(d.docno.clone());
+                if !fresh && dup.is_none() {
+                    dup = Some(d.docno.clone());
+                }
+                fresh
+            });
+            if let (Some(d), Duplicates::Error) = (dup, dups) {
+                return Err(
+                    Error::in_file(path, format!("document `{}` appears twice for topic `{}`", d, t))
+                        .with_hint("pass --keep-first-duplicate to keep the first line"),
+                );
+            }
+            list.sort_unstable_by(|a, b| {
+                let by_score = match precision {
+                    ScorePrecision::Single => (b.score as f32).partial_cmp(&(a.score as f32)),
+                    ScorePrecision::Double => b.score.partial_cmp(&a.score),
+                };
+                by_score
+                    .unwrap_or(std::cmp::Ordering::Equal)
+                    .then_with(|| b.docno.cmp(&a.docno))
+            });
+            topics.insert(t, list);
+        }
+        if topics.values().all(Vec::is_empty) {
+            return Err(Error::in_file(path, "run is empty"));
+        }
+        Ok(Run {
+            path: path.to_path_buf(),
+            tag: crate::scores::system_name_from_path(path),
+            topics,
+        })
+    }
+
     /// [`Run::read`] with the score comparison chosen.
     ///
     /// Errors: as [`Run::read`].
     pub fn read_with(path: &Path, dups: Duplicates, precision: ScorePrecision) -> Result<Run> {
-        let text = crate::io::read_text(path)?;
-        Run::parse_with(&text, path, dups, precision)
+        Run::from_input_with(&Input::from_path(path, Limits::default())?, dups, precision)
     }
 
     /// Parses run text; `path` is kept and used in error messages. Scores are compared in

@@ -1,0 +1,523 @@
+//! Input bytes for every reader: from a file, from a reader the caller owns (standard input is
+//! read by the CLI only, never by the library), or from bytes in memory; with a size limit,
+//! decompression recognised by content, and the SHA-256 of exactly the bytes read.
+//!
+//! # Compression by content
+//! The first bytes decide, never the file name: gzip (`1f 8b`, RFC 1952, multi-member streams
+//! read whole), zstd (`28 b5 2f fd`, RFC 8878, several frames read whole), bzip2 (`BZh`,
+//! multi-stream) and xz (`fd 37 7a 58 5a 00`, several streams read whole). The decompressed
+//! bytes are what the readers see; [`Input::sha256`] hashes the raw bytes as read (what the ledger
+//! records). A name ending in `.gz` whose bytes are not gzip is reported as such.
+//!
+//! # Containers
+//! ZIP (`PK\x03\x04`, e.g. inspect_ai `.eval` logs) and Parquet (`PAR1`) are kept as bytes for
+//! their readers; [`Input::kind`] tells which.
+//!
+//! # Size limit
+//! [`Limits::max_bytes`] bounds both the raw input and the decompressed bytes (default
+//! [`DEFAULT_MAX_BYTES`], 4 GiB); a larger input is an error naming the limit, read no further
+//! than one byte past it, so `--scores /dev/zero` stops at once (NUL bytes in what should be text
+//! are refused after the first 64 KiB block) and an endless pipe stops at the limit.
+
+use crate::error::{Error, Result};
+use sha2::{Digest, Sha256};
+use std::io::Read;
+use std::path::{Path, PathBuf};
+
+/// Default size limit of one input, raw and decompressed: 4 GiB.
+pub const DEFAULT_MAX_BYTES: u64 = 4 << 30;
+
+/// The name by which a user asks for standard input (`--scores -`).
+pub const STDIN_ARG: &str = "-";
+
+/// The name standard input is shown by in messages (`<stdin>:3: ...`).
+pub const STDIN_NAME: &str = "<stdin>";
+
+/// Whether `path` is the standard-input argument `-`.
+pub fn is_stdin(path: &Path) -> bool {
+    path.as_os_str() == STDIN_ARG
+}
+
+/// Size limits of the readers.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct Limits {
+    /// Largest accepted input in bytes, applied to the raw bytes and again to the decompressed
+    /// bytes (a small compressed file can expand without bound).
+    pub max_bytes: u64,
+}
+
+impl Default for Limits {
+    fn default() -> Self {
+        Limits {
+            max_bytes: DEFAULT_MAX_BYTES,
+        }
+    }
+}
+
+impl Limits {
+    /// Whether these are the default limits (used to keep recorded options unchanged).
+    pub fn is_default(&self) -> bool {
+        *self == Limits::default()
+    }
+}
+
+/// A compression recognised by its magic bytes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Compression {
+    /// Not compressed.
+    None,
+    /// gzip (RFC 1952).
+    Gzip,
+    /// Zstandard (RFC 8878).
+    Zstd,
+    /// bzip2.
+    Bzip2,
+    /// xz (LZMA2).
+    Xz,
+}
+
+impl Compression {
+    /// Recognises the compression of `bytes` from their first bytes (via the `infer` crate's
+    /// magic numbers).
+    pub fn detect(bytes: &[u8]) -> Compression {
+        if bytes.starts_with(&[0x1f, 0x8b]) {
+            return Compression::Gzip;
+        }
+        match infer::get(bytes).map(|t| t.mime_type()) {
+            Some("application/zstd") => Compression::Zstd,
+            Some("application/x-bzip2") => Compression::Bzip2,
+            Some("application/x-xz") => Compression::Xz,
+            Some("application/gzip") => Compression::Gzip,
+            _ => Compression::None,
+        }
+    }
+
+    /// Lower-case name (`gzip`, `zstd`, `bzip2`, `xz`, `none`).
+    pub fn name(self) -> &'static str {
+        match self {
+            Compression::None => "none",
+            Compression::Gzip => "gzip",
+            Compression::Zstd => "zstd",
+            Compression::Bzip2 => "bzip2",
+            Compression::Xz => "xz",
+        }
+    }
+}
+
+/// What the (decompressed) bytes hold, as far as magic bytes tell.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Kind {
+    /// Text (UTF-8 expected by the readers).
+    Text,
+    /// A ZIP archive (`PK\x03\x04`), e.g. an inspect_ai `.eval` log.
+    Zip,
+    /// An Apache Parquet file (`PAR1` at both ends).
+    Parquet,
+}
+
+impl Kind {
+    fn detect(bytes: &[u8]) -> Kind {
+        if bytes.len() >= 8 && bytes.starts_with(b"PAR1") && bytes.ends_with(b"PAR1") {
+            Kind::Parquet
+        } else if bytes.starts_with(b"PK\x03\x04") || bytes.starts_with(b"PK\x05\x06") {
+            Kind::Zip
+        } else {
+            Kind::Text
+        }
+    }
+}
+
+/// One input, read whole: its raw bytes (hashed) and its decompressed content.
+#[derive(Clone, PartialEq)]
+pub struct Input {
+    name: PathBuf,
+    raw: Vec<u8>,
+    /// Decompressed content when compressed; `None` when `raw` is the content.
+    decoded: Option<Vec<u8>>,
+    compression: Compression,
+    kind: Kind,
+}
+
+impl std::fmt::Debug for Input {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Input")
+            .field("name", &self.name)
+            .field("raw_bytes", &self.raw.len())
+            .field("bytes", &self.bytes().len())
+            .field("compression", &self.compression)
+            .field("kind", &self.kind)
+            .finish()
+    }
+}
+
+const SNIFF: usize = 64 * 1024;
+
+impl Input {
+    /// Reads the file at `path` (a regular file larger than the limit is refused before reading).
+    ///
+    /// Errors (exit 2, naming the file): missing or unreadable, over the limit, a corrupt
+    /// compressed stream, NUL bytes in what is neither compressed nor a ZIP/Parquet file.
+    pub fn from_path(path: &Path, limits: Limits) -> Result<Input> {
+        let file = std::fs::File::open(path).map_err(|e| Error::io("reading", path, e))?;
+        if let Ok(meta) = file.metadata() {
+            if meta.is_file() && meta.len() > limits.max_bytes {
+                return Err(too_large(path, limits, "is"));
+            }
+            if meta.is_dir() {
+                return Err(Error::in_file(path, "is a directory (expected a file)"));
+            }
+        }
+        Input::from_reader(path, file, limits)
+    }
+
+    /// Reads everything `reader` gives (e.g. standard input, which only the CLI opens); `name` is
+    /// used in messages (pass [`STDIN_NAME`] for standard input).
+    ///
+    /// Errors: as [`Input::from_path`].
+    pub fn from_reader(name: impl Into<PathBuf>, reader: impl Read, limits: Limits) -> Result<Input> {
+        let name = name.into();
+        let mut raw = Vec::new();
+        let mut limited = reader.take(limits.max_bytes.saturating_add(1));
+        // The first block decides whether the rest is worth reading.
+        let mut block = vec![0u8; SNIFF];
+        let mut filled = 0;
+        while filled < SNIFF {
+            match limited.read(&mut block[filled..]) {
+                Ok(0) => break,
+                Ok(n) => filled += n,
+                Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+                Err(e) => return Err(Error::io("reading", &name, e)),
+            }
+        }
+        block.truncate(filled);
+        check_binary(&name, &block)?;
+        raw.extend_from_slice(&block);
+        drop(block);
+        limited
+            .read_to_end(&mut raw)
+            .map_err(|e| Error::io("reading", &name, e))?;
+        if raw.len() as u64 > limits.max_bytes {
+            return Err(too_large(&name, limits, "is"));
+        }
+        Input::from_bytes(name, raw, limits)
+    }
+
+    /// Wraps bytes already in memory (decompressing them when compressed).
+    ///
+    /// Errors: as [`Input::from_path`].
+    pub fn from_bytes(name: impl Into<PathBuf>, raw: Vec<u8>, limits: Limits) -> Result<Input> {
+        let name = name.into();
+        if raw.len() as u64 > limits.max_bytes {
+            return Err(too_large(&name, limits, "is"));
+        }
+        let compression = Compression::detect(&raw);
+        let decoded = match compression {
+            Compression::None => {
+                check_binary(&name, &raw[..raw.len().min(SNIFF)])?;
+                if name.extension().is_some_and(|e| e.eq_ignore_ascii_case("gz")) {
+                    return Err(Error::in_file(
+                        &name,
+                        "not a valid gzip stream (the name ends in .gz but the file does not start with the gzip magic bytes)",
+                    ));
+                }
+                None
+            }
+            c => Some(decompress(&name, &raw, c, limits)?),
+        };
+        let content = decoded.as_deref().unwrap_or(&raw);
+        let kind = Kind::detect(content);
+        if decoded.is_some() && kind == Kind::Text {
+            let head = &content[..content.len().min(SNIFF)];
+            check_binary(&name, head)?;
+        }
+        Ok(Input {
+            name,
+            raw,
+            decoded,
+            compression,
+            kind,
+        })
+    }
+
+    /// The name shown in messages: the path given, or [`STDIN_NAME`].
+    pub fn path(&self) -> &Path {
+        &self.name
+    }
+
+    /// The raw bytes as read (what [`Input::sha256`] hashes).
+    pub fn raw(&self) -> &[u8] {
+        &self.raw
+    }
+
+    /// The content: decompressed when the input was compressed.
+    pub fn bytes(&self) -> &[u8] {
+        self.decoded.as_deref().unwrap_or(&self.raw)
+    }
+
+    /// The content, consuming the input.
+    pub fn into_bytes(self) -> Vec<u8> {
+        self.decoded.unwrap_or(self.raw)
+    }
+
+    /// The compression recognised.
+    pub fn compression(&self) -> Compression {
+        self.compression
+    }
+
+    /// What the content is, by its magic bytes.
+    pub fn kind(&self) -> Kind {
+        self.kind
+    }
+
+    /// Lower-case hex SHA-256 of the raw bytes (RFC 6234 / FIPS 180-4).
+    pub fn sha256(&self) -> String {
+        hex::encode(Sha256::digest(&self.raw))
+    }
+
+    /// The content as UTF-8 text with a leading BOM removed.
+    ///
+    /// Errors (exit 2): invalid UTF-8 (naming the line), or a ZIP/Parquet file (naming which).
+    pub fn text(&self) -> Result<&str> {
+        match self.kind {
+            Kind::Text => {}
+            Kind::Zip => {
+                return Err(Error::in_file(
+                    &self.name,
+                    "is a ZIP archive, expected a text file (inspect_ai `.eval` logs are read by the score readers)",
+                ))
+            }
+            Kind::Parquet => {
+                return Err(Error::in_file(
+                    &self.name,
+                    "is a Parquet file, expected a text file here",
+                ))
+            }
+        }
+        let bytes = crate::io::strip_bom(self.bytes());
+        std::str::from_utf8(bytes).map_err(|e| {
+            let line = bytes[..e.valid_up_to()].iter().filter(|&&b| b == b'\n').count() + 1;
+            Error::at(&self.name, line, "invalid UTF-8 (expected a UTF-8 text file)")
+        })
+    }
+}
+
+/// Reads `path`, or, when it is `-`, everything `stdin` gives: the one place where the argument
+/// `-` is interpreted. The caller passes its standard input (the library never opens it).
+///
+/// Errors: as [`Input::from_path`].
+pub fn open(path: &Path, stdin: Option<&mut dyn Read>, limits: Limits) -> Result<Input> {
+    match (is_stdin(path), stdin) {
+        (true, Some(r)) => Input::from_reader(STDIN_NAME, r, limits),
+        (true, None) => Err(Error::input("`-` (standard input) is not available here: pass a file")),
+        (false, _) => Input::from_path(path, limits),
+    }
+}
+
+fn too_large(name: &Path, limits: Limits, verb: &str) -> Error {
+    Error::in_file(
+        name,
+        format!(
+            "{} larger than the input size limit of {} bytes ({})",
+            verb,
+            limits.max_bytes,
+            human(limits.max_bytes)
+        ),
+    )
+    .with_hint("raise the limit with --max-input-size BYTES (e.g. 8G) if the file is meant to be that large")
+}
+
+fn human(n: u64) -> String {
+    const UNITS: [(u64, &str); 4] = [(1 << 40, "TiB"), (1 << 30, "GiB"), (1 << 20, "MiB"), (1 << 10, "KiB")];
+    UNITS
+        .iter()
+        .find(|(u, _)| n >= *u)
+        .map(|(u, name)| format!("{:.1} {}", n as f64 / *u as f64, name))
+        .unwrap_or_else(|| format!("{} bytes", n))
+}
+
+/// Parses a size such as `4G`, `512M`, `100k` or `1000` (bytes; K/M/G/T are powers of 1024,
+/// an optional `iB`/`B` suffix is accepted).
+///
+/// Errors (exit 2): not a positive size.
+pub fn parse_size(s: &str) -> Result<u64> {
+    let t = s.trim();
+    let t = t.strip_suffix("iB").or_else(|| t.strip_suffix('B')).unwrap_or(t);
+    let (num, mult) = match t.chars().last().map(|c| c.to_ascii_uppercase()) {
+        Some('K') => (&t[..t.len() - 1], 1u64 << 10),
+        Some('M') => (&t[..t.len() - 1], 1 << 20),
+        Some('G') => (&t[..t.len() - 1], 1 << 30),
+        Some('T') => (&t[..t.len() - 1], 1 << 40),
+        _ => (t, 1),
+    };
+    num.trim()
+        .parse::<u64>()
+        .ok()
+        .and_then(|n| n.checked_mul(mult))
+        .filter(|&n| n > 0)
+        .ok_or_else(|| {
+            Error::input(format!(
+                "`{}` is not a size (expected e.g. 4G, 512M or a number of bytes)",
+                s
+            ))
+        })
+}
+
+/// NUL bytes in the first block of what is neither compressed nor a known container: binary
+/// data where text is expected (`/dev/zero`, an image, an executable).
+fn check_binary(name: &Path, block: &[u8]) -> Result<()> {
+    if Compression::detect(block) != Compression::None || block.starts_with(b"PK") || block.starts_with(b"PAR1") {
+        return Ok(());
+    }
+    if let Some(at) = block.iter().position(|&b| b == 0) {
+        let what = infer::get(block)
+            .map(|t| format!(" ({} by its magic bytes)", t.mime_type()))
+            .unwrap_or_default();
+        return Err(Error::in_file(
+            name,
+            format!(
+                "binary data{} with a NUL byte at offset {}: expected text, or a gzip, zstd, bzip2, xz, ZIP or Parquet file",
+                what, at
+            ),
+        ));
+    }
+    Ok(())
+}
+
+fn decompress(name: &Path, raw: &[u8], c: Compression, limits: Limits) -> Result<Vec<u8>> {
+    let bad = |e: std::io::Error| Error::in_file(name, format!("not a valid {} stream", c.name())).caused_by(e);
+    let reader: Box<dyn Read + '_> = match c {
+        Compression::Gzip => Box::new(flate2::read::MultiGzDecoder::new(raw)),
+        Compression::Zstd => Box::new(zstd::stream::read::Decoder::new(raw).map_err(bad)?),
+        Compression::Bzip2 => Box::new(bzip2::read::MultiBzDecoder::new(raw)),
+        Compression::Xz => Box::new(xz2::read::XzDecoder::new_multi_decoder(raw)),
+        Compression::None => return Ok(raw.to_vec()),
+    };
+    let mut out = Vec::with_capacity(raw.len().saturating_mul(4).min(1 << 30));
+    reader
+        .take(limits.max_bytes.saturating_add(1))
+        .read_to_end(&mut out)
+        .map_err(bad)?;
+    if out.len() as u64 > limits.max_bytes {
+        return Err(too_large(name, limits, &format!("decompresses ({}) to", c.name())));
+    }
+    Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::io::Write;
+
+    const TEXT: &[u8] = "\u{feff}topic,system,score\n1,A,0.5\n".as_bytes();
+
+    fn compressed(c: Compression) -> Vec<u8> {
+        match c {
+            Compression::Gzip => {
+                let mut e = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::default());
+                e.write_all(TEXT).unwrap();
+                e.finish().unwrap()
+            }
+            Compression::Zstd => zstd::stream::encode_all(TEXT, 3).unwrap(),
+            Compression::Bzip2 => {
+                let mut e = bzip2::write::BzEncoder::new(Vec::new(), bzip2::Compression::default());
+                e.write_all(TEXT).unwrap();
+                e.finish().unwrap()
+            }
+            Compression::Xz => {
+                let mut e = xz2::write::XzEncoder::new(Vec::new(), 6);
+                e.write_all(TEXT).unwrap();
+                e.finish().unwrap()
+            }
+            Compression::None => TEXT.to_vec(),
+        }
+    }
+
+    #[test]
+    fn every_compression_by_content_not_name() {
+        for c in [
+            Compression::None,
+            Compression::Gzip,
+            Compression::Zstd,
+            Compression::Bzip2,
+            Compression::Xz,
+        ] {
+            let raw = compressed(c);
+            // A misleading name: content decides.
+            let i = Input::from_bytes("scores.csv", raw.clone(), Limits::default()).unwrap();
+            assert_eq!(i.compression(), c, "{:?}", c);
+            assert_eq!(i.text().unwrap(), "topic,system,score\n1,A,0.5\n");
+            assert_eq!(i.sha256(), crate::io::sha256_hex(&raw));
+            assert_eq!(i.kind(), Kind::Text);
+        }
+    }
+
+    #[test]
+    fn concatenated_members_are_read_whole() {
+        let mut two = compressed(Compression::Gzip);
+        two.extend(compressed(Compression::Gzip));
+        let i = Input::from_bytes("x", two, Limits::default()).unwrap();
+        assert_eq!(i.bytes().len(), 2 * (TEXT.len()));
+        let mut z = compressed(Compression::Zstd);
+        z.extend(compressed(Compression::Zstd));
+        assert_eq!(
+            Input::from_bytes("x", z, Limits::default()).unwrap().bytes().len(),
+            2 * TEXT.len()
+        );
+    }
+
+    #[test]
+    fn limits_bound_raw_and_decompressed_bytes() {
+        let small = Limits { max_bytes: 20 };
+        let e = Input::from_bytes("big.csv", TEXT.to_vec(), small).unwrap_err();
+        assert!(
+            e.message
+                .contains("big.csv: is larger than the input size limit of 20 bytes"),
+            "{}",
+            e.message
+        );
+        assert!(e.hint.unwrap().contains("--max-input-size"));
+        // 1 MiB of spaces compresses to about a kilobyte: the decompressed size is checked too.
+        let mut enc = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::best());
+        enc.write_all(&vec![b' '; 1 << 20]).unwrap();
+        let bomb = enc.finish().unwrap();
+        let e = Input::from_bytes("b.gz", bomb, Limits { max_bytes: 4096 }).unwrap_err();
+        assert!(
+            e.message.contains("decompresses (gzip) to larger than"),
+            "{}",
+            e.message
+        );
+        // An endless reader stops at the limit.
+        let endless = std::io::repeat(b'a');
+        let e = Input::from_reader(STDIN_NAME, endless, Limits { max_bytes: 100_000 }).unwrap_err();
+        assert!(e.message.starts_with("<stdin>: is larger"), "{}", e.message);
+    }
+
+    #[test]
+    fn nul_bytes_are_refused_in_the_first_block() {
+        // As /dev/zero: an endless stream of NUL bytes fails after the first block.
+        let e = Input::from_reader("/dev/zero", std::io::repeat(0), Limits::default()).unwrap_err();
+        assert!(e.message.contains("NUL byte at offset 0"), "{}", e.message);
+        let e = Input::from_bytes("x.csv", b"a,b\n\x00".to_vec(), Limits::default()).unwrap_err();
+        assert!(e.message.contains("offset 4"), "{}", e.message);
+    }
+
+    #[test]
+    fn stdin_is_only_read_through_the_callers_reader() {
+        let mut r: &[u8] = b"a\n";
+        let i = open(Path::new("-"), Some(&mut r), Limits::default()).unwrap();
+        assert_eq!(i.path(), Path::new(STDIN_NAME));
+        assert_eq!(i.sha256(), crate::io::sha256_hex(b"a\n"));
+        assert!(open(Path::new("-"), None, Limits::default()).is_err());
+    }
+
+    #[test]
+    fn sizes_parse() {
+        assert_eq!(parse_size("4G").unwrap(), 4 << 30);
+        assert_eq!(parse_size("512MiB").unwrap(), 512 << 20);
+        assert_eq!(parse_size("100").unwrap(), 100);
+        assert!(parse_size("0").is_err());
+        assert!(parse_size("lots").is_err());
+    }
+}
