@@ -21,6 +21,8 @@ pub mod publish;
 mod records;
 mod store;
 pub mod verify;
+// Witnessed time, signatures, portable hashes and the append lock (leaf modules).
+pub mod jcs;
 
 pub use entry::{DataAccess, Draft, Entry, EntryKind, InputKey, InputRole, Inputs, RngInfo, Tool, GENESIS};
 pub use export::{export_jsonl, export_to, verify_export, ExportLine, ExportSummary, EXPORT_FORMAT};
