@@ -22,6 +22,7 @@ mod records;
 mod store;
 pub mod verify;
 // Witnessed time, signatures, portable hashes and the append lock (leaf modules).
+pub mod gitobj;
 pub mod jcs;
 
 pub use entry::{DataAccess, Draft, Entry, EntryKind, InputKey, InputRole, Inputs, RngInfo, Tool, GENESIS};
