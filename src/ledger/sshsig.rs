@@ -392,27 +392,33 @@ pub fn sign(key: &PrivateKey, namespace: &str, message: &[u8]) -> Result<String>
 
 /// Signs `message` in `namespace` by running `program` (normally `ssh-keygen`, git's
 /// `gpg.ssh.program`) as git does: `PROGRAM -Y sign -n NAMESPACE -f KEY FILE`, where FILE holds
-/// the message in a private temporary directory, and reads the signature from `FILE.sig`. When
-/// `key` is a public key (a `.pub` file or a literal `ssh-...` key, git's `key::` form without
-/// the prefix) `-U` is added so that `ssh-agent` signs with the matching private key.
+/// the message in a private temporary directory, and reads the signature from `FILE.sig`. `key`
+/// is what git's `user.signingkey` holds: a key file path (a private key, or a `.pub` file whose
+/// private key `ssh-agent` holds), or a literal public key (`key::ssh-ed25519 AAAA...`, or any
+/// value starting with `ssh-`), which is written to a temporary file and passed with `-U` (the
+/// agent signs), as git does.
 ///
 /// Errors (exit 2): the program cannot be started or fails (its error output is the cause).
 pub fn sign_with_ssh_keygen(program: &str, key: &str, namespace: &str, message: &[u8]) -> Result<String> {
     let dir = tempfile::tempdir().map_err(|e| Error::internal("creating a temporary directory").caused_by(e))?;
     let msg_path = dir.path().join("payload");
     std::fs::write(&msg_path, message).map_err(|e| Error::internal("writing the payload to sign").caused_by(e))?;
-    let literal = looks_like_key_type(key.trim_start_matches("key::"));
-    let key_path = if literal {
-        let p = dir.path().join("key.pub");
-        std::fs::write(&p, format!("{}\n", key.trim_start_matches("key::")))
-            .map_err(|e| Error::internal("writing the public key").caused_by(e))?;
-        p
-    } else {
-        std::path::PathBuf::from(key)
+    // git's is_literal_ssh_key: `key::` followed by a key, or a value starting with `ssh-`.
+    let literal = key
+        .strip_prefix("key::")
+        .or_else(|| key.starts_with("ssh-").then_some(key));
+    let key_path = match literal {
+        Some(k) => {
+            let p = dir.path().join("key.pub");
+            std::fs::write(&p, format!("{}\n", k))
+                .map_err(|e| Error::internal("writing the public key").caused_by(e))?;
+            p
+        }
+        None => std::path::PathBuf::from(key),
     };
     let mut cmd = std::process::Command::new(program);
     cmd.args(["-Y", "sign", "-n", namespace, "-f"]).arg(&key_path);
-    if literal || key.ends_with(".pub") {
+    if literal.is_some() {
         cmd.arg("-U");
     }
     let out = cmd
