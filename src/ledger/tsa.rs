@@ -174,9 +174,23 @@ pub enum TsaError {
 }
 
 /// Certificates a verifier trusts as TSA certificates or as their issuers (a "trust file").
-#[derive(Debug, Clone, Default)]
+///
+/// It also remembers which certificate signatures it has already verified (by the SHA-256 of
+/// the certificate and of its issuer), so checking the thousands of tokens of one TSA in a long
+/// ledger verifies the TSA's certificate chain once, not once per token.
+#[derive(Debug, Default)]
 pub struct TrustAnchors {
     certs: Vec<Certificate>,
+    verified: std::sync::Mutex<std::collections::HashSet<([u8; 32], [u8; 32])>>,
+}
+
+impl Clone for TrustAnchors {
+    fn clone(&self) -> Self {
+        TrustAnchors {
+            certs: self.certs.clone(),
+            verified: std::sync::Mutex::new(self.verified.lock().map(|v| v.clone()).unwrap_or_default()),
+        }
+    }
 }
 
 impl TrustAnchors {
@@ -192,7 +206,10 @@ impl TrustAnchors {
         if certs.is_empty() {
             return Err(crate::Error::input(format!("{}: holds no certificate", what)));
         }
-        Ok(TrustAnchors { certs })
+        Ok(TrustAnchors {
+            certs,
+            verified: Default::default(),
+        })
     }
 
     /// Reads a trust file of PEM certificates. Errors (exit 2): unreadable, over 1 MiB, or as
@@ -592,7 +609,7 @@ pub fn verify_token(token: &[u8], hash: &[u8; 32], trust: Option<&TrustAnchors>)
 
     let trust = match trust {
         None => Trust::TokenCertificate,
-        Some(_) => Trust::TrustFile(chain_to_anchor(signer, &certs, &anchors, gen_time)?),
+        Some(t) => Trust::TrustFile(chain_to_anchor(signer, &certs, t, gen_time)?),
     };
     let tsa_name = match &tst.tsa {
         Some(GeneralName::DirectoryName(n)) => n.to_string(),
@@ -838,17 +855,18 @@ fn valid_at(cert: &Certificate, t: DateTime<Utc>) -> Result<(), TokenProblem> {
 fn chain_to_anchor(
     signer: &Certificate,
     token_certs: &[&Certificate],
-    anchors: &[&Certificate],
+    trust: &TrustAnchors,
     t: DateTime<Utc>,
 ) -> Result<String, TokenProblem> {
     let untrusted = || TokenProblem::UntrustedCertificate(signer.tbs_certificate.subject.to_string());
+    let anchors: Vec<&Certificate> = trust.certs.iter().collect();
     let mut current = signer;
     for _ in 0..MAX_CHAIN {
         if anchors.contains(&current) {
             return Ok(current.tbs_certificate.subject.to_string());
         }
         let issued_by = |c: &&&Certificate| {
-            c.tbs_certificate.subject == current.tbs_certificate.issuer && signed_by(current, c).is_ok()
+            c.tbs_certificate.subject == current.tbs_certificate.issuer && signed_by(current, c, trust).is_ok()
         };
         if let Some(a) = anchors.iter().find(issued_by) {
             return Ok(a.tbs_certificate.subject.to_string());
@@ -866,7 +884,15 @@ fn chain_to_anchor(
     Err(untrusted())
 }
 
-fn signed_by(cert: &Certificate, issuer: &Certificate) -> Result<(), TokenProblem> {
+/// Whether `issuer`'s key verifies `cert`'s signature, remembered in `trust` once verified.
+fn signed_by(cert: &Certificate, issuer: &Certificate, trust: &TrustAnchors) -> Result<(), TokenProblem> {
+    let key = |c: &Certificate| -> Result<[u8; 32], TokenProblem> {
+        Ok(sha2::Sha256::digest(c.to_der().map_err(malformed)?).into())
+    };
+    let pair = (key(cert)?, key(issuer)?);
+    if trust.verified.lock().is_ok_and(|v| v.contains(&pair)) {
+        return Ok(());
+    }
     let tbs = cert.tbs_certificate.to_der().map_err(malformed)?;
     verify_signature(
         &issuer.tbs_certificate.subject_public_key_info,
@@ -874,7 +900,11 @@ fn signed_by(cert: &Certificate, issuer: &Certificate) -> Result<(), TokenProble
         None,
         &tbs,
         cert.signature.raw_bytes(),
-    )
+    )?;
+    if let Ok(mut v) = trust.verified.lock() {
+        v.insert(pair);
+    }
+    Ok(())
 }
 
 /// `YYYYMMDDhhmmss[.f+]Z` (RFC 3161 section 2.4.2 / RFC 5280 GeneralizedTime in UTC).

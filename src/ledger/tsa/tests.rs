@@ -645,3 +645,23 @@ fn cms_tokens_from_another_producer() {
         }
     }
 }
+
+/// The trust file remembers verified certificate signatures: a second token of the same TSA
+/// does not verify the chain again, and what it remembers never makes another CA trusted.
+#[test]
+fn verified_chains_are_remembered_per_trust_file() {
+    let trust = anchors("rsa");
+    assert_eq!(trust.verified.lock().unwrap().len(), 0);
+    verify_token(&token("rsa"), &fixed_hash(), Some(&trust)).unwrap();
+    assert_eq!(trust.verified.lock().unwrap().len(), 1);
+    verify_token(&token("rsa"), &fixed_hash(), Some(&trust)).unwrap();
+    assert_eq!(trust.verified.lock().unwrap().len(), 1);
+    let copy = trust.clone();
+    assert_eq!(copy.verified.lock().unwrap().len(), 1);
+    assert_eq!(
+        verify_token(&token("ec"), &fixed_hash(), Some(&trust))
+            .unwrap_err()
+            .code(),
+        "untrusted-certificate"
+    );
+}
