@@ -74,7 +74,7 @@ pub fn achieved_mde_sd(
         meets_target: None,
         flag: None,
     };
-    if n < 2 || !(sd > 0.0) {
+    if n < 2 || sd.is_nan() || sd <= 0.0 {
         out.flag = Some("fewer than 2 units or SD 0: no MDE".into());
         return out;
     }
