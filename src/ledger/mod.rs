@@ -21,6 +21,12 @@ pub mod publish;
 mod records;
 mod store;
 pub mod verify;
+// Witnessed time, signatures, portable hashes and the append lock (leaf modules).
+pub mod gitobj;
+pub mod jcs;
+pub mod lock;
+pub mod sshsig;
+pub mod tsa;
 
 pub use entry::{DataAccess, Draft, Entry, EntryKind, InputKey, InputRole, Inputs, RngInfo, Tool, GENESIS};
 pub use export::{export_jsonl, export_to, verify_export, ExportLine, ExportSummary, EXPORT_FORMAT};
