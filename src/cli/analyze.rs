@@ -119,7 +119,18 @@ pub fn analyze(a: AnalyzeArgs, ctx: &Ctx) -> Outcome {
     let ledger = open_ledger(ctx)?;
     let req = AnalyzeRequest {
         protocol: resolve(ctx, &a.protocol),
-        scores: a.common.scores.iter().map(|p| resolve(ctx, p)).collect(),
+        scores: a
+            .common
+            .scores
+            .iter()
+            .map(|p| {
+                if crate::input::is_stdin(p) {
+                    p.clone()
+                } else {
+                    resolve(ctx, p)
+                }
+            })
+            .collect(),
         components: a.common.components.as_deref().map(|p| resolve(ctx, p)),
         strata: a.strata.as_deref().map(|p| resolve(ctx, p)),
         read: read_options(&a.common)?,

@@ -15,6 +15,7 @@ mod compare;
 mod components;
 mod demo;
 mod eval;
+mod formats;
 pub mod human;
 mod inputs;
 mod ledger;
@@ -122,6 +123,8 @@ enum Command {
     Compare(compare::CompareArgs),
     /// Per-topic measures of TREC runs against qrels, as trec_eval computes them.
     Eval(eval::Args),
+    /// List the input formats pledge reads, how each is detected, and the command to run.
+    Formats(formats::Args),
     /// Render the reviewer-facing Markdown report from the ledger.
     Report(report::Args),
     /// Run the whole pipeline on the bundled HotpotQA example in a scratch directory.
@@ -168,6 +171,7 @@ pub fn run(args: Vec<OsString>, ctx: &Ctx) -> Output {
         Command::Analyze(a) => analyze::analyze(a, &ctx),
         Command::Compare(a) => compare::compare(a, &ctx),
         Command::Eval(a) => eval::run(a, &ctx),
+        Command::Formats(a) => formats::run(a, &ctx),
         Command::Report(a) => report::run(a, &ctx),
         Command::Demo(a) => demo::run(a, &ctx),
     };

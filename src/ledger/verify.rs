@@ -80,6 +80,9 @@ crate::named_enum! {
         Offline = "offline",
         /// Note: (`--rerun`) a recorded analysis recomputed to the same result hash.
         RerunMatches = "rerun-matches",
+        /// Note: (`--rerun`) a recorded analysis read an input from standard input and cannot be
+        /// recomputed.
+        RerunSkipped = "rerun-skipped",
         /// Note: a deviation from the registration, recorded with its reason (each field listed).
         Deviation = "deviation",
         /// Note: an entry concerns a study that is never registered in the ledger.

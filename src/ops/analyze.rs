@@ -272,6 +272,17 @@ fn plan(lp: &crate::protocol::LoadedProtocol, req: &AnalyzeRequest, rel: &dyn Fn
         (None, Some(r)) => read.column = Some(r.clone()),
         _ => {}
     }
+    // The topic column and the format the registered layout implies.
+    if v2 {
+        read.topic_column = sc.topic_column.clone();
+        if read.format.is_none() {
+            read.format = match sc.layout {
+                ScoreLayout::TrecEval => Some(crate::scores::ScoreFormat::TrecEval),
+                ScoreLayout::Jsonl => Some(crate::scores::ScoreFormat::Jsonl),
+                _ => None,
+            };
+        }
+    }
     // Value labels.
     let registered_labels = p.labels();
     if v2 {
@@ -333,7 +344,14 @@ fn plan(lp: &crate::protocol::LoadedProtocol, req: &AnalyzeRequest, rel: &dyn Fn
         }
     }
     let options = RunOptions {
-        scores: req.scores.iter().map(|x| rel(x)).collect(),
+        scores: req
+            .scores
+            .iter()
+            .map(|x| match x.file_name() {
+                Some(n) if n == crate::input::STDIN_ARG => crate::input::STDIN_ARG.to_string(),
+                _ => rel(x),
+            })
+            .collect(),
         components: req.components.as_deref().map(rel),
         strata: req.strata.as_deref().map(rel),
         read: read.clone(),
@@ -436,7 +454,12 @@ pub fn analyze(ledger: &Ledger, req: &AnalyzeRequest, now: DateTime<Utc>) -> Res
         lp.hash.raw_sha256.clone(),
     );
     for (p, r) in req.scores.iter().zip(&opts.scores) {
-        hashes.insert(InputKey::new(InputRole::Scores, r.clone()), crate::io::sha256_file(p)?);
+        // Standard input is recorded as `-`, with the hash of the bytes read.
+        let h = match (&req.read.stdin, p.file_name()) {
+            (Some(i), Some(n)) if n == crate::input::STDIN_ARG => i.sha256(),
+            _ => crate::io::sha256_file(p)?,
+        };
+        hashes.insert(InputKey::new(InputRole::Scores, r.clone()), h);
     }
     if let (Some(t), Some(tr)) = (&req.trec, &opts.trec) {
         hashes.insert(

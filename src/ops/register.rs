@@ -110,6 +110,7 @@ pub(crate) fn estimate_pilot(
         labels: p.labels(),
         column: p.scores.as_ref().and_then(|s| s.column.clone()),
         measure: p.scores.as_ref().and_then(|s| s.measure.clone()),
+        topic_column: p.scores.as_ref().and_then(|s| s.topic_column.clone()),
         ..Default::default()
     };
     let table = crate::scores::read_with(&file, &opts)?;

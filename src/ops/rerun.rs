@@ -21,6 +21,9 @@ pub struct RerunReport {
     pub recomputed: Option<String>,
     /// What did not match or could not be read.
     pub problems: Vec<String>,
+    /// Why the analysis cannot be recomputed at all (an input read from standard input): a
+    /// note, not a mismatch.
+    pub skipped: Option<String>,
 }
 
 /// Recomputes the analysis recorded in `stored` (an `analyze` entry) from the recorded inputs:
@@ -47,6 +50,7 @@ pub fn rerun(ledger: &Ledger, entries: &[StoredEntry], stored: &StoredEntry) -> 
         recorded: e.result_sha256.clone(),
         recomputed: None,
         problems: vec![],
+        skipped: None,
     };
     let old: AnalysisRecord = records::read_result(stored, "analysis")?;
     let Some(opts) = old.options.clone() else {
@@ -71,6 +75,13 @@ pub fn rerun(ledger: &Ledger, entries: &[StoredEntry], stored: &StoredEntry) -> 
     for (k, want) in &e.inputs {
         if k.role == InputRole::Protocol {
             continue;
+        }
+        if k.path == crate::input::STDIN_ARG {
+            rep.skipped = Some(format!(
+                "{} was read from standard input, which cannot be read again: the analysis is not recomputed (analyze a file to make it re-runnable)",
+                k
+            ));
+            return Ok(rep);
         }
         if !root.join(&k.path).exists() && !Path::new(&k.path).is_absolute() {
             rep.problems
@@ -152,7 +163,11 @@ pub fn rerun_all(ledger: &Ledger, report: &mut VerifyReport) -> Result<Vec<Rerun
     let mut out = Vec::new();
     for e in entries.iter().filter(|e| e.entry.kind == EntryKind::Analyze) {
         let r = rerun(ledger, &entries, e)?;
-        if r.ok {
+        if let Some(why) = &r.skipped {
+            report
+                .notes
+                .push(Finding::new(FindingCode::RerunSkipped, Some(r.seq), why.clone()));
+        } else if r.ok {
             let msg = format!(
                 "analysis recomputed from its recorded inputs: result sha256 {} matches",
                 r.recomputed.as_deref().unwrap_or("-")

@@ -26,7 +26,11 @@ pub(super) fn read_table(table: &Table, opts: &ReadOptions) -> Result<ScoreTable
         ));
     }
     let col = |name: &str| table.column(name);
-    if let (Some(t), Some(s), Some(v)) = (col("topic"), col("system"), col("score")) {
+    let topic = match &opts.topic_column {
+        Some(tc) => Some(table.require(tc, "topic-id")?),
+        None => col("topic"),
+    };
+    if let (Some(t), Some(s), Some(v)) = (topic, col("system"), col("score")) {
         return long(table, &rows, (t, s, v), opts);
     }
     if let Some(c) = &opts.column {
@@ -55,7 +59,10 @@ fn long(table: &Table, rows: &[&Record], (t, s, v): (usize, usize, usize), opts:
 
 fn per_system(table: &Table, rows: &[&Record], v: usize, opts: &ReadOptions) -> Result<ScoreTable> {
     let (path, headers) = (table.path.as_path(), &table.headers);
-    let t = headers.iter().position(|h| is_id_name(h)).unwrap_or(0);
+    let t = match &opts.topic_column {
+        Some(tc) => table.require(tc, "topic-id")?,
+        None => headers.iter().position(|h| is_id_name(h)).unwrap_or(0),
+    };
     let system = opts.system_name(path);
     let mut b = Builder::default();
     b.system(&system);
@@ -88,9 +95,10 @@ fn wide(table: &Table, rows: &[&Record], opts: &ReadOptions) -> Result<ScoreTabl
     let (path, headers) = (table.path.as_path(), &table.headers);
     // Columns that came from JSON objects or Parquet have no reliable order: the topic column is
     // found by name there.
-    let id_col = match table.delimiter {
-        Some(_) => 0,
-        None => table.id_column().ok_or_else(|| {
+    let id_col = match (&opts.topic_column, table.delimiter) {
+        (Some(tc), _) => table.require(tc, "topic-id")?,
+        (None, Some(_)) => 0,
+        (None, None) => table.id_column().ok_or_else(|| {
             table.header_err(format!(
                 "no topic-id column (one of {}) among the fields ({})",
                 ID_NAMES.join(", "),
@@ -98,7 +106,10 @@ fn wide(table: &Table, rows: &[&Record], opts: &ReadOptions) -> Result<ScoreTabl
             ))
         })?,
     };
-    let by_row = table.delimiter.is_some() && !is_id_name(&headers[0]) && rows[0].cells.iter().all(|c| is_number(c));
+    let by_row = opts.topic_column.is_none()
+        && table.delimiter.is_some()
+        && !is_id_name(&headers[0])
+        && rows[0].cells.iter().all(|c| is_number(c));
     let first_sys = if by_row { 0 } else { 1 };
     if headers.len() <= first_sys {
         return Err(table.header_err("expected a topic column and at least one system column"));

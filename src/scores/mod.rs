@@ -101,6 +101,10 @@ pub struct ReadOptions {
     /// Size limits of each input.
     #[serde(default, skip_serializing_if = "Limits::is_default")]
     pub limits: Limits,
+    /// The topic-id column of a delimited or table input, where it is not detected (a
+    /// protocol's `[scores] topic-column`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub topic_column: Option<String>,
     /// Standard input, already read by the caller: [`read_many`] uses it for a path named `-`.
     /// Never serialized (the recorded options name the path `-`).
     #[serde(skip)]

@@ -656,3 +656,48 @@ fn zero_filled_topics_of_trec_runs_are_counted() {
     assert_eq!(t["analyzed"], 10);
     assert_eq!(t["filled_with_zero"], 1, "{}", t);
 }
+
+#[test]
+fn formats_lists_every_reader_with_its_command() {
+    let env = Env::new();
+    let r = env.run(&["formats", "--format", "json"]);
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    let v = json(&r.stdout);
+    let names: Vec<&str> = v
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| f["name"].as_str().unwrap())
+        .collect();
+    assert_eq!(names.len(), pledge::formats::formats().len());
+    for n in ["trec-eval", "ir-measures", "lm-eval", "inspect-eval", "helm", "parquet"] {
+        assert!(names.contains(&n), "{} missing from {:?}", n, names);
+    }
+    let md = env.run(&["formats"]).stdout;
+    assert!(md.starts_with("| format | reads | detected by | command |"), "{}", md);
+}
+
+#[test]
+fn scores_from_standard_input_are_hashed_and_not_rerun() {
+    use std::io::Write;
+    let env = counted(&protocol_v2(""));
+    let bytes = std::fs::read(env.join("scores.csv")).unwrap();
+    let mut child = crate::common::pledge_cmd()
+        .args(["analyze", "p.toml", "--scores", "-", "--components", "components.csv"])
+        .current_dir(env.path())
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    child.stdin.take().unwrap().write_all(&bytes).unwrap();
+    let out = child.wait_with_output().unwrap();
+    assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
+    let log = json(&env.run(&["log", "--format", "json"]).stdout);
+    let last = log.as_array().unwrap().last().unwrap().clone();
+    assert_eq!(last["inputs"]["scores:-"], pledge::io::sha256_hex(&bytes));
+    let v = env.run(&["verify", "--rerun"]);
+    assert_eq!(v.code, 0, "a note, not a mismatch: {}", v.stdout);
+    assert!(v.stdout.contains("rerun-skipped"), "{}", v.stdout);
+    assert!(v.stdout.contains("cannot be read again"), "{}", v.stdout);
+}
