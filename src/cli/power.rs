@@ -70,6 +70,11 @@ pub struct Args {
     /// Unit of σ, δ and the scores: fraction (0–1) or points (0–100).
     #[arg(long, value_parser = named::<Scale>(), default_value = "fraction")]
     pub scale: Scale,
+    /// Number of systems to separate: topics needed by Sakai's one-way ANOVA design, with --sd
+    /// as the residual SD of a topic's score and --mde as the minimum range between the best
+    /// and the worst system.
+    #[arg(long, value_name = "K", value_parser = clap::value_parser!(u32).range(2..))]
+    pub k_systems: Option<u32>,
     /// Output format.
     #[arg(long, value_parser = named::<Format>(), default_value = "human")]
     pub format: Format,
@@ -121,6 +126,7 @@ pub fn run(a: Args, ctx: &Ctx) -> Outcome {
             opts
         },
         scale: a.scale,
+        k_systems: a.k_systems,
     };
     let report = crate::ops::power::power(&o)?;
     Ok(Output::ok(render(&report, a.format), &vec![]))

@@ -6,7 +6,7 @@
 use crate::error::{Error, Result};
 use crate::power::inputs::{check_mde, check_sd};
 use crate::power::pilot::PilotEstimate;
-use crate::power::sample_size::{detectable, discordant, requirement, Detectable, Discordant};
+use crate::power::sample_size::{detectable_on_scale, discordant, requirement, Detectable, Discordant};
 use crate::power::{Clustering, Design, Requirement, Spec};
 use crate::protocol::{PowerMethod, Scale};
 use serde::Serialize;
@@ -48,6 +48,10 @@ pub struct PowerOptions {
     pub read: crate::scores::ReadOptions,
     /// Unit of σ, δ and the scores.
     pub scale: Scale,
+    /// Number of systems k to separate (Sakai's one-way ANOVA topic set size design): with
+    /// `sd` as the residual SD σ (σ² the within-system variance) and `mde` as the minimum range
+    /// D between the best and the worst system.
+    pub k_systems: Option<u32>,
 }
 
 /// Requirements by both methods.
@@ -91,6 +95,13 @@ pub enum Report {
         /// Questions needed (σ = √Var in the scale's unit).
         requirements: Both,
     },
+    /// Topics needed to separate k systems (one-way ANOVA, Sakai 2016).
+    Anova {
+        /// `fraction` or `points`.
+        scale: Scale,
+        /// The requirement.
+        anova: crate::power::anova::AnovaRequirement,
+    },
     /// σ and ρ from a pilot.
     Pilot {
         /// `fraction` or `points`.
@@ -123,6 +134,27 @@ pub fn power(a: &PowerOptions) -> Result<Report> {
             ));
         }
         return pilot_report(a, pilot, scale, method, design);
+    }
+    if let Some(k) = a.k_systems {
+        if a.n.is_some() || a.discordant.is_some() || a.per_component.is_some() || a.icc.is_some() {
+            return Err(Error::input(
+                "--k-systems takes --sd (residual SD) and --mde (minimum range): do not combine it with --n, --discordant, --per-component or --icc",
+            ));
+        }
+        let (Some(sd), Some(mde)) = (a.sd, a.mde) else {
+            return Err(Error::input("--k-systems needs --sd S (the residual SD of a topic's score) and --mde D (the minimum range between the best and the worst system)"));
+        };
+        let spec = crate::power::anova::AnovaSpec {
+            systems: k,
+            min_range: check_mde(mde, scale)?,
+            variance: check_sd(sd, scale)?.powi(2),
+            alpha: a.alpha,
+            power: a.power,
+        };
+        return Ok(Report::Anova {
+            scale,
+            anova: crate::power::anova::topics_for_systems(&spec, scale)?,
+        });
     }
     let clustering = clustering(a.per_component, a.icc)?;
     if let Some((p10, p01)) = a.discordant {
@@ -160,7 +192,7 @@ pub fn power(a: &PowerOptions) -> Result<Report> {
     let sd = check_sd(sd, scale)?;
     let mde = a.mde.map(|d| check_mde(d, scale)).transpose()?;
     if let Some(n) = a.n {
-        let detectable = detectable(sd, n, design, clustering, mde)?;
+        let detectable = detectable_on_scale(scale, sd, n, design, clustering, mde)?;
         return Ok(Report::Detectable { scale, detectable });
     }
     let Some(mde) = mde else {

@@ -188,20 +188,6 @@ pub fn detectable_on_scale(
     Ok(d)
 }
 
-/// [`detectable_on_scale`] without a scale: the same numbers, and no scale warning. Prefer
-/// [`detectable_on_scale`].
-///
-/// Errors (exit 2): an effective sample size below 2 (no paired t-test exists).
-pub fn detectable(
-    sd: f64,
-    components: u64,
-    design: Design,
-    clustering: Option<Clustering>,
-    mde: Option<f64>,
-) -> Result<Detectable> {
-    detectable_impl(sd, components, design, clustering, mde)
-}
-
 fn detectable_impl(
     sd: f64,
     components: u64,

@@ -274,3 +274,40 @@ fn pilot_errors_name_the_problem() {
     bad(&env, &["--components", "assign.csv"], "--pilot");
     bad(&env, &["--pilot", "missing.csv", "--sd", "0.2"], "do not combine");
 }
+
+/// Sakai's ANOVA design through the CLI. Oracle: tests/data/oracles/anova-power.md
+/// (statsmodels FTestAnovaPower, k = 3, D = 0.1, σ² = 0.05: n = 97.35243869829488, ceil 98).
+#[test]
+fn k_systems_gives_the_anova_topic_set_size() {
+    let env = Env::new();
+    let sd = 0.05f64.sqrt().to_string();
+    let r = env.run(&[
+        "power",
+        "--k-systems",
+        "3",
+        "--sd",
+        &sd,
+        "--mde",
+        "0.1",
+        "--format",
+        "json",
+    ]);
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    let v: serde_json::Value = serde_json::from_str(&r.stdout).unwrap();
+    assert_eq!(v["mode"], "anova");
+    assert_eq!(v["anova"]["topics"], 98);
+    assert!((v["anova"]["unrounded"].as_f64().unwrap() - 97.35243869829488).abs() < 1e-4);
+    let bad = env.run(&["power", "--k-systems", "3", "--sd", &sd]);
+    assert_eq!(bad.code, 2);
+    assert!(bad.stderr.contains("--k-systems needs --sd"), "{}", bad.stderr);
+}
+
+/// A detectable difference beyond the scale is said so.
+#[test]
+fn a_detectable_difference_beyond_the_scale_is_warned() {
+    let env = Env::new();
+    let r = env.run(&["power", "--sd", "0.5", "--n", "2"]);
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    assert!(r.stdout.contains("warning: the detectable difference"), "{}", r.stdout);
+    assert!(r.stdout.contains("exceeds 1"), "{}", r.stdout);
+}

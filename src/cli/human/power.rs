@@ -92,6 +92,30 @@ impl Human for Report {
                 both_block(&mut o, b, method, "components");
             }
             Report::Detectable { scale, detectable } => detectable_text(&mut o, detectable, *scale),
+            Report::Anova { scale, anova: r } => {
+                let _ = writeln!(
+                    o,
+                    "Topics needed to separate {} systems whose best and worst means differ by {} (one-way ANOVA, Sakai 2016)",
+                    r.systems,
+                    val(r.min_range, *scale)
+                );
+                let _ = writeln!(o, "  unit: {}", unit_name(*scale));
+                let _ = writeln!(
+                    o,
+                    "  residual SD {} (variance {:.6}), Cohen's f = {:.6}; alpha {}, power {}",
+                    val(r.variance.sqrt(), *scale),
+                    r.variance,
+                    r.effect_size_f,
+                    r.alpha,
+                    r.power
+                );
+                let _ = writeln!(
+                    o,
+                    "  non-central F: df {} and {}, achieved power {:.4} at {} topics (unrounded {:.6})",
+                    r.df_between, r.df_within, r.achieved_power, r.topics, r.unrounded
+                );
+                let _ = writeln!(o, "Answer: {} topics", r.topics);
+            }
             Report::Discordant {
                 scale,
                 method,
@@ -152,6 +176,9 @@ impl Human for Report {
 }
 
 fn detectable_text(o: &mut String, d: &Detectable, s: Scale) {
+    for w in &d.warnings {
+        let _ = writeln!(o, "warning: {}", w);
+    }
     let _ = writeln!(o, "Difference detectable with {} components", d.components);
     let _ = writeln!(o, "  unit: {}", unit_name(s));
     let _ = writeln!(o, "  SD of the paired difference {}", val(d.sd, s));
