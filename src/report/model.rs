@@ -113,6 +113,7 @@ pub struct ComparisonView {
     pub t_p: String,
     pub rand_p: String,
     pub adj_p: String,
+    pub effect: String,
     pub flags: String,
     pub svg: String,
 }
@@ -133,9 +134,29 @@ pub struct HypothesisView {
     pub amended: String,
 }
 
+/// One pair of the randomized Tukey HSD test.
+#[derive(Debug, Clone, Serialize)]
+pub struct TukeyRowView {
+    pub pair: String,
+    pub difference: String,
+    pub p: String,
+    pub distinguishable: String,
+}
+
+/// `results.tukey`: the all-pairs table of the randomized Tukey HSD test, when it is the
+/// adjustment.
+#[derive(Debug, Clone, Serialize, Default)]
+pub struct TukeyView {
+    pub present: bool,
+    pub description: String,
+    pub rows: Vec<TukeyRowView>,
+    pub groups: String,
+}
+
 /// `results.*`.
 #[derive(Debug, Clone, Serialize, Default)]
 pub struct ResultsView {
+    pub tukey: TukeyView,
     pub hypotheses: Vec<HypothesisView>,
     pub estimator: String,
     pub present: bool,

@@ -240,6 +240,11 @@ pub fn results_view(r: &AnalysisRecord, p: &Protocol, svgs: &mut BTreeMap<String
             t_p: c.t_test.p.map(fmt_p).unwrap_or_else(|| "—".into()),
             rand_p: fmt_p(c.randomization.p),
             adj_p: fmt_p(c.p_adjusted.p),
+            effect: match (c.effect_size.estimate, c.effect_size.ci) {
+                (Some(d), Some([lo, hi])) => format!("{:+.3} [{:+.3}, {:+.3}]", d, lo, hi),
+                (Some(d), None) => format!("{:+.3}", d),
+                _ => "—".into(),
+            },
             flags: flags.join("; "),
             svg: file,
         });
@@ -355,6 +360,7 @@ pub fn results_view(r: &AnalysisRecord, p: &Protocol, svgs: &mut BTreeMap<String
             fmt_count(settings.trials as u64)
         ),
         adjust: settings.adjust.to_string(),
+        tukey: tukey_view(r, settings.alpha, scale),
         hypotheses,
         estimator,
         systems,
@@ -763,4 +769,61 @@ fn analyze_command(path: &str, o: &crate::stats::settings::RunOptions) -> String
         c.push_str(&format!(" --baseline {}", x));
     }
     c
+}
+
+/// The randomized Tukey HSD table: every pair with its difference and p, and which systems no
+/// pair test tells apart at α (connected groups of indistinguishable systems).
+fn tukey_view(r: &AnalysisRecord, alpha: f64, scale: Scale) -> TukeyView {
+    let Some(t) = &r.tukey_hsd else {
+        return TukeyView::default();
+    };
+    let rows = t
+        .pairs
+        .iter()
+        .map(|p| TukeyRowView {
+            pair: format!("{} − {}", p.system, p.other),
+            difference: fmt_diff(p.difference, scale),
+            p: fmt_p(p.p),
+            distinguishable: if p.p < alpha { "yes".into() } else { "no".into() },
+        })
+        .collect();
+    // Groups: systems joined by a pair that is not distinguishable, transitively.
+    let k = t.systems.len();
+    let mut group: Vec<usize> = (0..k).collect();
+    fn root(g: &mut [usize], mut i: usize) -> usize {
+        while g[i] != i {
+            g[i] = g[g[i]];
+            i = g[i];
+        }
+        i
+    }
+    let idx = |s: &str| t.systems.iter().position(|x| x == s);
+    for p in &t.pairs {
+        if p.p >= alpha {
+            if let (Some(a), Some(b)) = (idx(&p.system), idx(&p.other)) {
+                let (ra, rb) = (root(&mut group, a), root(&mut group, b));
+                group[ra] = rb;
+            }
+        }
+    }
+    let mut groups: BTreeMap<usize, Vec<&str>> = BTreeMap::new();
+    for (i, s) in t.systems.iter().enumerate() {
+        let r = root(&mut group, i);
+        groups.entry(r).or_default().push(s.as_str());
+    }
+    let mut listed: Vec<String> = groups.values().map(|g| format!("{{{}}}", g.join(", "))).collect();
+    listed.sort();
+    TukeyView {
+        present: true,
+        description: format!(
+            "Randomized Tukey HSD ({}, {} {}s, {} assignments): {}",
+            t.method, t.units, t.unit, t.assignments, t.statistic
+        ),
+        rows,
+        groups: format!(
+            "Systems not told apart at α = {} (joined through pairs with p ≥ α): {}",
+            alpha,
+            listed.join("; ")
+        ),
+    }
 }

@@ -701,3 +701,30 @@ fn scores_from_standard_input_are_hashed_and_not_rerun() {
     assert!(v.stdout.contains("rerun-skipped"), "{}", v.stdout);
     assert!(v.stdout.contains("cannot be read again"), "{}", v.stdout);
 }
+
+#[test]
+fn tukey_hsd_and_effect_sizes_reach_the_report() {
+    let p = protocol_v2("").replace("[analysis]\n", "[analysis]\nadjust = \"tukey-hsd\"\n");
+    let env = counted(&p);
+    let r = analyze(&env, &[]);
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    assert!(r.stdout.contains("randomized Tukey HSD"), "{}", r.stdout);
+    assert!(r.stdout.contains("effect size d_z"), "{}", r.stdout);
+    assert_eq!(env.run(&["report", "--out", "rep"]).code, 0);
+    let md = std::fs::read_to_string(env.join("rep/report.md")).unwrap();
+    assert!(
+        md.contains("| pair | difference | Tukey HSD p | distinguishable |"),
+        "{}",
+        md
+    );
+    // gpt-4 and its base configuration have identical scores: never told apart.
+    assert!(md.contains("Systems not told apart"), "{}", md);
+    let groups = md.lines().find(|l| l.starts_with("Systems not told apart")).unwrap();
+    let g = groups.split(": ").nth(1).unwrap();
+    assert!(
+        g.contains(&format!("{}, {}", GPT4, BASE4)) || g.contains(&format!("{}, {}", BASE4, GPT4)),
+        "{}",
+        g
+    );
+    assert!(md.contains("effect size d_z [interval]"));
+}

@@ -228,6 +228,23 @@ impl Human for AnalysisResult {
         for c in &self.comparisons {
             comparison(&mut out, c);
         }
+        if let Some(t) = &self.tukey_hsd {
+            let _ = writeln!(
+                out,
+                "\nrandomized Tukey HSD ({}, {} {}s, {} assignments, ties in {}):",
+                t.method, t.units, t.unit, t.assignments, t.ties
+            );
+            for p in &t.pairs {
+                let _ = writeln!(
+                    out,
+                    "  {} − {}: {}  {}",
+                    p.system,
+                    p.other,
+                    num(p.difference),
+                    p_is(p.p, 4)
+                );
+            }
+        }
         if let Some(pb) = &self.pool_bias {
             let _ = writeln!(out, "\npool bias: {}", pb.statement);
         }
