@@ -99,6 +99,12 @@ pub struct AnalyzeArgs {
     /// Estimator instead of the protocol's (a deviation).
     #[arg(long, help_heading = "Deviating from the protocol", value_parser = named::<Estimator>())]
     pub estimator: Option<Estimator>,
+    /// Drop topics where every system scores at least this (a deviation unless registered).
+    #[arg(long, help_heading = "Deviating from the protocol", value_name = "X")]
+    pub drop_all_at_least: Option<f64>,
+    /// Drop topics where every system scores at most this (a deviation unless registered).
+    #[arg(long, help_heading = "Deviating from the protocol", value_name = "X")]
+    pub drop_all_at_most: Option<f64>,
     /// Multiple-comparison adjustment instead of the protocol's (a deviation).
     #[arg(long, help_heading = "Deviating from the protocol", value_parser = named::<Adjust>())]
     pub adjust: Option<Adjust>,
@@ -151,6 +157,8 @@ pub fn analyze(a: AnalyzeArgs, ctx: &Ctx) -> Outcome {
             resampling_unit: a.resampling_unit,
             estimator: a.estimator,
             adjust: a.adjust,
+            drop_all_at_least: a.drop_all_at_least,
+            drop_all_at_most: a.drop_all_at_most,
         },
         pool_runs: a.pool_run.iter().map(|p| resolve(ctx, p)).collect(),
         pool_partial: a.pool_partial,

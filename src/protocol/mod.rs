@@ -57,6 +57,42 @@ pub struct Protocol {
     /// multiplicity family.
     #[serde(default)]
     pub hypotheses: Vec<Hypothesis>,
+    /// A registered topic filter (format 2): topics where every system scores at the extremes
+    /// are dropped, and the report gives the unfiltered means beside the filtered ones.
+    #[serde(default)]
+    pub topic_filter: Option<TopicFilter>,
+}
+
+/// `[topic-filter]` (format 2): drop the topics on which every system scores at the extremes
+/// (values in the metric's scale).
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case", deny_unknown_fields)]
+pub struct TopicFilter {
+    /// Drop a topic when every system scores at least this.
+    #[serde(default)]
+    pub drop_all_at_least: Option<f64>,
+    /// Drop a topic when every system scores at most this.
+    #[serde(default)]
+    pub drop_all_at_most: Option<f64>,
+}
+
+impl TopicFilter {
+    /// Whether the rule drops nothing by construction.
+    pub fn is_empty(&self) -> bool {
+        self.drop_all_at_least.is_none() && self.drop_all_at_most.is_none()
+    }
+
+    /// The rule in words.
+    pub fn describe(&self) -> String {
+        let mut parts = Vec::new();
+        if let Some(x) = self.drop_all_at_least {
+            parts.push(format!("every system scores ≥ {}", x));
+        }
+        if let Some(x) = self.drop_all_at_most {
+            parts.push(format!("every system scores ≤ {}", x));
+        }
+        format!("topics where {} are dropped", parts.join(" or "))
+    }
 }
 
 /// The protocol format versions this build reads.

@@ -56,6 +56,7 @@ pub fn validate(p: &Protocol) -> Vec<(Vec<PathSeg>, String)> {
                 "analysis.systems",
             ),
             (p.analysis.split.is_some(), k(&["analysis", "split"]), "analysis.split"),
+            (p.topic_filter.is_some(), k(&["topic-filter"]), "[topic-filter]"),
         ];
         for (present, path, name) in v2 {
             if present {
@@ -297,6 +298,30 @@ pub fn validate(p: &Protocol) -> Vec<(Vec<PathSeg>, String)> {
             k(&["analysis", "baseline"]),
             "analysis.baseline and [[hypotheses]] both say what is compared: keep the hypotheses".into(),
         );
+    }
+    if let Some(f) = &p.topic_filter {
+        for (key, v) in [
+            ("drop-all-at-least", f.drop_all_at_least),
+            ("drop-all-at-most", f.drop_all_at_most),
+        ] {
+            if let Some(x) = v {
+                if !x.is_finite() || x < 0.0 || x > p.target.scale.max() {
+                    bad(
+                        k(&["topic-filter", key]),
+                        format!(
+                            "topic-filter.{} must be within the {} scale, got {}",
+                            key, p.target.scale, x
+                        ),
+                    );
+                }
+            }
+        }
+        if f.is_empty() {
+            bad(
+                k(&["topic-filter"]),
+                "[topic-filter] needs drop-all-at-least or drop-all-at-most".into(),
+            );
+        }
     }
     if p.pool.judged_k < 1 {
         bad(k(&["pool", "judged-k"]), "pool.judged-k must be ≥ 1".into());

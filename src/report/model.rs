@@ -97,6 +97,7 @@ pub struct PowerView {
 pub struct SystemView {
     pub name: String,
     pub mean: String,
+    pub unfiltered_mean: String,
     pub topics: String,
     pub components: String,
 }
@@ -157,6 +158,7 @@ pub struct TukeyView {
 #[derive(Debug, Clone, Serialize, Default)]
 pub struct ResultsView {
     pub tukey: TukeyView,
+    pub filter: String,
     pub hypotheses: Vec<HypothesisView>,
     pub estimator: String,
     pub present: bool,

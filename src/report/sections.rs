@@ -181,6 +181,12 @@ pub fn results_view(r: &AnalysisRecord, p: &Protocol, svgs: &mut BTreeMap<String
         .map(|sy| SystemView {
             name: sy.name.clone(),
             mean: fmt_value(sy.mean, scale),
+            unfiltered_mean: r
+                .topic_filter
+                .as_ref()
+                .and_then(|f| f.unfiltered_means.iter().find(|(n, _)| n == &sy.name))
+                .map(|(_, m)| fmt_value(*m, scale))
+                .unwrap_or_default(),
             topics: fmt_count(sy.topics as u64),
             components: sy.components.map(|c| fmt_count(c as u64)).unwrap_or_else(|| "—".into()),
         })
@@ -361,6 +367,7 @@ pub fn results_view(r: &AnalysisRecord, p: &Protocol, svgs: &mut BTreeMap<String
         ),
         adjust: settings.adjust.to_string(),
         tukey: tukey_view(r, settings.alpha, scale),
+        filter: r.topic_filter.as_ref().map(|f| f.statement.clone()).unwrap_or_default(),
         hypotheses,
         estimator,
         systems,

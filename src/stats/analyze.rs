@@ -185,6 +185,9 @@ pub struct AnalysisResult {
     /// (every pair's p, also those a baseline leaves out of `comparisons`).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub tukey_hsd: Option<TukeyHsd>,
+    /// What the registered topic filter dropped, with the unfiltered means.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub topic_filter: Option<super::filter::FilterInfo>,
     /// Pool-bias check (qrels + runs only): judged@k, contributors, leave-one-run-out.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub pool_bias: Option<crate::trec::PoolBias>,
@@ -234,6 +237,12 @@ pub fn run(
     });
     let mut p = prepare(&inputs.scores, s.missing_topics, spec.as_ref(), inputs.strata.as_ref())?;
     p.topics_info.filled_with_zero += inputs.prefilled;
+    let topic_filter = s.topic_filter.map(|f| super::filter::apply(&mut p, f));
+    if p.topics.is_empty() {
+        return Err(Error::input(
+            "the topic filter dropped every topic: no topic is left to analyze",
+        ));
+    }
     let mut notes = inputs.scores.notes.clone();
     if let (Some(rows), None) = (&inputs.assignment, &inputs.split) {
         let mut splits: Vec<&str> = rows.iter().filter_map(|r| r.split.as_deref()).collect();
@@ -304,6 +313,7 @@ pub fn run(
             comparisons,
             notes,
             tukey_hsd,
+            topic_filter: topic_filter.clone(),
             pool_bias: inputs.pool_bias.clone(),
             options: None,
         });
@@ -361,6 +371,7 @@ pub fn run(
         comparisons,
         notes,
         tukey_hsd,
+        topic_filter,
         pool_bias: inputs.pool_bias.clone(),
         options: None,
     })

@@ -19,6 +19,7 @@ pub mod cluster;
 pub mod describe;
 pub mod dist;
 pub mod effect;
+pub mod filter;
 pub mod histogram;
 mod keep;
 pub mod mde;

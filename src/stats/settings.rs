@@ -48,6 +48,9 @@ pub struct Settings {
     /// the primary ones are the multiplicity family.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub hypotheses: Vec<crate::protocol::Hypothesis>,
+    /// The registered topic filter, if any.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub topic_filter: Option<super::filter::TopicFilter>,
 }
 
 impl Settings {
@@ -82,6 +85,7 @@ impl Settings {
                     ..h.clone()
                 })
                 .collect(),
+            topic_filter: p.topic_filter.filter(|f| !f.is_empty()),
         }
     }
 
@@ -110,6 +114,7 @@ impl Settings {
             power: 0.8,
             sides: 2,
             hypotheses: vec![],
+            topic_filter: None,
         }
     }
 }
@@ -171,6 +176,12 @@ pub struct Overrides {
     /// Multiple-comparison adjustment.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub adjust: Option<Adjust>,
+    /// Drop topics where every system scores at least this (a topic filter).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub drop_all_at_least: Option<f64>,
+    /// Drop topics where every system scores at most this (a topic filter).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub drop_all_at_most: Option<f64>,
 }
 
 impl Overrides {
@@ -225,6 +236,22 @@ impl Overrides {
         );
         set(&mut out, "components.estimator", &mut s.estimator, self.estimator);
         set(&mut out, "analysis.adjust", &mut s.adjust, self.adjust);
+        if self.drop_all_at_least.is_some() || self.drop_all_at_most.is_some() {
+            let before = s.topic_filter.unwrap_or(super::filter::TopicFilter {
+                drop_all_at_least: None,
+                drop_all_at_most: None,
+            });
+            let after = super::filter::TopicFilter {
+                drop_all_at_least: self.drop_all_at_least.or(before.drop_all_at_least),
+                drop_all_at_most: self.drop_all_at_most.or(before.drop_all_at_most),
+            };
+            if after != before {
+                let show =
+                    |f: &super::filter::TopicFilter| if f.is_empty() { "none".to_string() } else { f.describe() };
+                out.push(("topic-filter".into(), show(&before), show(&after)));
+                s.topic_filter = Some(after);
+            }
+        }
         out
     }
 }

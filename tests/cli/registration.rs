@@ -728,3 +728,64 @@ fn tukey_hsd_and_effect_sizes_reach_the_report() {
     );
     assert!(md.contains("effect size d_z [interval]"));
 }
+
+#[test]
+fn a_registered_topic_filter_reports_both_means_and_an_unregistered_one_is_a_deviation() {
+    let p = protocol_v2("[topic-filter]\ndrop-all-at-least = 1\ndrop-all-at-most = 0\n");
+    let env = counted(&p);
+    let r = analyze(&env, &["--format", "json"]);
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    let v = json(&r.stdout);
+    // Independent count: rows of the CSV where the three registered systems all score 1 or all 0.
+    let text = std::fs::read_to_string(env.join("scores.csv")).unwrap();
+    let mut lines = text.lines();
+    let head: Vec<&str> = lines.next().unwrap().split(',').collect();
+    let cols: Vec<usize> = [GPT4, GPT35, BASE4]
+        .iter()
+        .map(|s| head.iter().position(|h| h == s).unwrap())
+        .collect();
+    let score = |c: &str| if c == "CORRECT" { 1.0 } else { 0.0 };
+    let (mut dropped, mut kept_gpt4, mut n_kept) = (0, 0.0, 0);
+    for l in lines {
+        let f: Vec<&str> = l.split(',').collect();
+        let xs: Vec<f64> = cols.iter().map(|&c| score(f[c])).collect();
+        if xs.iter().all(|x| *x == 1.0) || xs.iter().all(|x| *x == 0.0) {
+            dropped += 1;
+        } else {
+            kept_gpt4 += xs[0];
+            n_kept += 1;
+        }
+    }
+    let f = &v["topic_filter"];
+    assert_eq!(f["dropped"], dropped);
+    assert_eq!(v["topics"]["analyzed"], 100 - dropped);
+    let sys = v["systems"].as_array().unwrap();
+    let g4 = sys.iter().find(|s| s["name"] == GPT4).unwrap();
+    assert!((g4["mean"].as_f64().unwrap() - kept_gpt4 / n_kept as f64).abs() < 1e-12);
+    let unf = f["unfiltered_means"].as_array().unwrap();
+    assert!(unf
+        .iter()
+        .any(|m| m[0] == GPT4 && (m[1].as_f64().unwrap() - 0.68).abs() < 1e-12));
+    assert_eq!(env.run(&["report", "--out", "rep"]).code, 0);
+    let md = std::fs::read_to_string(env.join("rep/report.md")).unwrap();
+    assert!(
+        md.contains("not comparable to means over an unfiltered topic set"),
+        "{}",
+        md
+    );
+    assert!(
+        md.contains("| system | mean (filtered) | mean (all topics) |"),
+        "{}",
+        md
+    );
+    // Without a registered filter, filtering is a deviation.
+    let env = counted(&protocol_v2(""));
+    let r = analyze(&env, &["--drop-all-at-least", "1"]);
+    assert_eq!(r.code, 1, "{}", r.stderr);
+    assert!(
+        r.stderr
+            .contains("topic-filter: none → topics where every system scores ≥ 1 are dropped"),
+        "{}",
+        r.stderr
+    );
+}

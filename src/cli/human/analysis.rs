@@ -225,6 +225,12 @@ impl Human for AnalysisResult {
                 w = w
             );
         }
+        if let Some(f) = &self.topic_filter {
+            let _ = writeln!(out, "\n{}", f.statement);
+            for (name, m) in &f.unfiltered_means {
+                let _ = writeln!(out, "  unfiltered mean of {}: {:.4}", name, m);
+            }
+        }
         for c in &self.comparisons {
             comparison(&mut out, c);
         }
