@@ -64,14 +64,14 @@ fn t_requirement_with_clustering_scales_n_iid() {
 
 #[test]
 fn detectable_matches_oracle() {
-    let r = detectable(0.2, 50, design(), None, Some(0.06)).unwrap();
+    let r = detectable_on_scale(Scale::Fraction, 0.2, 50, design(), None, Some(0.06)).unwrap();
     assert!((r.mde_normal - 0.0792407962).abs() < 1e-10);
     // statsmodels solve_power(nobs=50, power=0.8) = 0.4041829997377859 (effect size).
     assert!((r.mde_t - 0.2 * 0.4041829997377859).abs() < 1e-9);
     let at = r.at_mde.unwrap();
     assert!((at.effect_size - 0.3).abs() < 1e-15);
     assert!((at.power_t - 0.5476570390).abs() < 1e-10);
-    let r = detectable(0.3, 261, design(), None, None).unwrap();
+    let r = detectable_on_scale(Scale::Fraction, 0.3, 261, design(), None, None).unwrap();
     assert!((r.mde_normal - 0.0520241315).abs() < 1e-10);
 }
 
@@ -114,7 +114,7 @@ fn detectable_beyond_the_scale_warns() {
     assert!((r.mde_t - 0.3 * 1.6819969659555545).abs() < 1e-9);
     assert!(r.warnings.is_empty());
     // The scale-free form computes the same numbers without the check.
-    let a = detectable(0.5, 2, design(), None, None).unwrap();
+    let a = detectable_on_scale(Scale::Fraction, 0.5, 2, design(), None, None).unwrap();
     assert_eq!(
         a.mde_t,
         detectable_on_scale(Scale::Fraction, 0.5, 2, design(), None, None)
@@ -131,11 +131,11 @@ fn detectable_with_clustering_uses_effective_n() {
         icc: 1.0,
     };
     // ρ = 1: four questions are worth one; equals the unclustered answer.
-    let a = detectable(0.2, 50, design(), Some(c), None).unwrap();
-    let b = detectable(0.2, 50, design(), None, None).unwrap();
+    let a = detectable_on_scale(Scale::Fraction, 0.2, 50, design(), Some(c), None).unwrap();
+    let b = detectable_on_scale(Scale::Fraction, 0.2, 50, design(), None, None).unwrap();
     assert!((a.mde_normal - b.mde_normal).abs() < 1e-15);
     assert_eq!(a.effective_n, 50.0);
-    assert!(detectable(0.2, 1, design(), None, None).is_err());
+    assert!(detectable_on_scale(Scale::Fraction, 0.2, 1, design(), None, None).is_err());
 }
 
 #[test]
