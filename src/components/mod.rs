@@ -1,4 +1,5 @@
-//! Component counting under link rules (seed article "10,702 Questions, Only 5 Components"):
+//! Component counting under link rules (the design-effect argument: dependent questions count
+//! as one unit; Kish, *Survey Sampling*, 1965):
 //! questions that rely on the same passage, on near-identical passages, or on each other's decoy
 //! documents are one component, and statistics count components, not questions.
 //!

@@ -360,11 +360,11 @@ pub struct LinkRule {
 }
 
 impl LinkRule {
-    /// Shingle size n (default 5, as in the seed article).
+    /// Shingle size n (default 5 characters).
     pub fn shingle_size(&self) -> usize {
         self.shingle_size.unwrap_or(5) as usize
     }
-    /// Jaccard threshold (default 0.8, as in the seed article).
+    /// Jaccard threshold (default 0.8).
     pub fn jaccard(&self) -> f64 {
         self.jaccard.unwrap_or(0.8)
     }

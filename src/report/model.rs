@@ -10,7 +10,7 @@ pub struct ReportData {
     pub study: StudyView,
     /// Ledger verification result (a failure is shown at the top).
     pub verification: VerificationView,
-    /// The seed article's three sentences: mean and topic count; interval and reversal rate;
+    /// The three statements of an honest report: mean and topic count; interval and reversal rate;
     /// pool bias.
     pub summary: Vec<String>,
     /// Component count, ablation table and stop-rule decision.

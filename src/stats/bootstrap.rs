@@ -1,10 +1,13 @@
 //! Paired bootstrap over resampling units (topics, or whole components), optionally within
-//! strata, as in the seed article "How Many Topics a Benchmark Needs" (`paired_bootstrap_diff`):
-//! resample the units with replacement, compute the mean difference on the resample, repeat B
-//! times; report the median, a percentile interval and the share of resamples that reverse the
-//! observed ordering.
+//! strata (Efron & Tibshirani, *An Introduction to the Bootstrap*, 1993; for IR, Sakai,
+//! "Evaluating evaluation metrics based on the bootstrap", SIGIR 2006): resample the units with
+//! replacement, compute the mean difference on the resample, repeat B times; report the median,
+//! a percentile interval and the share of resamples that reverse the observed ordering (the
+//! swap rate of Voorhees & Buckley, "The effect of topic set size on retrieval experiment
+//! error", SIGIR 2002). `benches/bootstrap.rs` keeps a plain Python version of the same loop
+//! (`paired_bootstrap_diff`) as a speed anchor.
 //!
-//! Differences from the seed's Python: the generator is ChaCha8 (rand_chacha 0.3.1, pinned), the
+//! Differences from that Python loop: the generator is ChaCha8 (rand_chacha 0.3.1, pinned), the
 //! interval uses a named numpy percentile definition instead of `diffs[int(0.025·B)]`, reversals
 //! and exact ties (|difference| ≤ tolerance) are counted separately, and the trials run in
 //! parallel chunks of [`CHUNK`] trials where chunk k draws from ChaCha8 seeded with the seed on

@@ -10,8 +10,11 @@
 //! [`dist`] (normal, t and F distributions, also used by [`crate::power`]), [`ties`] (the tie
 //! rule) and [`pvalue`] (p-values for people).
 //!
-//! Source of the method: the seed article "How Many Topics a Benchmark Needs" (its
-//! `paired_bootstrap_diff` is the reference implementation of the paired bootstrap).
+//! Sources of the method: the paired bootstrap and percentile interval (Efron & Tibshirani 1993),
+//! the randomization test (Fisher 1935; Smucker, Allan & Carterette, CIKM 2007), the reversal
+//! rate as a swap rate (Voorhees & Buckley, SIGIR 2002), and reporting the mean, the topic count,
+//! the interval and the pool bias together (Sakai, *Laboratory Experiments in Information
+//! Retrieval*, 2018).
 
 pub mod analyze;
 pub mod bootstrap;

@@ -1,4 +1,4 @@
-//! Integration tests: the ledger commands and the tamper cases of issue 7, each in a hermetic
+//! Integration tests: the ledger commands and the tamper cases, each in a hermetic
 //! temporary git repository. Tampering rewrites the ledger's commits with git2 the way an
 //! attacker with write access to `.git` would, then moves the ref.
 

@@ -1,4 +1,4 @@
-//! Integration tests: `pledge power`. Oracle values: ../shared/oracles/statistics.md ("Power and
+//! Integration tests: `pledge power`. Oracle values: tests/data/oracles/statistics.md ("Power and
 //! sample size"; statsmodels 0.15.0 TTestPower, scipy 1.17.1), asserted to the digits given.
 
 use crate::common::Env;

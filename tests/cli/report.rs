@@ -212,7 +212,7 @@ fn demo_report_snapshot() {
     insta::assert_snapshot!("demo_report", md);
 }
 
-/// `pledge power` human output for the seed's numbers, as a snapshot.
+/// `pledge power` human output for the design-effect example of the oracles, as a snapshot.
 #[test]
 fn power_output_snapshot() {
     let env = Env::new();
