@@ -147,7 +147,7 @@ pub struct Detectable {
     pub at_mde: Option<PowerAt>,
     /// Warnings for people, e.g. a detectable difference beyond the metric's scale (no difference
     /// the metric can show reaches the power); empty when there is nothing to say or no scale
-    /// was given ([`detectable`]).
+    /// was given ([`detectable_on_scale`]).
     pub warnings: Vec<String>,
 }
 
