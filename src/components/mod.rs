@@ -12,6 +12,7 @@ pub mod assign;
 pub mod count;
 pub mod join;
 pub mod layouts;
+pub mod pairs;
 pub mod read;
 pub mod rules;
 pub mod shingle;
