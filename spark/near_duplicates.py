@@ -92,7 +92,7 @@ def main(argv=None):
     sc = spark.sparkContext
     n, t, form = args.shingle_size, args.jaccard, args.normalization
 
-    lines = sc.textFile(args.passages, minPartitions=args.partitions or sc.defaultParallelism)
+    lines = sc.textFile(args.passages)
 
     def parse(indexed):
         line, order = indexed
@@ -101,7 +101,9 @@ def main(argv=None):
 
     # (order, id, shingles): `order` is the passage's line number, so pairs come out as pledge
     # orders them (a before b in the file).
-    recs = lines.filter(lambda l: l.strip()).zipWithIndex().map(parse).cache()
+    # A .gz file is one partition: number the lines first, then spread them over the cores.
+    parts = args.partitions or 4 * sc.defaultParallelism
+    recs = lines.filter(lambda l: l.strip()).zipWithIndex().repartition(parts).map(parse).cache()
     ids = dict(recs.map(lambda r: (r[0], r[1])).collect())
 
     # Stage 1: global token order, ascending document frequency, ties by the shingle.

@@ -17,7 +17,7 @@
 //! Jaccard of a seeded random sample of them from the passages, under the registered rule, and
 //! every sampled pair must meet the threshold and match the sizes the file states.
 
-use super::join;
+use super::{join, shingle};
 use crate::error::{Error, Result};
 use crate::input::Input;
 use rand::seq::index::sample;
@@ -164,15 +164,18 @@ pub struct SampleCheck {
 }
 
 /// Checks up to `size` pairs drawn at random (seeded) exactly: each sampled pair's Jaccard,
-/// recomputed from `sets` (the passages' shingle token sets under the rule), must be ≥ `t`, and
-/// the sizes the file states must be the recomputed ones.
+/// recomputed from the two passages' `n`-gram shingle sets ([`shingle::shingles`] of `texts`,
+/// the passages' texts already normalized as the rule says), must be ≥ `t`, and the sizes the
+/// file states must be the recomputed ones. Only the sampled passages are shingled.
 ///
 /// Errors (exit 2): the first sampled pair (in file order) that fails, with its line, both
 /// passage ids and the recomputed sizes.
+#[allow(clippy::too_many_arguments)]
 pub fn check_sample(
     input: &Input,
     pairs: &[ListedPair],
-    sets: &[Vec<u32>],
+    texts: &[String],
+    n: usize,
     ids: &[&str],
     t: f64,
     size: usize,
@@ -184,8 +187,9 @@ pub fn check_sample(
     picked.sort_by_key(|&i| pairs[i].line);
     for i in picked {
         let p = pairs[i];
-        let (sa, sb) = (&sets[p.a as usize], &sets[p.b as usize]);
-        let inter = join::intersection(sa, sb);
+        let sa = shingle::shingles(&texts[p.a as usize], n);
+        let sb = shingle::shingles(&texts[p.b as usize], n);
+        let inter = sorted_intersection(&sa, &sb);
         let union = sa.len() + sb.len() - inter;
         let name = |x: u32| crate::text::short(ids[x as usize], 80);
         let stated_ok = p.intersection.is_none_or(|v| v == inter as u64) && p.union.is_none_or(|v| v == union as u64);
@@ -216,6 +220,23 @@ pub fn check_sample(
         checked: k,
         seed,
     })
+}
+
+/// Size of the intersection of two sorted, distinct slices.
+fn sorted_intersection(a: &[&str], b: &[&str]) -> usize {
+    let (mut i, mut j, mut k) = (0, 0, 0);
+    while i < a.len() && j < b.len() {
+        match a[i].cmp(b[j]) {
+            std::cmp::Ordering::Less => i += 1,
+            std::cmp::Ordering::Greater => j += 1,
+            std::cmp::Ordering::Equal => {
+                k += 1;
+                i += 1;
+                j += 1;
+            }
+        }
+    }
+    k
 }
 
 /// Writes `pairs` (passage indices) as JSON Lines in the format [`read_pairs`] reads, with the
@@ -296,15 +317,18 @@ mod tests {
 
     #[test]
     fn the_sample_check_recomputes_jaccard_and_stated_sizes() {
-        // p0 = {1,2,3,4}, p1 = {1,2,3,5}: 3/5 = 0.6; p2 = {1,2,3,4,6}: with p0 4/5 = 0.8.
-        let sets = vec![vec![1, 2, 3, 4], vec![1, 2, 3, 5], vec![1, 2, 3, 4, 6]];
+        // 2-grams: p0 "abcde" = {ab,bc,cd,de}, p1 "abcdx" = {ab,bc,cd,dx}: 3/5 = 0.6;
+        // p2 "abcdeab" = {ab,bc,cd,de,ea}: with p0 4/5 = 0.8.
+        let texts: Vec<String> = ["abcde", "abcdx", "abcdeab"].iter().map(|s| s.to_string()).collect();
         let good = input("{\"a\":\"p0\",\"b\":\"p2\",\"intersection\":4,\"union\":5}\n");
         let p = read_pairs(&good, &IDS).unwrap();
-        let c = check_sample(&good, &p, &sets, &IDS, 0.8, 10, 7).unwrap();
+        let c = check_sample(&good, &p, &texts, 2, &IDS, 0.8, 10, 7).unwrap();
         assert_eq!((c.pairs, c.checked), (1, 1));
         let below = input("{\"a\":\"p0\",\"b\":\"p2\"}\n{\"a\":\"p0\",\"b\":\"p1\"}\n");
         let p = read_pairs(&below, &IDS).unwrap();
-        let e = check_sample(&below, &p, &sets, &IDS, 0.8, 10, 7).unwrap_err().render();
+        let e = check_sample(&below, &p, &texts, 2, &IDS, 0.8, 10, 7)
+            .unwrap_err()
+            .render();
         assert!(
             e.contains("pairs.jsonl:2: the pair `p0`–`p1` does not hold")
                 && e.contains("intersection 3, union 5, Jaccard 0.600000"),
@@ -314,7 +338,7 @@ mod tests {
         let wrong_size =
             input("{\"a\":\"p0\",\"b\":\"p2\",\"intersection\":4,\"union\":6,\"jaccard\":0.6666666666666666}\n");
         let p = read_pairs(&wrong_size, &IDS).unwrap();
-        let e = check_sample(&wrong_size, &p, &sets, &IDS, 0.8, 10, 7)
+        let e = check_sample(&wrong_size, &p, &texts, 2, &IDS, 0.8, 10, 7)
             .unwrap_err()
             .render();
         assert!(e.contains("the file states 4 and 6"), "{}", e);
@@ -331,6 +355,7 @@ mod tests {
         );
         let f = Input::from_bytes("w.jsonl", buf, Limits::default()).unwrap();
         let p = read_pairs(&f, &IDS).unwrap();
-        assert_eq!(check_sample(&f, &p, &sets, &IDS, 0.8, 5, 1).unwrap().checked, 1);
+        let texts: Vec<String> = ["abcde", "abcdx", "abcdeab"].iter().map(|s| s.to_string()).collect();
+        assert_eq!(check_sample(&f, &p, &texts, 2, &IDS, 0.8, 5, 1).unwrap().checked, 1);
     }
 }
