@@ -86,7 +86,7 @@ def main(argv=None):
     builder = SparkSession.builder.appName("pledge-near-duplicates")
     if args.master:
         builder = builder.master(args.master)
-    builder = builder.config("spark.driver.memory", args.driver_memory)
+    builder = builder.config("spark.driver.memory", args.driver_memory).config("spark.ui.showConsoleProgress", "false")
     spark = builder.getOrCreate()
     spark.sparkContext.setLogLevel("WARN")
     sc = spark.sparkContext
