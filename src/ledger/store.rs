@@ -408,8 +408,13 @@ pub(crate) fn build_entry(
         data_access: d.data_access.or(prev.map(|p| p.data_access)).unwrap_or_default(),
         git_head,
         summary: d.summary.clone(),
+        canonical: None,
         entry_sha256: String::new(),
     };
+    let value = serde_json::to_value(&e).map_err(|x| Error::internal("serializing an entry").caused_by(x))?;
+    if super::entry::jcs_exact(&value) {
+        e.canonical = Some(super::entry::CanonicalForm::Jcs);
+    }
     e.entry_sha256 = e.compute_sha256();
     Ok(e)
 }

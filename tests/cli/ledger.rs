@@ -817,3 +817,99 @@ fn a_batch_of_entries_lands_whole_or_not_at_all() {
     assert_eq!(l.entries().unwrap().len(), 2);
     ok(&verify_json(&env, &[]));
 }
+
+/// A ledger written before the portable form (entries without the `canonical` key, hashed over
+/// pledge's sorted-keys form) keeps verifying, and appending to it adds RFC 8785 entries.
+#[test]
+fn ledgers_of_the_original_form_keep_verifying_and_take_jcs_entries() {
+    let env = Env::init();
+    ok(&env.run(&["note", "--reason", "written in the original form"]));
+    rewrite(&env, |repo, nodes| {
+        let mut e: Entry = serde_json::from_slice(&entry_json(repo, nodes[0].tree)).unwrap();
+        assert_eq!(e.canonical, Some(pledge::ledger::entry::CanonicalForm::Jcs));
+        e.canonical = None;
+        e.entry_sha256 = e.compute_sha256();
+        let bytes = e.stored_bytes();
+        assert!(!String::from_utf8_lossy(&bytes).contains("canonical"));
+        nodes[0].tree = with_entry(repo, nodes[0].tree, &bytes);
+        nodes[0].message = format!("pledge: note #1 \n\nentry_sha256 {}\n", e.entry_sha256);
+    });
+    ok(&verify_json(&env, &[]));
+    ok(&env.run(&["note", "--reason", "written in RFC 8785 form"]));
+    let v = verify_json(&env, &[]);
+    ok(&v);
+    assert_eq!(json(&v.stdout)["entries"], 2);
+    let log = json(&env.run(&["log", "--format", "json"]).stdout);
+    let forms: Vec<Value> = log.as_array().unwrap().iter().map(|i| i["canonical"].clone()).collect();
+    assert_eq!(forms, vec![Value::Null, Value::from("jcs")]);
+}
+
+/// tools/jcs_sha256.py, an RFC 8785 implementation outside Rust (Python's standard library),
+/// recomputes every `entry_sha256` of an export. Skipped with a message without python3.
+#[test]
+fn an_independent_python_verifier_recomputes_the_export_hashes() {
+    let script = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tools/jcs_sha256.py");
+    let python = std::env::var("PLEDGE_TEST_PYTHON").unwrap_or_else(|_| "python3".into());
+    let runs = std::process::Command::new(&python)
+        .arg(&script)
+        .arg("--help")
+        .output()
+        .is_ok_and(|o| o.status.success());
+    if !runs {
+        eprintln!("skipped: {} cannot run tools/jcs_sha256.py", python);
+        return;
+    }
+    let env = four_entries();
+    ok(&env.run(&["export", "ledger.jsonl"]));
+    let check = |file: &str| {
+        std::process::Command::new(&python)
+            .arg(&script)
+            .arg(env.join(file))
+            .args([
+                "--impl",
+                "stdlib",
+                "--select",
+                "entry",
+                "--drop",
+                "entry_sha256",
+                "--expect",
+                "entry_sha256",
+            ])
+            .output()
+            .unwrap()
+    };
+    let out = check("ledger.jsonl");
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}{}",
+        stdout,
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let text = std::fs::read_to_string(env.join("ledger.jsonl")).unwrap();
+    let want: String = text
+        .lines()
+        .enumerate()
+        .map(|(i, l)| {
+            format!(
+                "{}\t{}\tok\n",
+                i + 1,
+                json(l)["entry"]["entry_sha256"].as_str().unwrap()
+            )
+        })
+        .collect();
+    assert_eq!(stdout, want);
+    // An edit is caught from outside Rust too.
+    env.write(
+        "edited.jsonl",
+        text.replacen("pilot SD was larger", "pilot SD was Larger", 1),
+    );
+    let out = check("edited.jsonl");
+    assert_eq!(out.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&out.stdout)
+        .lines()
+        .nth(2)
+        .unwrap()
+        .ends_with("MISMATCH"));
+}
