@@ -438,7 +438,8 @@ fn export_verifies_offline_and_catches_edits() {
     let lines: Vec<&str> = text.lines().collect();
     assert_eq!(lines.len(), 4);
     let first = json(lines[0]);
-    assert_eq!(first["format"], "pledge-ledger-export/1");
+    assert_eq!(first["format"], "pledge-ledger-export/2");
+    assert!(first["commit_raw"].as_str().unwrap().starts_with("tree "));
     assert_eq!(first["entry"]["seq"], 1);
     assert!(first["protocol_toml"].as_str().unwrap().contains("id = \"a\""));
     assert_eq!(json(lines[1])["parents"][0], first["commit"]);
@@ -457,7 +458,13 @@ fn export_verifies_offline_and_catches_edits() {
     elsewhere.write("edited.jsonl", &edited);
     let e = elsewhere.run(&["verify", "--ledger", "edited.jsonl", "--format", "json"]);
     assert_eq!(e.code, 1);
-    assert_eq!(findings(&e), vec![("entry-hash-mismatch".to_string(), Some(3))]);
+    assert_eq!(
+        findings(&e),
+        vec![
+            ("entry-hash-mismatch".to_string(), Some(3)),
+            ("commit-id-mismatch".to_string(), Some(3))
+        ]
+    );
     // A line removed.
     let removed: String = lines
         .iter()
@@ -912,4 +919,136 @@ fn an_independent_python_verifier_recomputes_the_export_hashes() {
         .nth(2)
         .unwrap()
         .ends_with("MISMATCH"));
+}
+
+/// Rewrites entry #3's reason in an export and repairs every hash after it: `entry_sha256`, the
+/// `prev_sha256` links and the commit messages; with `new_ids`, also every tree, commit and
+/// parent id (recomputed with git's object format), as a careful forger would.
+fn forge_export(text: &str, new_ids: bool) -> String {
+    use pledge::ledger::gitobj::{blob_id, commit_id, tree_id, ObjectFormat, TreeEntry};
+    let mut out = String::new();
+    let mut prev_hash: Option<String> = None;
+    let mut prev_commit: Option<String> = None;
+    for line in text.lines() {
+        let mut l = json(line);
+        let mut e: Entry = serde_json::from_value(l["entry"].clone()).unwrap();
+        let old = e.entry_sha256.clone();
+        if e.seq == 3 {
+            e.reason = Some("pilot SD was smaller".into());
+        }
+        if let Some(p) = &prev_hash {
+            e.prev_sha256 = p.clone();
+        }
+        e.entry_sha256 = e.compute_sha256();
+        let mut raw = l["commit_raw"].as_str().unwrap().replace(&old, &e.entry_sha256);
+        if new_ids {
+            let f = ObjectFormat::Sha1;
+            let mut files = vec![TreeEntry::file("entry.json", &blob_id(f, &e.stored_bytes()))];
+            if let Some(p) = l["protocol_toml"].as_str() {
+                files.push(TreeEntry::file("protocol.toml", &blob_id(f, p.as_bytes())));
+            }
+            let tree = tree_id(f, &files).unwrap();
+            let (head, msg) = raw.split_once("\n\n").unwrap();
+            let mut lines: Vec<String> = vec![format!("tree {}", tree)];
+            lines.extend(prev_commit.iter().map(|p| format!("parent {}", p)));
+            lines.extend(
+                head.lines()
+                    .filter(|h| !h.starts_with("tree ") && !h.starts_with("parent "))
+                    .map(String::from),
+            );
+            raw = format!("{}\n\n{}", lines.join("\n"), msg);
+            let id = commit_id(f, raw.as_bytes());
+            l["commit"] = Value::from(id.clone());
+            l["parents"] = Value::from(prev_commit.iter().cloned().collect::<Vec<_>>());
+            prev_commit = Some(id);
+        }
+        l["commit_raw"] = Value::from(raw);
+        prev_hash = Some(e.entry_sha256.clone());
+        l["entry"] = serde_json::to_value(&e).unwrap();
+        out.push_str(&serde_json::to_string(&l).unwrap());
+        out.push('\n');
+    }
+    out
+}
+
+/// An export whose entries were rewritten consistently (every entry hash and link repaired) but
+/// that keeps the original commit ids is caught: the ids no longer recompute. A forger who also
+/// recomputes every commit id ends at another tip, which `--expect-tip` catches.
+#[test]
+fn a_rewritten_export_is_caught_by_commit_ids_and_by_the_expected_tip() {
+    let env = four_entries();
+    ok(&env.run(&["export", "ledger.jsonl"]));
+    let text = std::fs::read_to_string(env.join("ledger.jsonl")).unwrap();
+    let tip = json(text.lines().last().unwrap())["commit"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    let elsewhere = Env::new();
+    elsewhere.write("genuine.jsonl", &text);
+    let v = elsewhere.run(&[
+        "verify",
+        "--ledger",
+        "genuine.jsonl",
+        "--expect-tip",
+        &tip,
+        "--format",
+        "json",
+    ]);
+    ok(&v);
+    assert_eq!(json(&v.stdout)["tip"], tip.as_str());
+    assert!(
+        json(&v.stdout)["notes"][0]["message"]
+            .as_str()
+            .unwrap()
+            .contains("every commit id recomputed"),
+        "{}",
+        v.stdout
+    );
+    // Same ids, rewritten content: every line from #3 on fails to recompute.
+    elsewhere.write("same-ids.jsonl", forge_export(&text, false));
+    let r = elsewhere.run(&["verify", "--ledger", "same-ids.jsonl", "--format", "json"]);
+    assert_eq!(r.code, 1, "{}", r.stdout);
+    assert_eq!(
+        findings(&r),
+        vec![
+            ("commit-id-mismatch".to_string(), Some(3)),
+            ("commit-id-mismatch".to_string(), Some(4))
+        ]
+    );
+    // New ids throughout: internally consistent, so only the expected tip can tell.
+    elsewhere.write("new-ids.jsonl", forge_export(&text, true));
+    ok(&elsewhere.run(&["verify", "--ledger", "new-ids.jsonl"]));
+    let r = elsewhere.run(&[
+        "verify",
+        "--ledger",
+        "new-ids.jsonl",
+        "--expect-tip",
+        &tip[..12],
+        "--format",
+        "json",
+    ]);
+    assert_eq!(r.code, 1, "{}", r.stdout);
+    assert_eq!(findings(&r), vec![("tip-mismatch".to_string(), None)]);
+    // The repository's own ledger: the right tip passes, another one is a finding, junk exit 2.
+    ok(&env.run(&["verify", "--expect-tip", &tip]));
+    let other = "0".repeat(40);
+    assert_eq!(
+        findings(&verify_json(&env, &["--expect-tip", &other])),
+        vec![("tip-mismatch".to_string(), None)]
+    );
+    assert_eq!(env.run(&["verify", "--expect-tip", "xyz"]).code, 2);
+    // An export of the first format (no raw commits) still verifies, with a note saying so.
+    let v1: String = text
+        .lines()
+        .map(|l| {
+            let mut v = json(l);
+            v.as_object_mut().unwrap().remove("commit_raw");
+            v["format"] = Value::from("pledge-ledger-export/1");
+            format!("{}\n", v)
+        })
+        .collect();
+    elsewhere.write("v1.jsonl", v1);
+    let r = elsewhere.run(&["verify", "--ledger", "v1.jsonl", "--format", "json"]);
+    ok(&r);
+    assert!(r.stdout.contains("checked for order, not recomputed"), "{}", r.stdout);
 }
