@@ -81,10 +81,12 @@ pub fn amend(a: AmendArgs, ctx: &Ctx) -> Outcome {
 }
 
 pub fn note(a: NoteArgs, ctx: &Ctx) -> Outcome {
-    let e = ops::note::note(&open_ledger(ctx)?, &a.study, a.access, &a.reason, ctx.now)?;
+    let ledger = open_ledger(ctx)?;
+    let e = ops::note::note(&ledger, &a.study, a.access, &a.reason, ctx.now)?;
     let out = match a.format {
         Format::Json => to_json(&e),
         Format::Human => Noted(&e).human(),
     };
-    Ok(Output::ok(out, &vec![]))
+    let notes: crate::ops::Notes = ledger.take_notes().into_iter().map(crate::ops::Note::info).collect();
+    Ok(Output::ok(out, &notes))
 }

@@ -35,6 +35,10 @@ pub struct VerifyArgs {
     /// and result hashes match.
     #[arg(long, conflicts_with = "ledger")]
     pub rerun: bool,
+    /// The tip commit id the ledger must end at (e.g. from a published repository or a paper;
+    /// 40 hex digits, or a prefix of at least 7); another tip is the finding `tip-mismatch`.
+    #[arg(long, value_name = "ID")]
+    pub expect_tip: Option<String>,
     /// Output format.
     #[arg(long, value_parser = named::<Format>(), default_value = "human")]
     pub format: Format,
@@ -46,6 +50,7 @@ pub fn verify(a: VerifyArgs, ctx: &Ctx) -> Outcome {
         export: a.ledger.as_deref().map(|p| resolve(ctx, p)),
         remote: a.remote.clone(),
         rerun: a.rerun,
+        expect_tip: a.expect_tip.clone(),
     };
     let ledger = match &o.export {
         Some(_) => None,

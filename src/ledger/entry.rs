@@ -1,15 +1,33 @@
 //! Ledger entries and their canonical form.
 //!
 //! Canonical form (what `entry_sha256` is computed over): the entry as a JSON object **without**
-//! its `entry_sha256` key, object keys sorted by byte order at every level, no insignificant
-//! whitespace, UTF-8, numbers as serde_json writes them (shortest round-trip form). The same
-//! bytes are what `entry.json` holds in the ledger commit, with `entry_sha256` added.
+//! its `entry_sha256` key, in the form its `canonical` key names ([`CanonicalForm`]):
+//!
+//! - `"canonical": "jcs"` (every entry written by this version, unless it holds an integer that
+//!   an IEEE 754 double cannot represent exactly, see [`jcs_exact`]): RFC 8785, the JSON
+//!   Canonicalization Scheme ([`super::jcs`]), so any language's JCS library recomputes the
+//!   hash and a JSON rewrite that keeps values (`0.0` written as `0`, keys reordered) keeps it;
+//! - no `canonical` key (entries written before, and the exception above): object keys sorted
+//!   by byte order at every level, no insignificant whitespace, UTF-8, numbers as serde_json
+//!   writes them (shortest round-trip form), see [`canonical_json`].
+//!
+//! The same bytes are what `entry.json` holds in the ledger commit, with `entry_sha256` added
+//! (in the same form) and a final newline.
 
 use crate::error::{Error, Result};
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 
 pub use crate::rng::RngInfo;
+
+crate::named_enum! {
+    /// The canonical form an entry's `entry_sha256` is computed over (see the module docs); an
+    /// entry without the `canonical` key uses pledge's original sorted-keys form.
+    pub enum CanonicalForm {
+        /// RFC 8785, the JSON Canonicalization Scheme.
+        Jcs = "jcs",
+    }
+}
 
 /// Hash written as `prev_sha256` of the first entry.
 pub const GENESIS: &str = "0000000000000000000000000000000000000000000000000000000000000000";
@@ -247,18 +265,30 @@ pub struct Entry {
     pub git_head: Option<String>,
     /// Key facts.
     pub summary: serde_json::Value,
+    /// The canonical form `entry_sha256` covers: `jcs`, or absent (and then not written) for
+    /// pledge's original sorted-keys form.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub canonical: Option<CanonicalForm>,
     /// SHA-256 of the canonical form.
     pub entry_sha256: String,
 }
 
 impl Entry {
-    /// Canonical bytes: the entry without `entry_sha256`, keys sorted, compact JSON.
+    /// Canonical bytes: the entry without `entry_sha256`, in the form named by `canonical`.
     pub fn canonical_bytes(&self) -> Vec<u8> {
         let mut v = serde_json::to_value(self).unwrap_or(serde_json::Value::Null);
         if let serde_json::Value::Object(m) = &mut v {
             m.remove("entry_sha256");
         }
-        canonical_json(&v)
+        self.form_bytes(&v)
+    }
+
+    fn form_bytes(&self, v: &serde_json::Value) -> Vec<u8> {
+        match self.canonical {
+            // A `Value` holds no NaN or infinity, the only values JCS cannot write.
+            Some(CanonicalForm::Jcs) => super::jcs::canonical_bytes(v).unwrap_or_default(),
+            None => canonical_json(v),
+        }
     }
 
     /// The declared data-access level in words, e.g. `nothing run yet`.
@@ -277,10 +307,10 @@ impl Entry {
         crate::io::sha256_hex(&self.canonical_bytes())
     }
 
-    /// Stored bytes of `entry.json`: canonical form with `entry_sha256` (keys sorted, compact).
+    /// Stored bytes of `entry.json`: the canonical form with `entry_sha256`, and a newline.
     pub fn stored_bytes(&self) -> Vec<u8> {
         let v = serde_json::to_value(self).unwrap_or(serde_json::Value::Null);
-        let mut b = canonical_json(&v);
+        let mut b = self.form_bytes(&v);
         b.push(b'\n');
         b
     }
@@ -289,6 +319,24 @@ impl Entry {
     pub fn parse(bytes: &[u8], what: &str) -> Result<Entry> {
         serde_json::from_slice(bytes)
             .map_err(|e| Error::input(format!("{}: not a pledge ledger entry", what)).caused_by(e))
+    }
+}
+
+/// Whether RFC 8785 keeps every number of `v` exactly: JCS writes each number as the IEEE 754
+/// double it denotes, so an integer beyond ±2^53 (e.g. a 64-bit seed) would be rounded and the
+/// hash would not cover its exact value. Entries holding one keep pledge's original form.
+pub fn jcs_exact(v: &serde_json::Value) -> bool {
+    use serde_json::Value;
+    const LIMIT: u64 = 1 << 53;
+    match v {
+        Value::Number(n) => match (n.as_u64(), n.as_i64()) {
+            (Some(u), _) => u <= LIMIT,
+            (None, Some(i)) => i.unsigned_abs() <= LIMIT,
+            _ => true,
+        },
+        Value::Array(a) => a.iter().all(jcs_exact),
+        Value::Object(m) => m.values().all(jcs_exact),
+        _ => true,
     }
 }
 
@@ -358,6 +406,7 @@ mod tests {
             data_access: DataAccess::NothingRun,
             git_head: None,
             summary: serde_json::json!({"z": 1, "a": [{"y": 0.5, "b": "é"}]}),
+            canonical: None,
             entry_sha256: String::new(),
         }
     }
@@ -390,5 +439,56 @@ mod tests {
         assert_eq!(back, e);
         assert_eq!(back.stored_bytes(), b);
         assert!(Entry::parse(b"{}", "x").is_err());
+    }
+
+    /// A JCS entry: the hash is over RFC 8785 bytes (`0.0` written `0`), and a rewrite by a
+    /// standard JSON tool that keeps the values (whitespace, key order, `\u` escapes, `0` as
+    /// `0.0`, `0.5` as `5e-1`) parses back to an entry with the same hash.
+    #[test]
+    fn jcs_entries_keep_their_hash_through_value_preserving_rewrites() {
+        let mut e = sample();
+        e.summary = serde_json::json!({"mean": 0.0, "delta": 0.5, "name": "é"});
+        e.canonical = Some(CanonicalForm::Jcs);
+        e.entry_sha256 = e.compute_sha256();
+        let c = String::from_utf8(e.canonical_bytes()).unwrap();
+        assert!(c.contains(r#""canonical":"jcs""#), "{}", c);
+        assert!(c.contains(r#""summary":{"delta":0.5,"mean":0,"name":"é"}"#), "{}", c);
+        assert_eq!(e.entry_sha256, crate::io::sha256_hex(c.as_bytes()));
+        assert_eq!(
+            e.entry_sha256,
+            crate::ledger::jcs::sha256_hex(&{
+                let mut v = serde_json::to_value(&e).unwrap();
+                v.as_object_mut().unwrap().remove("entry_sha256");
+                v
+            })
+            .unwrap()
+        );
+        let stored = String::from_utf8(e.stored_bytes()).unwrap();
+        let rewritten = serde_json::to_string_pretty(&serde_json::from_str::<serde_json::Value>(&stored).unwrap())
+            .unwrap()
+            .replace(r#""mean": 0"#, r#""mean": 0.0"#)
+            .replace(r#""delta": 0.5"#, r#""delta": 5e-1"#)
+            .replace('é', "\\u00e9");
+        assert!(
+            rewritten.contains("0.0") && rewritten.contains("\\u00e9"),
+            "{}",
+            rewritten
+        );
+        let back = Entry::parse(rewritten.as_bytes(), "rewritten").unwrap();
+        assert_eq!(back.compute_sha256(), e.entry_sha256);
+        assert_eq!(back.stored_bytes(), e.stored_bytes());
+        // An entry of the original form keeps its original hash (no `canonical` key written).
+        let old = sample();
+        assert!(!String::from_utf8(old.canonical_bytes()).unwrap().contains("canonical"));
+        assert!(String::from_utf8(old.canonical_bytes()).unwrap().contains(r#""y":0.5"#));
+    }
+
+    #[test]
+    fn integers_beyond_two_to_the_53_are_not_jcs_exact() {
+        use serde_json::json;
+        assert!(jcs_exact(&json!({"a": [1, 2.5, -3, 9007199254740992u64]})));
+        assert!(!jcs_exact(&json!({"rng": {"seed": 9007199254740993u64}})));
+        assert!(!jcs_exact(&json!([-9007199254740993i64])));
+        assert!(jcs_exact(&json!(1e300)));
     }
 }

@@ -1,18 +1,29 @@
 //! `pledge export FILE` and `pledge verify --ledger FILE`: the ledger as portable JSON Lines that
 //! verify offline, without git.
 //!
-//! Format `pledge-ledger-export/1`: UTF-8, one line per entry, first entry first, each line a
+//! Format `pledge-ledger-export/2`: UTF-8, one line per entry, first entry first, each line a
 //! JSON object with keys sorted and no insignificant whitespace:
 //!
-//! - `format`: `"pledge-ledger-export/1"`;
+//! - `format`: `"pledge-ledger-export/2"` (`/1` exports, without `commit_raw`, still verify);
 //! - `commit`: the ledger commit id (hex) holding the entry; `parents`: its parent ids;
+//! - `commit_raw`: the commit object exactly as git stores it (its header lines `tree`,
+//!   `parent`, `author`, `committer` and any others, an empty line, the message), so its id can
+//!   be recomputed (git's object format, see [`super::gitobj`]);
 //! - `entry`: the entry object exactly as stored in `entry.json` (with `entry_sha256`);
 //! - `result_json`: the exact text of the stored `result.json`, or `null`;
 //! - `protocol_toml`: the exact text of the stored `protocol.toml` (register, amend), or `null`.
 //!
+//! The tree of a ledger commit has a fixed layout: `entry.json` (the entry's stored bytes,
+//! recomputed from `entry` in its canonical form), `result.json` and `protocol.toml` when present
+//! (the exact texts above), each a regular file (mode `100644`).
+//!
 //! Offline verification recomputes every `entry_sha256` over the canonical form, follows the
 //! `prev_sha256` links and sequence numbers, hashes `result_json` and `protocol_toml` against
-//! the entry, and checks that each line's first parent is the commit of the line before it.
+//! the entry, checks that each line's first parent is the commit of the line before it, and
+//! recomputes each commit id: the tree from the line's files, the commit from `commit_raw`
+//! (which must name that tree and the line's parents). Every id up to the tip is then
+//! authenticated by the content, so a consistently rewritten export ends at another tip, which
+//! `verify --ledger FILE --expect-tip ID` turns into a finding.
 
 use super::entry::{canonical_json, Entry};
 use super::records::{git_records, Record};
@@ -23,8 +34,12 @@ use crate::protocol::LoadedProtocol;
 use serde::{Deserialize, Serialize};
 use std::path::Path;
 
-/// The `format` value of every export line.
-pub const EXPORT_FORMAT: &str = "pledge-ledger-export/1";
+/// The `format` value of every export line written.
+pub const EXPORT_FORMAT: &str = "pledge-ledger-export/2";
+
+/// The format of exports written before `commit_raw` existed; they still verify, with commit
+/// ids checked for order only.
+pub const EXPORT_FORMAT_V1: &str = "pledge-ledger-export/1";
 
 /// One line of an export.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -42,6 +57,9 @@ pub struct ExportLine {
     pub result_json: Option<String>,
     /// Exact text of `protocol.toml`, if stored.
     pub protocol_toml: Option<String>,
+    /// The raw commit object (UTF-8), from which `commit` is recomputed; absent in format `/1`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub commit_raw: Option<String>,
 }
 
 /// What `export` wrote.
@@ -63,8 +81,21 @@ pub fn export_jsonl(ledger: &Ledger) -> Result<(String, Option<String>, usize)> 
         return Ok((String::new(), None, 0));
     };
     let records = git_records(ledger, tip)?;
+    let odb = ledger
+        .repo()
+        .odb()
+        .map_err(|e| crate::error::Error::git("opening the object database", e))?;
     let mut out = String::new();
     for r in &records {
+        let commit_raw = match r.commit.as_deref().map(git2::Oid::from_str) {
+            Some(Ok(oid)) => {
+                let obj = odb
+                    .read(oid)
+                    .map_err(|e| Error::git(format!("reading ledger commit {}", oid), e))?;
+                Some(String::from_utf8_lossy(obj.data()).into_owned())
+            }
+            _ => None,
+        };
         let entry = r
             .entry_bytes
             .as_deref()
@@ -80,6 +111,7 @@ pub fn export_jsonl(ledger: &Ledger) -> Result<(String, Option<String>, usize)> 
             entry,
             result_json: r.result.as_deref().map(|b| String::from_utf8_lossy(b).into_owned()),
             protocol_toml: r.protocol.as_deref().map(|b| String::from_utf8_lossy(b).into_owned()),
+            commit_raw,
         };
         let v = serde_json::to_value(&line).map_err(|e| Error::internal("serializing an export line").caused_by(e))?;
         out.push_str(&String::from_utf8_lossy(&canonical_json(&v)));
@@ -120,10 +152,11 @@ pub(crate) fn export_records(text: &str) -> Vec<Record> {
             protocol: None,
             other_files: vec![],
             message_sha: None,
+            commit_raw: None,
         };
         match parsed {
             Err(e) => rec.entry = Err(format!("not an export line: {}", e)),
-            Ok(l) if l.format != EXPORT_FORMAT => {
+            Ok(l) if l.format != EXPORT_FORMAT && l.format != EXPORT_FORMAT_V1 => {
                 rec.entry = Err(format!("format is `{}`, expected `{}`", l.format, EXPORT_FORMAT))
             }
             Ok(l) => {
@@ -132,6 +165,14 @@ pub(crate) fn export_records(text: &str) -> Vec<Record> {
                 rec.parents = l.parents;
                 rec.result = l.result_json.map(String::into_bytes);
                 rec.protocol = l.protocol_toml.map(String::into_bytes);
+                rec.message_sha = l.commit_raw.as_deref().and_then(|raw| {
+                    let message = raw.split_once("\n\n").map(|(_, m)| m).unwrap_or("");
+                    message
+                        .lines()
+                        .find_map(|x| x.strip_prefix("entry_sha256 "))
+                        .map(|x| x.trim().to_string())
+                });
+                rec.commit_raw = l.commit_raw.map(String::into_bytes);
             }
         }
         out.push(rec);
@@ -168,11 +209,89 @@ pub fn verify_export(file: &Path, protocol: Option<&LoadedProtocol>) -> Result<V
             }
         }
     }
+    let unverified = check_commit_ids(&records, &mut report.findings);
     report.notes.push(Finding::new(
         FindingCode::Offline,
         None,
-        "verified offline from an export: commit ids are checked for order, not recomputed",
+        if unverified == 0 {
+            "verified offline from an export: every commit id recomputed from the entry's files and raw commit".to_string()
+        } else {
+            format!(
+                "verified offline from an export: {} of {} lines carry no raw commit (an export of format `{}`), so their commit ids are checked for order, not recomputed",
+                unverified,
+                records.len(),
+                EXPORT_FORMAT_V1
+            )
+        },
     ));
     report.settle();
     Ok(report)
+}
+
+/// Recomputes every commit id an export line carries a raw commit for: the tree from the line's
+/// files (layout in the module docs), the commit id from the raw commit, which must name that
+/// tree and the line's parents. Pushes a `commit-id-mismatch` finding per line that fails;
+/// returns how many lines could not be checked (no raw commit, or an entry that does not parse,
+/// already a finding).
+fn check_commit_ids(records: &[Record], findings: &mut Vec<Finding>) -> usize {
+    use super::gitobj::{blob_id, commit_id, tree_id, Commit, ObjectFormat, TreeEntry};
+    let mut unverified = 0;
+    for r in records {
+        let (Some(raw), Ok(e), Some(id)) = (&r.commit_raw, &r.entry, &r.commit) else {
+            unverified += 1;
+            continue;
+        };
+        let mut bad = |why: String| {
+            findings.push(Finding::new(
+                FindingCode::CommitIdMismatch,
+                Some(e.seq),
+                format!("{} (entry #{}): {}", r.at, e.seq, why),
+            ))
+        };
+        let Some(format) = ObjectFormat::from_hex_len(id.len()) else {
+            bad(format!("`{}` is not a git commit id (40 or 64 hex digits)", id));
+            continue;
+        };
+        let recomputed = commit_id(format, raw);
+        if recomputed != *id {
+            bad(format!(
+                "its raw commit hashes to {}, not to the commit id {} the line names: the export was rewritten",
+                recomputed, id
+            ));
+            continue;
+        }
+        let commit = match Commit::parse(raw) {
+            Ok(c) => c,
+            Err(why) => {
+                bad(format!("its raw commit does not parse ({})", why));
+                continue;
+            }
+        };
+        let mut files = vec![TreeEntry::file("entry.json", &blob_id(format, &e.stored_bytes()))];
+        if let Some(b) = &r.result {
+            files.push(TreeEntry::file("result.json", &blob_id(format, b)));
+        }
+        if let Some(b) = &r.protocol {
+            files.push(TreeEntry::file("protocol.toml", &blob_id(format, b)));
+        }
+        match tree_id(format, &files) {
+            Ok(t) if commit.tree() == Some(t.as_str()) => {}
+            Ok(t) => bad(format!(
+                "the line's files make tree {}, but commit {} names tree {}: the entry or its files were rewritten",
+                t,
+                crate::text::short(id, 12),
+                commit.tree().unwrap_or("none")
+            )),
+            Err(why) => bad(format!("its files do not make a git tree ({})", why)),
+        }
+        let parents: Vec<&str> = commit.parents();
+        if parents != r.parents.iter().map(String::as_str).collect::<Vec<_>>() {
+            bad(format!(
+                "the line lists parents [{}] but its commit names [{}]",
+                r.parents.join(", "),
+                parents.join(", ")
+            ));
+        }
+    }
+    unverified
 }

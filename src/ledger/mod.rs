@@ -9,6 +9,9 @@
 //! with a compare-and-swap under libgit2's ref lock file (`refs/pledge/ledger.lock`); a writer
 //! that lost the race rebuilds on the new tip (re-running its checks) and tries again. A process
 //! killed mid-append leaves at most unreferenced objects: the ref still names the old, valid tip.
+//! Every append holds the OS advisory lock of [`lock`] for its whole duration, so a ref lock file
+//! found under it was left by a killed process: it is removed, with a note
+//! ([`Ledger::take_notes`]), instead of blocking every later append.
 //!
 //! [`verify`] checks a ledger copy, [`export`] writes and verifies the portable JSON Lines form,
 //! [`publish()`] pushes the ledger to (and fetches it back from) another local repository.

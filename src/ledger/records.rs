@@ -27,6 +27,9 @@ pub(crate) struct Record {
     pub other_files: Vec<String>,
     /// The `entry_sha256` the commit message names, where there is one.
     pub message_sha: Option<String>,
+    /// (export) The raw commit object (header lines, empty line, message) the line carries, from
+    /// which its commit id is recomputed.
+    pub commit_raw: Option<Vec<u8>>,
 }
 
 impl Record {
@@ -62,6 +65,7 @@ pub(crate) fn git_records(ledger: &Ledger, tip: Oid) -> Result<Vec<Record>> {
                 .message()
                 .and_then(|m| m.lines().find_map(|l| l.strip_prefix("entry_sha256 ")))
                 .map(|s| s.trim().to_string()),
+            commit_raw: None,
         };
         for item in tree.iter() {
             let name = item.name().unwrap_or("?").to_string();

@@ -29,7 +29,13 @@ pub struct StoredEntry {
 /// A handle on the ledger of one git repository.
 pub struct Ledger {
     repo: Repository,
+    /// Sentences about what appends did besides appending (a stale ref lock removed), taken
+    /// by [`Ledger::take_notes`].
+    notes: std::cell::RefCell<Vec<String>>,
 }
+
+/// How long an append waits for another pledge process's append lock before giving up.
+const APPEND_LOCK_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(30);
 
 impl Ledger {
     /// Opens the ledger of the git repository enclosing `dir`.
@@ -41,20 +47,33 @@ impl Ledger {
                 .caused_by(e.message())
                 .with_hint("run `pledge init` to create one, or change to your project's directory")
         })?;
-        Ok(Ledger { repo })
+        Ok(Ledger::wrap(repo))
     }
 
     /// Uses the git repository enclosing `dir`, or creates one at `dir`. Returns the ledger and
     /// whether a repository was created.
     pub fn init(dir: &Path) -> Result<(Ledger, bool)> {
         match Repository::discover(dir) {
-            Ok(repo) => Ok((Ledger { repo }, false)),
+            Ok(repo) => Ok((Ledger::wrap(repo), false)),
             Err(_) => {
                 let repo = Repository::init(dir)
                     .map_err(|e| Error::git(format!("creating a git repository in {}", dir.display()), e))?;
-                Ok((Ledger { repo }, true))
+                Ok((Ledger::wrap(repo), true))
             }
         }
+    }
+
+    fn wrap(repo: Repository) -> Ledger {
+        Ledger {
+            repo,
+            notes: Default::default(),
+        }
+    }
+
+    /// What appends through this handle did besides appending, one sentence each (e.g. a ref
+    /// lock left by a killed process was removed), emptied by the call.
+    pub fn take_notes(&self) -> Vec<String> {
+        std::mem::take(&mut *self.notes.borrow_mut())
     }
 
     /// The repository's work tree root (or git dir for a bare repository).
@@ -239,6 +258,13 @@ impl Ledger {
     where
         F: FnMut(Option<Oid>) -> Result<(Vec<Draft>, Option<Entry>)>,
     {
+        // The OS advisory lock is held for the whole append (released when this returns, or
+        // by the OS when the process dies). Under it, a ref lock file is one a killed pledge
+        // process left behind: no live pledge writer can be between creating and removing it.
+        let lock = super::lock::AppendLock::acquire(self.repo.commondir(), APPEND_LOCK_TIMEOUT)?;
+        if let Some(stale) = lock.clear_stale_ref_lock(LEDGER_REF, std::time::Duration::ZERO, now.into())? {
+            self.notes.borrow_mut().push(stale.note());
+        }
         for attempt in 0..400u32 {
             let tip = self.tip()?;
             let (drafts, prev) = make(tip)?;
@@ -382,8 +408,13 @@ pub(crate) fn build_entry(
         data_access: d.data_access.or(prev.map(|p| p.data_access)).unwrap_or_default(),
         git_head,
         summary: d.summary.clone(),
+        canonical: None,
         entry_sha256: String::new(),
     };
+    let value = serde_json::to_value(&e).map_err(|x| Error::internal("serializing an entry").caused_by(x))?;
+    if super::entry::jcs_exact(&value) {
+        e.canonical = Some(super::entry::CanonicalForm::Jcs);
+    }
     e.entry_sha256 = e.compute_sha256();
     Ok(e)
 }

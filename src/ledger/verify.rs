@@ -34,6 +34,12 @@ crate::named_enum! {
         MergeCommit = "merge-commit",
         /// (export) A line's parent commit is not the previous line's commit.
         CommitChain = "commit-chain",
+        /// (export) A line's commit id does not recompute from its raw commit, or that commit
+        /// names another tree (from the line's files) or other parents: the export was rewritten.
+        CommitIdMismatch = "commit-id-mismatch",
+        /// (`--expect-tip`) The ledger ends at another commit than the tip the reviewer expects
+        /// (e.g. the id from a published repository): the copy was rewritten or cut short.
+        TipMismatch = "tip-mismatch",
         /// `result.json` does not hash to `result_sha256`.
         ResultMismatch = "result-mismatch",
         /// The entry records a result but `result.json` is missing.

@@ -551,6 +551,7 @@ pub fn analyze(ledger: &Ledger, req: &AnalyzeRequest, now: DateTime<Utc>) -> Res
         .ok_or_else(|| Error::internal("analyze: the analyze entry was not appended"))?;
     let mut notes = plan_notes;
     notes.extend(load_notes);
+    notes.extend(ledger.take_notes().into_iter().map(super::Note::info));
     if let Some(d) = &deviation {
         let what: Vec<String> = overridden
             .iter()

@@ -252,6 +252,7 @@ pub fn run(
         Ok(drafts)
     })?;
     outcome.ledger_entries = written.iter().map(|e| e.seq).collect();
+    outcome.notes.extend(ledger.take_notes().into_iter().map(Note::info));
     staged.persist(&out).map_err(|e| {
         Error::io("writing", &out, e.error)
             .with_hint("the ledger recorded the file's hash: run the command again with --dry-run to compare")

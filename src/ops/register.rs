@@ -69,7 +69,7 @@ fn write(
     let entry = ledger.append_with(now, |entries| {
         draft(entries, lp, &rel, amend_reason, access, pilot.as_ref())
     })?;
-    let mut notes = Notes::new();
+    let mut notes: Notes = ledger.take_notes().into_iter().map(Note::info).collect();
     let s: RegistrationSummary = records::read_summary(&entry, "registration")?;
     if s.results_seen_at_registration {
         notes.push(Note::info(

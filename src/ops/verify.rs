@@ -19,6 +19,10 @@ pub struct VerifyOptions {
     pub remote: Option<String>,
     /// Also recompute every recorded analysis.
     pub rerun: bool,
+    /// The tip commit id (or a prefix of at least 7 hex digits) the ledger must end at, e.g. the
+    /// id a reviewer got from a published repository, a paper or a timestamp; another tip is the
+    /// finding `tip-mismatch`.
+    pub expect_tip: Option<String>,
 }
 
 /// Runs the checks. Problems are findings in the report (exit 1), never errors.
@@ -30,8 +34,14 @@ pub fn verify(ledger: Option<&Ledger>, o: &VerifyOptions, cwd: &Path) -> Result<
         Some(p) => Some(load_protocol(p)?),
         None => None,
     };
+    let expect = match &o.expect_tip {
+        Some(t) => Some(expected_tip(t)?),
+        None => None,
+    };
     if let Some(file) = &o.export {
-        return ledger::verify_export(file, lp.as_ref());
+        let mut report = ledger::verify_export(file, lp.as_ref())?;
+        check_tip(&mut report, expect.as_deref());
+        return Ok(report);
     }
     let l = ledger.ok_or_else(|| Error::internal("verify: no ledger to verify"))?;
     let mut report = match &o.remote {
@@ -47,8 +57,38 @@ pub fn verify(ledger: Option<&Ledger>, o: &VerifyOptions, cwd: &Path) -> Result<
     if report.findings.iter().all(|f| f.code != FindingCode::MalformedEntry) {
         deviation_notes(l, &mut report)?;
     }
+    check_tip(&mut report, expect.as_deref());
     report.settle();
     Ok(report)
+}
+
+/// The `--expect-tip` value, lowercased. Errors (exit 2): not 7 to 64 hex digits.
+fn expected_tip(t: &str) -> Result<String> {
+    let t = t.trim().to_ascii_lowercase();
+    if (7..=64).contains(&t.len()) && t.bytes().all(|b| b.is_ascii_hexdigit()) {
+        Ok(t)
+    } else {
+        Err(Error::input(format!("--expect-tip `{}` is not a commit id", t))
+            .with_hint("give the ledger's tip commit id (40 hex digits, or a prefix of at least 7)"))
+    }
+}
+
+/// A `tip-mismatch` finding when the report's tip does not start with `expect`.
+fn check_tip(report: &mut VerifyReport, expect: Option<&str>) {
+    let Some(want) = expect else { return };
+    if report.tip.as_deref().is_some_and(|t| t.starts_with(want)) {
+        return;
+    }
+    report.findings.push(Finding::new(
+        FindingCode::TipMismatch,
+        None,
+        format!(
+            "the ledger ends at {}, not at the expected tip {}: this copy was rewritten, cut short or extended",
+            report.tip.as_deref().unwrap_or("no commit (it is empty)"),
+            want
+        ),
+    ));
+    report.settle();
 }
 
 /// Every deviation entry as a note: a study that deviated from its registration verifies, and

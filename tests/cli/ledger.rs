@@ -438,7 +438,8 @@ fn export_verifies_offline_and_catches_edits() {
     let lines: Vec<&str> = text.lines().collect();
     assert_eq!(lines.len(), 4);
     let first = json(lines[0]);
-    assert_eq!(first["format"], "pledge-ledger-export/1");
+    assert_eq!(first["format"], "pledge-ledger-export/2");
+    assert!(first["commit_raw"].as_str().unwrap().starts_with("tree "));
     assert_eq!(first["entry"]["seq"], 1);
     assert!(first["protocol_toml"].as_str().unwrap().contains("id = \"a\""));
     assert_eq!(json(lines[1])["parents"][0], first["commit"]);
@@ -457,7 +458,13 @@ fn export_verifies_offline_and_catches_edits() {
     elsewhere.write("edited.jsonl", &edited);
     let e = elsewhere.run(&["verify", "--ledger", "edited.jsonl", "--format", "json"]);
     assert_eq!(e.code, 1);
-    assert_eq!(findings(&e), vec![("entry-hash-mismatch".to_string(), Some(3))]);
+    assert_eq!(
+        findings(&e),
+        vec![
+            ("entry-hash-mismatch".to_string(), Some(3)),
+            ("commit-id-mismatch".to_string(), Some(3))
+        ]
+    );
     // A line removed.
     let removed: String = lines
         .iter()
@@ -689,6 +696,34 @@ fn processes_killed_mid_append_leave_a_valid_ledger() {
         entries,
         landed_before_kill
     );
+    // Appending goes on after the kills: none of them left the ledger locked.
+    for i in 0..3 {
+        let r = env.run(&["note", "--reason", &format!("after the kills {}", i)]);
+        assert_eq!(r.code, 0, "{}", r.stderr);
+    }
+    let v = env.run(&["verify", "--format", "json"]);
+    assert_eq!(v.code, 0, "{}", v.stdout);
+    let after: serde_json::Value = serde_json::from_str(&v.stdout).unwrap();
+    assert_eq!(after["entries"].as_u64().unwrap(), entries + 3);
+}
+
+/// A ref lock file left by a process killed between libgit2's creating and removing it (what
+/// 2 of 450 killed appends did) is known stale under the append lock: the next append removes
+/// it, says so, and lands at once.
+#[test]
+fn a_leftover_ref_lock_is_cleared_with_a_note() {
+    let env = Env::init();
+    ok(&env.run(&["note", "--reason", "first"]));
+    let lock = env.join(".git/refs/pledge/ledger.lock");
+    std::fs::write(&lock, "0123456789012345678901234567890123456789\n").unwrap();
+    let r = env.run(&["note", "--reason", "second"]);
+    ok(&r);
+    assert!(r.stderr.contains("note: removed "), "{}", r.stderr);
+    assert!(r.stderr.contains("killed while appending"), "{}", r.stderr);
+    assert!(!lock.exists());
+    let v = verify_json(&env, &[]);
+    ok(&v);
+    assert_eq!(json(&v.stdout)["entries"], 2);
 }
 
 /// An `amend` racing `analyze` runs: every check of an analysis runs inside the append, so no
@@ -788,4 +823,232 @@ fn a_batch_of_entries_lands_whole_or_not_at_all() {
         .is_err());
     assert_eq!(l.entries().unwrap().len(), 2);
     ok(&verify_json(&env, &[]));
+}
+
+/// A ledger written before the portable form (entries without the `canonical` key, hashed over
+/// pledge's sorted-keys form) keeps verifying, and appending to it adds RFC 8785 entries.
+#[test]
+fn ledgers_of_the_original_form_keep_verifying_and_take_jcs_entries() {
+    let env = Env::init();
+    ok(&env.run(&["note", "--reason", "written in the original form"]));
+    rewrite(&env, |repo, nodes| {
+        let mut e: Entry = serde_json::from_slice(&entry_json(repo, nodes[0].tree)).unwrap();
+        assert_eq!(e.canonical, Some(pledge::ledger::entry::CanonicalForm::Jcs));
+        e.canonical = None;
+        e.entry_sha256 = e.compute_sha256();
+        let bytes = e.stored_bytes();
+        assert!(!String::from_utf8_lossy(&bytes).contains("canonical"));
+        nodes[0].tree = with_entry(repo, nodes[0].tree, &bytes);
+        nodes[0].message = format!("pledge: note #1 \n\nentry_sha256 {}\n", e.entry_sha256);
+    });
+    ok(&verify_json(&env, &[]));
+    ok(&env.run(&["note", "--reason", "written in RFC 8785 form"]));
+    let v = verify_json(&env, &[]);
+    ok(&v);
+    assert_eq!(json(&v.stdout)["entries"], 2);
+    let log = json(&env.run(&["log", "--format", "json"]).stdout);
+    let forms: Vec<Value> = log.as_array().unwrap().iter().map(|i| i["canonical"].clone()).collect();
+    assert_eq!(forms, vec![Value::Null, Value::from("jcs")]);
+}
+
+/// tools/jcs_sha256.py, an RFC 8785 implementation outside Rust (Python's standard library),
+/// recomputes every `entry_sha256` of an export. Skipped with a message without python3.
+#[test]
+fn an_independent_python_verifier_recomputes_the_export_hashes() {
+    let script = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tools/jcs_sha256.py");
+    let python = std::env::var("PLEDGE_TEST_PYTHON").unwrap_or_else(|_| "python3".into());
+    let runs = std::process::Command::new(&python)
+        .arg(&script)
+        .arg("--help")
+        .output()
+        .is_ok_and(|o| o.status.success());
+    if !runs {
+        eprintln!("skipped: {} cannot run tools/jcs_sha256.py", python);
+        return;
+    }
+    let env = four_entries();
+    ok(&env.run(&["export", "ledger.jsonl"]));
+    let check = |file: &str| {
+        std::process::Command::new(&python)
+            .arg(&script)
+            .arg(env.join(file))
+            .args([
+                "--impl",
+                "stdlib",
+                "--select",
+                "entry",
+                "--drop",
+                "entry_sha256",
+                "--expect",
+                "entry_sha256",
+            ])
+            .output()
+            .unwrap()
+    };
+    let out = check("ledger.jsonl");
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}{}",
+        stdout,
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let text = std::fs::read_to_string(env.join("ledger.jsonl")).unwrap();
+    let want: String = text
+        .lines()
+        .enumerate()
+        .map(|(i, l)| {
+            format!(
+                "{}\t{}\tok\n",
+                i + 1,
+                json(l)["entry"]["entry_sha256"].as_str().unwrap()
+            )
+        })
+        .collect();
+    assert_eq!(stdout, want);
+    // An edit is caught from outside Rust too.
+    env.write(
+        "edited.jsonl",
+        text.replacen("pilot SD was larger", "pilot SD was Larger", 1),
+    );
+    let out = check("edited.jsonl");
+    assert_eq!(out.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&out.stdout)
+        .lines()
+        .nth(2)
+        .unwrap()
+        .ends_with("MISMATCH"));
+}
+
+/// Rewrites entry #3's reason in an export and repairs every hash after it: `entry_sha256`, the
+/// `prev_sha256` links and the commit messages; with `new_ids`, also every tree, commit and
+/// parent id (recomputed with git's object format), as a careful forger would.
+fn forge_export(text: &str, new_ids: bool) -> String {
+    use pledge::ledger::gitobj::{blob_id, commit_id, tree_id, ObjectFormat, TreeEntry};
+    let mut out = String::new();
+    let mut prev_hash: Option<String> = None;
+    let mut prev_commit: Option<String> = None;
+    for line in text.lines() {
+        let mut l = json(line);
+        let mut e: Entry = serde_json::from_value(l["entry"].clone()).unwrap();
+        let old = e.entry_sha256.clone();
+        if e.seq == 3 {
+            e.reason = Some("pilot SD was smaller".into());
+        }
+        if let Some(p) = &prev_hash {
+            e.prev_sha256 = p.clone();
+        }
+        e.entry_sha256 = e.compute_sha256();
+        let mut raw = l["commit_raw"].as_str().unwrap().replace(&old, &e.entry_sha256);
+        if new_ids {
+            let f = ObjectFormat::Sha1;
+            let mut files = vec![TreeEntry::file("entry.json", &blob_id(f, &e.stored_bytes()))];
+            if let Some(p) = l["protocol_toml"].as_str() {
+                files.push(TreeEntry::file("protocol.toml", &blob_id(f, p.as_bytes())));
+            }
+            let tree = tree_id(f, &files).unwrap();
+            let (head, msg) = raw.split_once("\n\n").unwrap();
+            let mut lines: Vec<String> = vec![format!("tree {}", tree)];
+            lines.extend(prev_commit.iter().map(|p| format!("parent {}", p)));
+            lines.extend(
+                head.lines()
+                    .filter(|h| !h.starts_with("tree ") && !h.starts_with("parent "))
+                    .map(String::from),
+            );
+            raw = format!("{}\n\n{}", lines.join("\n"), msg);
+            let id = commit_id(f, raw.as_bytes());
+            l["commit"] = Value::from(id.clone());
+            l["parents"] = Value::from(prev_commit.iter().cloned().collect::<Vec<_>>());
+            prev_commit = Some(id);
+        }
+        l["commit_raw"] = Value::from(raw);
+        prev_hash = Some(e.entry_sha256.clone());
+        l["entry"] = serde_json::to_value(&e).unwrap();
+        out.push_str(&serde_json::to_string(&l).unwrap());
+        out.push('\n');
+    }
+    out
+}
+
+/// An export whose entries were rewritten consistently (every entry hash and link repaired) but
+/// that keeps the original commit ids is caught: the ids no longer recompute. A forger who also
+/// recomputes every commit id ends at another tip, which `--expect-tip` catches.
+#[test]
+fn a_rewritten_export_is_caught_by_commit_ids_and_by_the_expected_tip() {
+    let env = four_entries();
+    ok(&env.run(&["export", "ledger.jsonl"]));
+    let text = std::fs::read_to_string(env.join("ledger.jsonl")).unwrap();
+    let tip = json(text.lines().last().unwrap())["commit"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    let elsewhere = Env::new();
+    elsewhere.write("genuine.jsonl", &text);
+    let v = elsewhere.run(&[
+        "verify",
+        "--ledger",
+        "genuine.jsonl",
+        "--expect-tip",
+        &tip,
+        "--format",
+        "json",
+    ]);
+    ok(&v);
+    assert_eq!(json(&v.stdout)["tip"], tip.as_str());
+    assert!(
+        json(&v.stdout)["notes"][0]["message"]
+            .as_str()
+            .unwrap()
+            .contains("every commit id recomputed"),
+        "{}",
+        v.stdout
+    );
+    // Same ids, rewritten content: every line from #3 on fails to recompute.
+    elsewhere.write("same-ids.jsonl", forge_export(&text, false));
+    let r = elsewhere.run(&["verify", "--ledger", "same-ids.jsonl", "--format", "json"]);
+    assert_eq!(r.code, 1, "{}", r.stdout);
+    assert_eq!(
+        findings(&r),
+        vec![
+            ("commit-id-mismatch".to_string(), Some(3)),
+            ("commit-id-mismatch".to_string(), Some(4))
+        ]
+    );
+    // New ids throughout: internally consistent, so only the expected tip can tell.
+    elsewhere.write("new-ids.jsonl", forge_export(&text, true));
+    ok(&elsewhere.run(&["verify", "--ledger", "new-ids.jsonl"]));
+    let r = elsewhere.run(&[
+        "verify",
+        "--ledger",
+        "new-ids.jsonl",
+        "--expect-tip",
+        &tip[..12],
+        "--format",
+        "json",
+    ]);
+    assert_eq!(r.code, 1, "{}", r.stdout);
+    assert_eq!(findings(&r), vec![("tip-mismatch".to_string(), None)]);
+    // The repository's own ledger: the right tip passes, another one is a finding, junk exit 2.
+    ok(&env.run(&["verify", "--expect-tip", &tip]));
+    let other = "0".repeat(40);
+    assert_eq!(
+        findings(&verify_json(&env, &["--expect-tip", &other])),
+        vec![("tip-mismatch".to_string(), None)]
+    );
+    assert_eq!(env.run(&["verify", "--expect-tip", "xyz"]).code, 2);
+    // An export of the first format (no raw commits) still verifies, with a note saying so.
+    let v1: String = text
+        .lines()
+        .map(|l| {
+            let mut v = json(l);
+            v.as_object_mut().unwrap().remove("commit_raw");
+            v["format"] = Value::from("pledge-ledger-export/1");
+            format!("{}\n", v)
+        })
+        .collect();
+    elsewhere.write("v1.jsonl", v1);
+    let r = elsewhere.run(&["verify", "--ledger", "v1.jsonl", "--format", "json"]);
+    ok(&r);
+    assert!(r.stdout.contains("checked for order, not recomputed"), "{}", r.stdout);
 }
