@@ -41,6 +41,18 @@ pub struct Args {
     /// (a deviation entry; every count stays in the report).
     #[arg(long, value_name = "REASON")]
     pub deviation: Option<String>,
+    /// Near-duplicate passage pairs computed elsewhere (JSON Lines {a, b, intersection, union,
+    /// jaccard}, e.g. by the Spark job in spark/): used instead of the near-duplicate rule's
+    /// join, hashed into the count entry, a random sample checked exactly.
+    #[arg(long, value_name = "FILE")]
+    pub pairs: Option<PathBuf>,
+    /// How many listed pairs to check exactly against the passages (seeded by analysis.seed).
+    #[arg(long, value_name = "N", default_value_t = 1000, requires = "pairs")]
+    pub pairs_sample: usize,
+    /// Write the near-duplicate pairs the count used to FILE (JSON Lines, the form --pairs
+    /// reads); written in a dry run too.
+    #[arg(long, value_name = "FILE", conflicts_with = "pairs")]
+    pub write_pairs: Option<PathBuf>,
     /// Output format.
     #[arg(long, value_parser = named::<Format>(), default_value = "human")]
     pub format: Format,
@@ -77,7 +89,12 @@ fn bar(ctx: &Ctx) -> Bar {
 pub fn run(a: Args, ctx: &Ctx) -> Outcome {
     let ledger = if a.dry_run { None } else { Some(open_ledger(ctx)?) };
     let limits = crate::input::Limits::default();
-    let named = [a.passages.as_deref(), Some(a.questions.as_path()), a.qrels.as_deref()];
+    let named = [
+        a.passages.as_deref(),
+        Some(a.questions.as_path()),
+        a.qrels.as_deref(),
+        a.pairs.as_deref(),
+    ];
     if named.iter().flatten().filter(|p| crate::input::is_stdin(p)).count() > 1 {
         return Err(crate::error::Error::input(
             "`-` (standard input) can be given only once",
@@ -94,6 +111,9 @@ pub fn run(a: Args, ctx: &Ctx) -> Outcome {
         default_dir: ctx.cwd.clone(),
         dry_run: a.dry_run,
         deviation: a.deviation.clone(),
+        pairs: a.pairs.as_deref().map(open).transpose()?,
+        pairs_sample: a.pairs_sample,
+        write_pairs: a.write_pairs.as_deref().map(|p| resolve(ctx, p)),
     };
     let outcome = ops::components::run(ledger.as_ref(), &o, ctx.now, &bar(ctx))?;
     let mut out = Output::ok(render(&outcome, a.format), &outcome.notes);

@@ -55,6 +55,10 @@ pub struct AblationRow {
     /// Counts after the rule.
     #[serde(flatten)]
     pub counts: count::Snapshot,
+    /// For a near-duplicate rule whose pairs were read from a file (`--pairs`) instead of joined:
+    /// how many were checked exactly. Absent when the join ran.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub listed: Option<pairs::SampleCheck>,
 }
 
 /// The result of counting: what `pledge components` prints and stores in the ledger.
@@ -88,12 +92,71 @@ pub struct CountResult {
     /// The question → component assignment (no split, no cap), one row per question.
     #[serde(skip)]
     pub rows: Vec<AssignmentRow>,
+    /// The near-duplicate rule's passage pairs with their sizes, when asked for
+    /// ([`CountOptions::keep_pairs`]).
+    #[serde(skip)]
+    pub near_pairs: Vec<pairs::ScoredPair>,
+}
+
+/// Pairs listed in a file that stand in for the near-duplicate rule's join.
+#[derive(Debug, Clone, Copy)]
+pub struct ListedPairs<'a> {
+    /// The pairs file, as read (for error locations).
+    pub input: &'a crate::input::Input,
+    /// How many pairs to check exactly (a seeded random sample; all when fewer).
+    pub sample: usize,
+    /// Seed of the sample.
+    pub seed: u64,
+}
+
+/// How [`count_with`] counts beyond the protocol.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct CountOptions<'a> {
+    /// Take the near-duplicate rule's pairs from a file instead of running the join.
+    pub listed: Option<ListedPairs<'a>>,
+    /// Keep the joined pairs with their sizes in [`CountResult::near_pairs`].
+    pub keep_pairs: bool,
 }
 
 /// Counts components of `corpus` under `protocol`'s unit and link rules.
 ///
 /// Errors (exit 2): a question lacking the unit field; a shared-field rule without `field`.
 pub fn count(protocol: &Protocol, corpus: &read::Corpus, progress: &dyn Progress) -> Result<CountResult> {
+    count_with(protocol, corpus, progress, CountOptions::default())
+}
+
+/// [`count()`], with the near-duplicate pairs read from a file or kept (see [`CountOptions`]).
+///
+/// Errors (exit 2): those of [`count()`]; with listed pairs, a protocol without exactly one
+/// near-duplicate rule, a bad pairs file ([`pairs::read_pairs`]), a sampled pair that does not
+/// hold ([`pairs::check_sample`]).
+pub fn count_with(
+    protocol: &Protocol,
+    corpus: &read::Corpus,
+    progress: &dyn Progress,
+    o: CountOptions<'_>,
+) -> Result<CountResult> {
+    let listed = match o.listed {
+        Some(l) => {
+            let near = protocol
+                .link_rules
+                .iter()
+                .filter(|r| r.kind == LinkKind::NearDuplicatePassage)
+                .count();
+            if near != 1 {
+                return Err(crate::error::Error::input(format!(
+                    "{}: listed pairs stand in for the protocol's near-duplicate-passage rule, and it has {} such rules",
+                    l.input.path().display(),
+                    near
+                ))
+                .with_hint("give --pairs only for a protocol with exactly one near-duplicate-passage link rule"));
+            }
+            let ids: Vec<&str> = corpus.passages.iter().map(|p| p.id.as_str()).collect();
+            Some((l, pairs::read_pairs(l.input, &ids)?))
+        }
+        None => None,
+    };
+    let mut near_pairs = Vec::new();
     let unit = protocol.components.unit.as_str();
     let g = rules::graph(corpus, unit)?;
     let mut qcount = vec![0u32; g.nodes.len()];
@@ -108,7 +171,19 @@ pub fn count(protocol: &Protocol, corpus: &read::Corpus, progress: &dyn Progress
     let mut texts = rules::Texts::default();
     let mut ablation = Vec::new();
     for rule in &protocol.link_rules {
-        let (edges, pairs) = rules::edges(corpus, &g, rule, &mut texts, progress)?;
+        let near = rule.kind == LinkKind::NearDuplicatePassage;
+        let ((edges, pairs), check) = match &listed {
+            Some((l, list)) if near => {
+                let (e, c) = rules::listed_edges(corpus, &g, rule, &mut texts, l.input, list, l.sample, l.seed)?;
+                (e, Some(c))
+            }
+            _ if near && o.keep_pairs => {
+                let (sets, p) = rules::near_duplicates(corpus, rule, &mut texts, progress);
+                near_pairs = pairs::scored(&p, &sets);
+                (rules::pair_edges(&g, p.into_iter()), None)
+            }
+            _ => (rules::edges(corpus, &g, rule, &mut texts, progress)?, None),
+        };
         for &(a, b) in &edges {
             uf.union(a as usize, b as usize);
         }
@@ -117,6 +192,7 @@ pub fn count(protocol: &Protocol, corpus: &read::Corpus, progress: &dyn Progress
             kind: rule.kind,
             links: pairs.unwrap_or(edges.len()),
             counts: count::snapshot(&mut uf, &g, &qcount),
+            listed: check,
         });
     }
     let last = ablation
@@ -160,6 +236,7 @@ pub fn count(protocol: &Protocol, corpus: &read::Corpus, progress: &dyn Progress
         list,
         rows,
         ablation,
+        near_pairs,
     })
 }
 

@@ -239,21 +239,48 @@ fn sorted_intersection(a: &[&str], b: &[&str]) -> usize {
     k
 }
 
-/// Writes `pairs` (passage indices) as JSON Lines in the format [`read_pairs`] reads, with the
-/// sizes recomputed from `sets`, in the order given.
+/// A near-duplicate pair with its exact shingle-set sizes, as [`write_pairs`] writes it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ScoredPair {
+    /// Index of the first passage (the smaller index).
+    pub a: u32,
+    /// Index of the second passage.
+    pub b: u32,
+    /// |A ∩ B|.
+    pub intersection: u32,
+    /// |A ∪ B|.
+    pub union: u32,
+}
+
+/// `pairs` with their sizes recomputed from `sets` (the token sets the join ran on).
+pub fn scored(pairs: &[(u32, u32)], sets: &[Vec<u32>]) -> Vec<ScoredPair> {
+    pairs
+        .iter()
+        .map(|&(a, b)| {
+            let (sa, sb) = (&sets[a as usize], &sets[b as usize]);
+            let inter = join::intersection(sa, sb);
+            ScoredPair {
+                a,
+                b,
+                intersection: inter as u32,
+                union: (sa.len() + sb.len() - inter) as u32,
+            }
+        })
+        .collect()
+}
+
+/// Writes `pairs` as JSON Lines in the format [`read_pairs`] reads (`ids[i]` is passage i's id),
+/// in the order given.
 ///
 /// Errors: the writer's.
-pub fn write_pairs(out: &mut dyn Write, pairs: &[(u32, u32)], sets: &[Vec<u32>], ids: &[&str]) -> std::io::Result<()> {
-    for &(a, b) in pairs {
-        let (sa, sb) = (&sets[a as usize], &sets[b as usize]);
-        let inter = join::intersection(sa, sb);
-        let union = sa.len() + sb.len() - inter;
+pub fn write_pairs(out: &mut dyn Write, pairs: &[ScoredPair], ids: &[&str]) -> std::io::Result<()> {
+    for p in pairs {
         let line = OutLine {
-            a: ids[a as usize],
-            b: ids[b as usize],
-            intersection: inter,
-            union,
-            jaccard: inter as f64 / union as f64,
+            a: ids[p.a as usize],
+            b: ids[p.b as usize],
+            intersection: p.intersection as usize,
+            union: p.union as usize,
+            jaccard: p.intersection as f64 / p.union as f64,
         };
         serde_json::to_writer(&mut *out, &line)?;
         out.write_all(b"\n")?;
@@ -348,7 +375,7 @@ mod tests {
     fn written_pairs_read_back() {
         let sets = vec![vec![1, 2, 3, 4], vec![1, 2, 3, 5], vec![1, 2, 3, 4, 6]];
         let mut buf = Vec::new();
-        write_pairs(&mut buf, &[(0, 2)], &sets, &IDS).unwrap();
+        write_pairs(&mut buf, &scored(&[(0, 2)], &sets), &IDS).unwrap();
         assert_eq!(
             String::from_utf8(buf.clone()).unwrap(),
             "{\"a\":\"p0\",\"b\":\"p2\",\"intersection\":4,\"union\":5,\"jaccard\":0.8}\n"

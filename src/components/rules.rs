@@ -154,18 +154,8 @@ pub fn edges(
             }
         }
         LinkKind::NearDuplicatePassage => {
-            let t = texts.get(corpus, rule.normalization);
-            progress.start("shingling", 0);
-            let sets = shingle::token_sets(t, rule.shingle_size());
-            progress.start("near-duplicate join", sets.len() as u64);
-            let pairs = join::join(&sets, rule.jaccard(), &|n| progress.advance(n));
-            progress.finish();
-            e.extend(
-                pairs
-                    .iter()
-                    .map(|&(a, b)| (g.passage_node[a as usize], g.passage_node[b as usize])),
-            );
-            return Ok((e, Some(pairs.len())));
+            let (_, pairs) = near_duplicates(corpus, rule, texts, progress);
+            return Ok(pair_edges(g, pairs.iter().copied()));
         }
         LinkKind::Decoy => {
             for (qi, q) in corpus.questions.iter().enumerate() {
@@ -189,4 +179,61 @@ pub fn edges(
         }
     }
     Ok((e, None))
+}
+
+/// The token sets of the passages under a near-duplicate rule and the passage pairs (`a < b`,
+/// sorted) whose Jaccard reaches the rule's threshold ([`join::join`], exact).
+pub fn near_duplicates(
+    corpus: &Corpus,
+    rule: &LinkRule,
+    texts: &mut Texts,
+    progress: &dyn Progress,
+) -> (Vec<Vec<u32>>, Vec<(u32, u32)>) {
+    let t = texts.get(corpus, rule.normalization);
+    progress.start("shingling", 0);
+    let sets = shingle::token_sets(t, rule.shingle_size());
+    progress.start("near-duplicate join", sets.len() as u64);
+    let pairs = join::join(&sets, rule.jaccard(), &|n| progress.advance(n));
+    progress.finish();
+    (sets, pairs)
+}
+
+/// Graph edges of passage pairs, and their number.
+pub fn pair_edges(g: &Graph, pairs: impl ExactSizeIterator<Item = (u32, u32)>) -> RuleEdges {
+    let n = pairs.len();
+    let e = pairs
+        .map(|(a, b)| (g.passage_node[a as usize], g.passage_node[b as usize]))
+        .collect();
+    (e, Some(n))
+}
+
+/// The edges of a near-duplicate rule from pairs listed in a file ([`super::pairs`]) instead of
+/// the join, after checking a seeded sample of `sample` pairs exactly against the passages.
+///
+/// Errors (exit 2): a sampled pair that does not hold under the rule (see
+/// [`super::pairs::check_sample`]).
+#[allow(clippy::too_many_arguments)]
+pub fn listed_edges(
+    corpus: &Corpus,
+    g: &Graph,
+    rule: &LinkRule,
+    texts: &mut Texts,
+    input: &crate::input::Input,
+    listed: &[super::pairs::ListedPair],
+    sample: usize,
+    seed: u64,
+) -> Result<(RuleEdges, super::pairs::SampleCheck)> {
+    let t = texts.get(corpus, rule.normalization);
+    let ids: Vec<&str> = corpus.passages.iter().map(|p| p.id.as_str()).collect();
+    let check = super::pairs::check_sample(
+        input,
+        listed,
+        t,
+        rule.shingle_size(),
+        &ids,
+        rule.jaccard(),
+        sample,
+        seed,
+    )?;
+    Ok((pair_edges(g, listed.iter().map(|p| (p.a, p.b))), check))
 }

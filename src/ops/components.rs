@@ -39,6 +39,15 @@ pub struct ComponentsOptions {
     /// The reason for a recount on other inputs than an earlier count of the study (recorded
     /// as a deviation entry with the count).
     pub deviation: Option<String>,
+    /// Near-duplicate pairs computed elsewhere (JSON Lines, see [`components::pairs`]) that
+    /// stand in for the near-duplicate rule's join, as read; hashed into the count entry.
+    pub pairs: Option<Input>,
+    /// How many listed pairs to check exactly against the passages (seeded by
+    /// `analysis.seed`).
+    pub pairs_sample: usize,
+    /// Where to write the near-duplicate pairs the count used (JSON Lines, the format
+    /// `pairs` reads); written in a dry run too.
+    pub write_pairs: Option<PathBuf>,
 }
 
 /// What `pledge components` did.
@@ -82,9 +91,46 @@ pub fn run(
         return Err(Error::internal("components: a ledger is needed unless --dry-run"));
     }
     let (corpus, _layout) = components::read::read_corpus_inputs(o.passages.as_ref(), &o.questions, o.qrels.as_ref())?;
-    let count = components::count(&lp.protocol, &corpus, progress)?;
+    let count = components::count_with(
+        &lp.protocol,
+        &corpus,
+        progress,
+        components::CountOptions {
+            listed: o.pairs.as_ref().map(|input| components::ListedPairs {
+                input,
+                sample: o.pairs_sample,
+                seed: lp.protocol.analysis.seed,
+            }),
+            keep_pairs: o.write_pairs.is_some(),
+        },
+    )?;
     progress.finish();
-    let read_notes: Notes = corpus.notes.iter().map(|n| Note::info(n.clone())).collect();
+    let mut read_notes: Notes = corpus.notes.iter().map(|n| Note::info(n.clone())).collect();
+    if let Some(c) = count.ablation.iter().find_map(|r| r.listed.as_ref()) {
+        read_notes.push(Note::info(format!(
+            "near-duplicate pairs read from {} instead of joined: {} pairs, {} of them (seed {}) checked exactly against the passages; missing pairs cannot be detected this way",
+            o.pairs.as_ref().map_or(String::new(), |i| i.path().display().to_string()),
+            c.pairs,
+            c.checked,
+            c.seed
+        )));
+    }
+    if let Some(path) = &o.write_pairs {
+        let ids: Vec<&str> = corpus.passages.iter().map(|p| p.id.as_str()).collect();
+        let mut buf = Vec::new();
+        components::pairs::write_pairs(&mut buf, &count.near_pairs, &ids)
+            .map_err(|e| Error::io("writing pairs to", path, e))?;
+        crate::io::write_atomic(path, &buf)?;
+        read_notes.push(Note::info(format!(
+            "wrote {} to {}",
+            crate::text::plural(
+                count.near_pairs.len() as u64,
+                "near-duplicate pair",
+                "near-duplicate pairs"
+            ),
+            path.display()
+        )));
+    }
     // σ of a `from-target` requirement: target.sd, else the registered pilot's estimate.
     let mut decided = lp.protocol.clone();
     let pilot = match (&lp.protocol.target.sd, &lp.protocol.target.pilot) {
@@ -151,6 +197,9 @@ pub fn run(
     );
     if let Some(q) = &o.qrels {
         inputs.insert(InputKey::new(InputRole::Qrels, shown(q)), q.sha256());
+    }
+    if let Some(p) = &o.pairs {
+        inputs.insert(InputKey::new(InputRole::Pairs, shown(p)), p.sha256());
     }
     inputs.insert(
         InputKey::new(InputRole::Assignment, ledger.relative(&out)),

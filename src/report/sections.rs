@@ -66,7 +66,15 @@ pub fn components_view(
     for (i, row) in count.ablation.iter().enumerate() {
         let k = &row.counts;
         rows.push(AblationRow {
-            rule: row.rule.clone(),
+            rule: match &row.listed {
+                Some(c) => format!(
+                    "{} (pairs read from a file; {} of {} checked exactly)",
+                    row.rule,
+                    fmt_count(c.checked as u64),
+                    fmt_count(c.pairs as u64)
+                ),
+                None => row.rule.clone(),
+            },
             components: fmt_count(k.components as u64),
             with_candidates: fmt_count(k.with_candidates as u64),
             largest: largest_text(unit, k.largest_units as u64, k.largest_questions as u64),
