@@ -1,6 +1,7 @@
 //! Git storage of the ledger through git2.
 
-use super::entry::{DataAccess, Draft, Entry, EntryKind, Tool, GENESIS};
+use super::entry::{ClockSource, DataAccess, Draft, Entry, EntryKind, Tool, GENESIS};
+use super::signer::CommitSigner;
 use crate::error::{Error, Result};
 use chrono::{DateTime, SecondsFormat, Utc};
 use git2::{ErrorCode, Oid, Repository, Signature, Time};
@@ -29,6 +30,10 @@ pub struct StoredEntry {
 /// A handle on the ledger of one git repository.
 pub struct Ledger {
     repo: Repository,
+    /// Recorded in every entry this handle writes (see [`Ledger::set_clock`]).
+    clock: Option<ClockSource>,
+    /// Signs every commit this handle writes (see [`Ledger::set_signer`]).
+    signer: Option<CommitSigner>,
 }
 
 impl Ledger {
@@ -41,18 +46,36 @@ impl Ledger {
                 .caused_by(e.message())
                 .with_hint("run `pledge init` to create one, or change to your project's directory")
         })?;
-        Ok(Ledger { repo })
+        Ok(Ledger {
+            repo,
+            clock: None,
+            signer: None,
+        })
     }
 
     /// Uses the git repository enclosing `dir`, or creates one at `dir`. Returns the ledger and
     /// whether a repository was created.
     pub fn init(dir: &Path) -> Result<(Ledger, bool)> {
         match Repository::discover(dir) {
-            Ok(repo) => Ok((Ledger { repo }, false)),
+            Ok(repo) => Ok((
+                Ledger {
+                    repo,
+                    clock: None,
+                    signer: None,
+                },
+                false,
+            )),
             Err(_) => {
                 let repo = Repository::init(dir)
                     .map_err(|e| Error::git(format!("creating a git repository in {}", dir.display()), e))?;
-                Ok((Ledger { repo }, true))
+                Ok((
+                    Ledger {
+                        repo,
+                        clock: None,
+                        signer: None,
+                    },
+                    true,
+                ))
             }
         }
     }
@@ -72,6 +95,35 @@ impl Ledger {
             Ok(rel) => rel.to_string_lossy().replace('\\', "/"),
             Err(_) => abs.to_string_lossy().into_owned(),
         }
+    }
+
+    /// Records `clock` in every entry this handle writes from now on: `Some(ClockSource::Fixed)`
+    /// when the time passed to the appends is the user's fixed clock (`PLEDGE_NOW`), so that
+    /// `verify` and the report can disclose that the entry's time was declared, not read.
+    pub fn set_clock(&mut self, clock: Option<ClockSource>) {
+        self.clock = clock;
+    }
+
+    /// Signs every ledger commit this handle writes from now on with `signer` (an SSH signature
+    /// in the commit's `gpgsig` header, as git writes it for `gpg.format = ssh`); `None` writes
+    /// unsigned commits.
+    pub fn set_signer(&mut self, signer: Option<CommitSigner>) {
+        self.signer = signer;
+    }
+
+    /// The raw object of commit `id` (hex), as `git cat-file commit` prints it: what a commit
+    /// signature covers (after its signature header is removed).
+    ///
+    /// Errors (exit 70): the object cannot be read or is not a commit.
+    pub fn raw_commit(&self, id: &str) -> Result<Vec<u8>> {
+        let g = |e| Error::git(format!("reading ledger commit {}", id), e);
+        let oid = Oid::from_str(id).map_err(g)?;
+        let odb = self.repo.odb().map_err(g)?;
+        let obj = odb.read(oid).map_err(g)?;
+        if obj.kind() != git2::ObjectType::Commit {
+            return Err(Error::internal(format!("ledger object {} is not a commit", id)));
+        }
+        Ok(obj.data().to_vec())
     }
 
     /// The underlying repository (for publish and verification code).
@@ -260,7 +312,11 @@ impl Ledger {
                     ),
                     None => None,
                 };
-                let entry = build_entry(kind, draft, prev.as_ref(), now, result_bytes.as_deref(), head.clone())?;
+                let mut entry = build_entry(kind, draft, prev.as_ref(), now, result_bytes.as_deref(), head.clone())?;
+                if self.clock.is_some() {
+                    entry.clock = self.clock;
+                    entry.entry_sha256 = entry.compute_sha256();
+                }
                 let oid = self.write_commit(&entry, parent, result_bytes.as_deref(), draft.protocol_text.as_deref())?;
                 parent = Some(oid);
                 prev = Some(entry.clone());
@@ -340,7 +396,19 @@ impl Ledger {
             entry.study_id,
             entry.entry_sha256
         );
-        self.repo.commit(None, &sig, &sig, &msg, &tree, &prefs).map_err(g)
+        match &self.signer {
+            None => self.repo.commit(None, &sig, &sig, &msg, &tree, &prefs).map_err(g),
+            Some(signer) => {
+                let buf = self
+                    .repo
+                    .commit_create_buffer(&sig, &sig, &msg, &tree, &prefs)
+                    .map_err(g)?;
+                let payload = std::str::from_utf8(&buf)
+                    .map_err(|e| Error::internal("a ledger commit is not UTF-8").caused_by(e))?;
+                let signature = signer.sign(payload.as_bytes())?;
+                self.repo.commit_signed(payload, &signature, Some("gpgsig")).map_err(g)
+            }
+        }
     }
 }
 
@@ -382,6 +450,7 @@ pub(crate) fn build_entry(
         data_access: d.data_access.or(prev.map(|p| p.data_access)).unwrap_or_default(),
         git_head,
         summary: d.summary.clone(),
+        clock: None,
         entry_sha256: String::new(),
     };
     e.entry_sha256 = e.compute_sha256();

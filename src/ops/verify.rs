@@ -19,6 +19,11 @@ pub struct VerifyOptions {
     pub remote: Option<String>,
     /// Also recompute every recorded analysis.
     pub rerun: bool,
+    /// PEM certificates every time-stamp token's TSA certificate must chain to.
+    pub tsa_trust: Option<PathBuf>,
+    /// An `allowed_signers` file (`ssh-keygen -Y verify` format): every ledger commit must be
+    /// signed by a key it admits.
+    pub allowed_signers: Option<PathBuf>,
 }
 
 /// Runs the checks. Problems are findings in the report (exit 1), never errors.
@@ -30,8 +35,21 @@ pub fn verify(ledger: Option<&Ledger>, o: &VerifyOptions, cwd: &Path) -> Result<
         Some(p) => Some(load_protocol(p)?),
         None => None,
     };
+    let wo = ledger::witness::WitnessOptions {
+        trust: match &o.tsa_trust {
+            Some(p) => Some(ledger::tsa::TrustAnchors::load(p)?),
+            None => None,
+        },
+        allowed_signers: match &o.allowed_signers {
+            Some(p) => Some(ledger::sshsig::AllowedSigners::load(p)?),
+            None => None,
+        },
+    };
     if let Some(file) = &o.export {
-        return ledger::verify_export(file, lp.as_ref());
+        let mut report = ledger::verify_export(file, lp.as_ref())?;
+        ledger::witness::check_export(file, &mut report, &wo)?;
+        report.settle();
+        return Ok(report);
     }
     let l = ledger.ok_or_else(|| Error::internal("verify: no ledger to verify"))?;
     let mut report = match &o.remote {
@@ -44,6 +62,7 @@ pub fn verify(ledger: Option<&Ledger>, o: &VerifyOptions, cwd: &Path) -> Result<
     if o.rerun {
         super::rerun::rerun_all(l, &mut report)?;
     }
+    ledger::witness::check_ledger(l, ledger::LEDGER_REF, &mut report, &wo)?;
     if report.findings.iter().all(|f| f.code != FindingCode::MalformedEntry) {
         deviation_notes(l, &mut report)?;
     }
