@@ -43,7 +43,11 @@ pub fn seq_list(seqs: &[u64]) -> String {
         });
         i = j + 1;
     }
-    format!("{} {}", if seqs.len() == 1 { "entry" } else { "entries" }, parts.join(", "))
+    format!(
+        "{} {}",
+        if seqs.len() == 1 { "entry" } else { "entries" },
+        parts.join(", ")
+    )
 }
 
 #[cfg(test)]

@@ -391,7 +391,11 @@ fn check_times(c: &mut ChainCheck, records: &[Record]) {
             format!(
                 "{} written under a fixed clock (PLEDGE_NOW): {} declared, not read from the system clock",
                 crate::text::seq_list(&fixed),
-                if fixed.len() == 1 { "its time was" } else { "their times were" }
+                if fixed.len() == 1 {
+                    "its time was"
+                } else {
+                    "their times were"
+                }
             ),
         );
     }

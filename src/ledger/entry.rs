@@ -416,9 +416,16 @@ mod tests {
         let old = e.compute_sha256();
         e.clock = Some(ClockSource::Fixed);
         let c = String::from_utf8(e.canonical_bytes()).unwrap();
-        assert!(c.starts_with(r#"{"amends":null,"clock":"fixed","data_access""#), "{}", c);
+        assert!(
+            c.starts_with(r#"{"amends":null,"clock":"fixed","data_access""#),
+            "{}",
+            c
+        );
         assert_ne!(e.compute_sha256(), old);
         e.entry_sha256 = e.compute_sha256();
-        assert_eq!(Entry::parse(&e.stored_bytes(), "t").unwrap().clock, Some(ClockSource::Fixed));
+        assert_eq!(
+            Entry::parse(&e.stored_bytes(), "t").unwrap().clock,
+            Some(ClockSource::Fixed)
+        );
     }
 }

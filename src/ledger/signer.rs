@@ -38,8 +38,10 @@ impl CommitSigner {
     /// Errors (exit 2): the file cannot be read.
     pub fn from_key_file(key: &Path, program: &str) -> Result<CommitSigner> {
         if !key.is_file() {
-            return Err(Error::input(format!("signing key {} is not a readable file", key.display()))
-                .with_hint("name an OpenSSH private key, e.g. ~/.ssh/id_ed25519"));
+            return Err(
+                Error::input(format!("signing key {} is not a readable file", key.display()))
+                    .with_hint("name an OpenSSH private key, e.g. ~/.ssh/id_ed25519"),
+            );
         }
         match sshsig::read_private_key(key) {
             Ok(k) if !k.algorithm().is_rsa() => Ok(CommitSigner::Key(Box::new(k))),
@@ -84,7 +86,9 @@ impl CommitSigner {
     pub fn sign(&self, payload: &[u8]) -> Result<String> {
         match self {
             CommitSigner::Key(k) => sshsig::sign(k, GIT_NAMESPACE, payload),
-            CommitSigner::Program { program, key } => sshsig::sign_with_ssh_keygen(program, key, GIT_NAMESPACE, payload),
+            CommitSigner::Program { program, key } => {
+                sshsig::sign_with_ssh_keygen(program, key, GIT_NAMESPACE, payload)
+            }
         }
     }
 }

@@ -226,7 +226,10 @@ fn check_tokens(items: &[Item], report: &mut VerifyReport, o: &WitnessOptions) -
             Err(err) => {
                 bad(
                     FindingCode::TimestampMalformed,
-                    format!("timestamp entry #{}: its summary is not a timestamp summary ({})", e.seq, err),
+                    format!(
+                        "timestamp entry #{}: its summary is not a timestamp summary ({})",
+                        e.seq, err
+                    ),
                 );
                 continue;
             }
@@ -244,10 +247,7 @@ fn check_tokens(items: &[Item], report: &mut VerifyReport, o: &WitnessOptions) -
         let (Some(hash), Ok(token)) = (hash_bytes(&covered.entry_sha256), hex::decode(&s.token_der)) else {
             bad(
                 FindingCode::TimestampMalformed,
-                format!(
-                    "timestamp entry #{}: the token or the covered hash is not hex",
-                    e.seq
-                ),
+                format!("timestamp entry #{}: the token or the covered hash is not hex", e.seq),
             );
             continue;
         };
@@ -338,6 +338,32 @@ fn check_tokens(items: &[Item], report: &mut VerifyReport, o: &WitnessOptions) -
     out
 }
 
+/// The earliest valid TSA testimony (token checked under the certificate it carries) that covers
+/// entry `seq` of `entries` (first to last): a `timestamp` entry over `seq` or a later entry.
+/// For the report; `verify` checks the same tokens and reports every problem.
+pub fn earliest_witness(entries: &[Entry], seq: u64) -> Option<WitnessedTime> {
+    let items: Vec<Item> = entries
+        .iter()
+        .map(|e| Item {
+            entry: e.clone(),
+            commit: None,
+            raw: None,
+        })
+        .collect();
+    let mut scratch = VerifyReport::build(String::new(), None, &[], None);
+    check_tokens(&items, &mut scratch, &WitnessOptions::default())
+        .into_iter()
+        .filter(|t| t.covers_seq >= seq)
+        .min_by_key(|t| t.at)
+        .map(|t| WitnessedTime {
+            tsa: t.tsa,
+            at: t.at.to_rfc3339_opts(SecondsFormat::Secs, true),
+            timestamp_seq: t.timestamp_seq,
+            covers_seq: t.covers_seq,
+            trusted: t.trusted,
+        })
+}
+
 /// `3 days 4 h`, `5 h 2 min`, `7 min`.
 fn span(secs: i64) -> String {
     let (d, h, m) = (secs / 86_400, secs % 86_400 / 3600, secs % 3600 / 60);
@@ -349,7 +375,11 @@ fn span(secs: i64) -> String {
 }
 
 /// Verifies every commit's signature; returns each item's state (`Some` from git).
-fn check_signatures(items: &[Item], report: &mut VerifyReport, o: &WitnessOptions) -> Vec<Option<(SignatureState, Option<String>)>> {
+fn check_signatures(
+    items: &[Item],
+    report: &mut VerifyReport,
+    o: &WitnessOptions,
+) -> Vec<Option<(SignatureState, Option<String>)>> {
     let mut states = Vec::with_capacity(items.len());
     let (mut unsigned, mut unchecked) = (Vec::new(), Vec::new());
     for it in items {
@@ -378,7 +408,9 @@ fn check_signatures(items: &[Item], report: &mut VerifyReport, o: &WitnessOption
             CommitSignature::Verified(v) => {
                 let mut by = v.principal.clone();
                 if e.kind == EntryKind::Register {
-                    let rb = RegistrationSummary::deserialize(&e.summary).ok().map(|s| s.registered_by);
+                    let rb = RegistrationSummary::deserialize(&e.summary)
+                        .ok()
+                        .map(|s| s.registered_by);
                     if let Some(rb) = rb {
                         let at = signed_time(raw).unwrap_or(fallback);
                         match sshsig::verify(allowed, Some(&rb), sshsig::GIT_NAMESPACE, &signed.payload, &signed.signature, at) {
@@ -422,13 +454,22 @@ fn check_signatures(items: &[Item], report: &mut VerifyReport, o: &WitnessOption
             report.findings.push(Finding::new(
                 FindingCode::EntryUnsigned,
                 Some(*first),
-                format!("{} {} not signed, so nothing proves who wrote {}", list, if unsigned.len() == 1 { "is" } else { "are" }, if unsigned.len() == 1 { "it" } else { "them" }),
+                format!(
+                    "{} {} not signed, so nothing proves who wrote {}",
+                    list,
+                    if unsigned.len() == 1 { "is" } else { "are" },
+                    if unsigned.len() == 1 { "it" } else { "them" }
+                ),
             ));
         } else {
             report.notes.push(Finding::new(
                 FindingCode::EntryUnsigned,
                 Some(*first),
-                format!("{} {} not signed (sign with git's gpg.format = ssh and user.signingkey, or --sign-key)", list, if unsigned.len() == 1 { "is" } else { "are" }),
+                format!(
+                    "{} {} not signed (sign with git's gpg.format = ssh and user.signingkey, or --sign-key)",
+                    list,
+                    if unsigned.len() == 1 { "is" } else { "are" }
+                ),
             ));
         }
     }
@@ -449,7 +490,11 @@ fn check_signatures(items: &[Item], report: &mut VerifyReport, o: &WitnessOption
 /// The committer time of a signed commit's payload (what `git verify-commit` checks at).
 fn signed_time(raw: &[u8]) -> Option<DateTime<Utc>> {
     let text = std::str::from_utf8(raw).ok()?;
-    let line = text.split("\n\n").next()?.lines().find_map(|l| l.strip_prefix("committer "))?;
+    let line = text
+        .split("\n\n")
+        .next()?
+        .lines()
+        .find_map(|l| l.strip_prefix("committer "))?;
     let secs: i64 = line.rsplitn(3, ' ').nth(1)?.parse().ok()?;
     DateTime::from_timestamp(secs, 0)
 }
@@ -507,6 +552,73 @@ fn review(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn entry(seq: u64, kind: &str, time: &str, sha: &str, summary: serde_json::Value) -> Entry {
+        serde_json::from_value(serde_json::json!({
+            "seq": seq, "kind": kind, "time": time, "prev_sha256": super::super::GENESIS,
+            "study_id": "s", "protocol_sha256": null, "protocol_path": null, "amends": null,
+            "inputs": {}, "result_sha256": null, "tool": {"name": "pledge", "version": "0"},
+            "rng": null, "reason": null, "data_access": "nothing-run", "git_head": null,
+            "summary": summary, "entry_sha256": sha,
+        }))
+        .unwrap()
+    }
+
+    /// The fixed openssl token over tests/data/tsa/hash.hex, stored as covering an entry with
+    /// that hash: its genTime is 2026-12-01T08:28:17Z (token-ec.txt, openssl's own print).
+    fn ledger(claimed: &str) -> Vec<Entry> {
+        let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/tsa");
+        let hash = std::fs::read_to_string(dir.join("hash.hex"))
+            .unwrap()
+            .trim()
+            .to_string();
+        let token = hex::encode(std::fs::read(dir.join("token-ec.der")).unwrap());
+        vec![
+            entry(1, "register", claimed, &hash, serde_json::json!({})),
+            entry(
+                2,
+                "timestamp",
+                "2026-12-01T08:28:18Z",
+                &"ab".repeat(32),
+                serde_json::json!({"covers_seq": 1, "covers_sha256": hash, "tsa_url": "http://127.0.0.1/", "token_der": token}),
+            ),
+        ]
+    }
+
+    #[test]
+    fn a_stored_token_witnesses_its_entry_and_the_claimed_time_is_compared() {
+        let w = earliest_witness(&ledger("2026-12-01T08:28:17Z"), 1).unwrap();
+        assert_eq!(w.tsa, "CN=pledge test TSA ec,O=pledge tests");
+        assert_eq!(w.at, "2026-12-01T08:28:17Z");
+        assert_eq!((w.timestamp_seq, w.covers_seq, w.trusted), (2, 1, false));
+        assert_eq!(earliest_witness(&ledger("2026-12-01T08:28:17Z"), 2), None);
+        let run = |claimed: &str| {
+            let items: Vec<Item> = ledger(claimed)
+                .into_iter()
+                .map(|entry| Item {
+                    entry,
+                    commit: None,
+                    raw: None,
+                })
+                .collect();
+            let mut r = VerifyReport::build(String::new(), None, &[], None);
+            check_tokens(&items, &mut r, &WitnessOptions::default());
+            (
+                r.findings.iter().map(|f| f.code).collect::<Vec<_>>(),
+                r.notes.iter().map(|f| f.code).collect::<Vec<_>>(),
+            )
+        };
+        // Within the tolerance (120 s + the TSA's 1.5001 s accuracy in whole seconds + 1 s for
+        // times written to the second): 122 s ahead is fine, 123 s is a finding.
+        assert_eq!(run("2026-12-01T08:30:19Z").0, vec![]);
+        assert_eq!(run("2026-12-01T08:30:20Z").0, vec![FindingCode::ClaimedAfterWitnessed]);
+        // Witnessed over an hour after the claim: a note.
+        assert_eq!(
+            run("2026-12-01T07:28:16Z").1,
+            vec![FindingCode::WitnessDelayed, FindingCode::TsaNotAnchored]
+        );
+        assert_eq!(run("2026-12-01T07:28:17Z").1, vec![FindingCode::TsaNotAnchored]);
+    }
 
     #[test]
     fn spans_read_as_people_write_them() {

@@ -122,7 +122,11 @@ fn write(
             Error::input(format!(
                 "study `{}` was {} as entry #{}, but its time could not be witnessed",
                 entry.study_id,
-                if amend_reason.is_some() { "amended" } else { "registered" },
+                if amend_reason.is_some() {
+                    "amended"
+                } else {
+                    "registered"
+                },
                 entry.seq
             ))
             .caused_by(

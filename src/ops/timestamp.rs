@@ -102,13 +102,22 @@ pub fn witness(ledger: &Ledger, covered: &Entry, o: &TimestampOptions, now: Date
         proxy: None,
     };
     let got = tsa::request_token(&client, &o.tsa_url, &hash, nonce).map_err(|e| {
-        Error::input(format!("could not get a time-stamp token for entry #{} from {}", covered.seq, o.tsa_url))
-            .caused_by(e)
-            .with_hint("name a reachable RFC 3161 TSA, e.g. --tsa http://timestamp.digicert.com or --tsa https://freetsa.org/tsr")
+        Error::input(format!(
+            "could not get a time-stamp token for entry #{} from {}",
+            covered.seq, o.tsa_url
+        ))
+        .caused_by(e)
+        .with_hint(
+            "name a reachable RFC 3161 TSA, e.g. --tsa http://timestamp.digicert.com or --tsa https://freetsa.org/tsr",
+        )
     })?;
     let w = match &trust {
         Some(t) => tsa::verify_token(&got.token, &hash, Some(t)).map_err(|e| {
-            Error::input(format!("the token from {} does not verify under the trust file", o.tsa_url)).caused_by(e)
+            Error::input(format!(
+                "the token from {} does not verify under the trust file",
+                o.tsa_url
+            ))
+            .caused_by(e)
         })?,
         None => got.witness.clone(),
     };
@@ -120,7 +129,10 @@ pub fn witness(ledger: &Ledger, covered: &Entry, o: &TimestampOptions, now: Date
     })?;
     let (seq, sha) = (covered.seq, covered.entry_sha256.clone());
     let entry = ledger.append_with(now, |entries: &[StoredEntry]| {
-        if !entries.iter().any(|e| e.entry.seq == seq && e.entry.entry_sha256 == sha) {
+        if !entries
+            .iter()
+            .any(|e| e.entry.seq == seq && e.entry.entry_sha256 == sha)
+        {
             return Err(Error::refused(format!(
                 "entry #{} is no longer in the ledger as it was when the token was asked for",
                 seq

@@ -17,7 +17,12 @@ fn openssl_available() -> bool {
 
 fn openssl(dir: &Path, args: &[&str]) {
     let out = Command::new("openssl").args(args).current_dir(dir).output().unwrap();
-    assert!(out.status.success(), "openssl {:?}: {}", args, String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.status.success(),
+        "openssl {:?}: {}",
+        args,
+        String::from_utf8_lossy(&out.stderr)
+    );
 }
 
 /// A test CA `NAME-ca.pem` and a TSA certificate it issued, with an `openssl ts` config
@@ -28,10 +33,21 @@ fn make_tsa(dir: &Path, name: &str) {
     let subj = format!("/O=pledge tests/CN=loopback CA {name}");
     let mut a = vec!["req", "-x509", "-new", "-newkey"];
     a.extend_from_slice(&ec);
-    a.extend_from_slice(&["-nodes", "-keyout", &ca_key, "-out", &ca_pem, "-days", "30", "-subj", &subj]);
-    a.extend_from_slice(&["-addext", "basicConstraints=critical,CA:TRUE", "-addext", "keyUsage=critical,keyCertSign"]);
+    a.extend_from_slice(&[
+        "-nodes", "-keyout", &ca_key, "-out", &ca_pem, "-days", "30", "-subj", &subj,
+    ]);
+    a.extend_from_slice(&[
+        "-addext",
+        "basicConstraints=critical,CA:TRUE",
+        "-addext",
+        "keyUsage=critical,keyCertSign",
+    ]);
     openssl(dir, &a);
-    let (key, csr, pem) = (format!("{name}-tsa.key"), format!("{name}-tsa.csr"), format!("{name}-tsa.pem"));
+    let (key, csr, pem) = (
+        format!("{name}-tsa.key"),
+        format!("{name}-tsa.csr"),
+        format!("{name}-tsa.pem"),
+    );
     let subj = format!("/O=pledge tests/CN=loopback TSA {name}");
     let mut a = vec!["req", "-new", "-newkey"];
     a.extend_from_slice(&ec);
@@ -41,8 +57,21 @@ fn make_tsa(dir: &Path, name: &str) {
     openssl(
         dir,
         &[
-            "x509", "-req", "-in", &csr, "-CA", &ca_pem, "-CAkey", &ca_key, "-CAcreateserial", "-days", "30",
-            "-extfile", "ext.cnf", "-out", &pem,
+            "x509",
+            "-req",
+            "-in",
+            &csr,
+            "-CA",
+            &ca_pem,
+            "-CAkey",
+            &ca_key,
+            "-CAcreateserial",
+            "-days",
+            "30",
+            "-extfile",
+            "ext.cnf",
+            "-out",
+            &pem,
         ],
     );
     std::fs::write(dir.join(format!("{name}.serial")), "01\n").unwrap();
@@ -96,7 +125,11 @@ fn serve(dir: &Path, name: &str) -> String {
                 .arg(&r)
                 .output()
                 .unwrap();
-            let reply = if ok.status.success() { std::fs::read(&r).unwrap() } else { vec![] };
+            let reply = if ok.status.success() {
+                std::fs::read(&r).unwrap()
+            } else {
+                vec![]
+            };
             let mut out = stream;
             let _ = write!(
                 out,
@@ -175,7 +208,12 @@ fn loopback_tsa_round_trip_token_stored_verified_offline_and_tampering_caught() 
     let e = Env::init();
     let r = registered(&e, &["--tsa", &tsa.url], &[SYSTEM_CLOCK]);
     assert_eq!(r.code, 0, "{}", r.stderr);
-    assert!(r.stderr.contains("entry #1 witnessed by CN=loopback TSA tsa,O=pledge tests at "), "{}", r.stderr);
+    assert!(
+        r.stderr
+            .contains("entry #1 witnessed by CN=loopback TSA tsa,O=pledge tests at "),
+        "{}",
+        r.stderr
+    );
     // The token is in the ledger, in a timestamp entry covering #1's hash.
     let log = json(&e.run(&["log", "--format", "json"]));
     let entries = log.as_array().unwrap();
@@ -185,7 +223,10 @@ fn loopback_tsa_round_trip_token_stored_verified_offline_and_tampering_caught() 
     assert_eq!(ts["summary"]["covers_seq"], 1);
     assert_eq!(ts["summary"]["covers_sha256"], reg["entry_sha256"]);
     assert_eq!(ts["summary"]["tsa_url"], tsa.url.as_str());
-    assert!(ts["summary"]["token_der"].as_str().unwrap().starts_with("30"), "DER SEQUENCE");
+    assert!(
+        ts["summary"]["token_der"].as_str().unwrap().starts_with("30"),
+        "DER SEQUENCE"
+    );
     // Written with the system clock: no clock field.
     assert!(reg.get("clock").is_none());
 
@@ -193,7 +234,12 @@ fn loopback_tsa_round_trip_token_stored_verified_offline_and_tampering_caught() 
     let v = e.run(&["verify"]);
     assert_eq!(v.code, 0, "{}", v.stdout);
     assert!(v.stdout.contains("tsa-not-anchored"), "{}", v.stdout);
-    assert!(v.stdout.contains("witnessed by TSA CN=loopback TSA tsa,O=pledge tests at "), "{}", v.stdout);
+    assert!(
+        v.stdout
+            .contains("witnessed by TSA CN=loopback TSA tsa,O=pledge tests at "),
+        "{}",
+        v.stdout
+    );
     // Against the TSA's CA: trusted, no note.
     let v = e.run(&["verify", "--tsa-trust", &tsa.ca("tsa"), "--format", "json"]);
     assert_eq!(v.code, 0, "{}", v.stdout);
@@ -209,10 +255,19 @@ fn loopback_tsa_round_trip_token_stored_verified_offline_and_tampering_caught() 
     assert!(v.stdout.contains("untrusted-certificate"), "{}", v.stdout);
 
     // `pledge timestamp` witnesses the last entry; a second one is refused.
-    assert_eq!(e.run_env(&["note", "--reason", "pilot looked at"], &[SYSTEM_CLOCK]).code, 0);
+    assert_eq!(
+        e.run_env(&["note", "--reason", "pilot looked at"], &[SYSTEM_CLOCK])
+            .code,
+        0
+    );
     let t = e.run_env(&["timestamp", "--tsa", &tsa.url], &[SYSTEM_CLOCK]);
     assert_eq!(t.code, 0, "{}", t.stderr);
-    assert!(t.stdout.starts_with("Witnessed entry #3 as #4: CN=loopback TSA tsa,O=pledge tests at "), "{}", t.stdout);
+    assert!(
+        t.stdout
+            .starts_with("Witnessed entry #3 as #4: CN=loopback TSA tsa,O=pledge tests at "),
+        "{}",
+        t.stdout
+    );
     let again = e.run_env(&["timestamp", "--tsa", &tsa.url], &[SYSTEM_CLOCK]);
     assert_eq!(again.code, 1, "{}", again.stderr);
     assert!(again.stderr.contains("already a timestamp"), "{}", again.stderr);
@@ -247,7 +302,11 @@ fn loopback_tsa_round_trip_token_stored_verified_offline_and_tampering_caught() 
     });
     let v = e.run(&["verify", "--ledger", "ledger.jsonl", "--format", "json"]);
     assert_eq!(v.code, 1);
-    assert!(codes(&v, "findings").contains(&"timestamp-imprint-mismatch".to_string()), "{}", v.stdout);
+    assert!(
+        codes(&v, "findings").contains(&"timestamp-imprint-mismatch".to_string()),
+        "{}",
+        v.stdout
+    );
 }
 
 #[test]
@@ -273,7 +332,13 @@ fn back_dated_and_forward_dated_registrations_are_disclosed_by_the_witness() {
     let v = e.run(&["verify"]);
     assert_eq!(v.code, 1, "{}", v.stdout);
     assert!(v.stdout.contains("claimed-after-witnessed"), "{}", v.stdout);
-    assert!(v.stdout.contains("entry #1 claims 2099-01-01T00:00:00Z, but CN=loopback TSA tsa,O=pledge tests witnessed it existed at"), "{}", v.stdout);
+    assert!(
+        v.stdout.contains(
+            "entry #1 claims 2099-01-01T00:00:00Z, but CN=loopback TSA tsa,O=pledge tests witnessed it existed at"
+        ),
+        "{}",
+        v.stdout
+    );
 }
 
 #[test]
@@ -284,8 +349,19 @@ fn tsa_failures_are_clear_errors() {
     let dead = format!("http://127.0.0.1:{}/tsr", port);
     let r = registered(&e, &["--tsa", &dead], &[]);
     assert_eq!(r.code, 2, "{}", r.stderr);
-    assert!(r.stderr.starts_with("error: study `hotpotqa-100-agents` was registered as entry #1, but its time could not be witnessed"), "{}", r.stderr);
-    assert!(r.stderr.contains("hint: witness it later: pledge timestamp --entry 1 --tsa URL"), "{}", r.stderr);
+    assert!(
+        r.stderr.starts_with(
+            "error: study `hotpotqa-100-agents` was registered as entry #1, but its time could not be witnessed"
+        ),
+        "{}",
+        r.stderr
+    );
+    assert!(
+        r.stderr
+            .contains("hint: witness it later: pledge timestamp --entry 1 --tsa URL"),
+        "{}",
+        r.stderr
+    );
     assert_eq!(e.run(&["log", "--format", "json"]).stdout.matches("\"seq\"").count(), 1);
     let t = e.run(&["timestamp"]);
     assert_eq!(t.code, 2);
@@ -360,7 +436,11 @@ fn signed_entries_verify_and_unsigned_or_foreign_ones_are_findings() {
     assert_eq!(e.git(&["config", "gpg.ssh.allowedSignersFile", &signers()]).code, 0);
     let g = e.git(&["verify-commit", "refs/pledge/ledger"]);
     assert_eq!(g.code, 0, "{}", g.stderr);
-    assert!(g.stderr.contains("Good \"git\" signature for alice@example.org"), "{}", g.stderr);
+    assert!(
+        g.stderr.contains("Good \"git\" signature for alice@example.org"),
+        "{}",
+        g.stderr
+    );
 
     // An unsigned entry: a finding with a signers file, a note without.
     assert_eq!(e.git(&["config", "commit.gpgsign", "false"]).code, 0);
@@ -375,10 +455,18 @@ fn signed_entries_verify_and_unsigned_or_foreign_ones_are_findings() {
 
     // A key the signers file does not admit.
     let other = key(&e, "id_ed25519_other");
-    assert_eq!(e.run(&["--sign-key", other.to_str().unwrap(), "note", "--reason", "other"]).code, 0);
+    assert_eq!(
+        e.run(&["--sign-key", other.to_str().unwrap(), "note", "--reason", "other"])
+            .code,
+        0
+    );
     let v = e.run(&["verify", "--allowed-signers", &signers(), "--format", "json"]);
     assert_eq!(v.code, 1);
-    assert!(codes(&v, "findings").contains(&"signer-not-allowed".to_string()), "{}", v.stdout);
+    assert!(
+        codes(&v, "findings").contains(&"signer-not-allowed".to_string()),
+        "{}",
+        v.stdout
+    );
 }
 
 #[test]
@@ -391,7 +479,11 @@ fn a_forged_signature_is_caught() {
     assert!(raw.contains("gpgsig -----BEGIN SSH SIGNATURE-----"), "{}", raw);
     let forged = raw.replacen("pledge: register #1", "pledge: register #1 (approved)", 1);
     e.write("forged.txt", forged);
-    let id = e.git(&["hash-object", "-t", "commit", "-w", "forged.txt"]).stdout.trim().to_string();
+    let id = e
+        .git(&["hash-object", "-t", "commit", "-w", "forged.txt"])
+        .stdout
+        .trim()
+        .to_string();
     assert_eq!(e.git(&["update-ref", "refs/pledge/ledger", &id]).code, 0);
     let v = e.run(&["verify", "--allowed-signers", &signers(), "--format", "json"]);
     assert_eq!(v.code, 1, "{}", v.stdout);
@@ -408,16 +500,32 @@ fn the_clock_is_recorded_and_times_compared_as_instants() {
     assert_eq!(json(&r)["clock"], "fixed");
     // An entry dated before the one preceding it: a finding naming both.
     assert_eq!(
-        e.run_env(&["note", "--reason", "earlier"], &[("PLEDGE_NOW", "2026-11-30T11:00:00Z")]).code,
+        e.run_env(
+            &["note", "--reason", "earlier"],
+            &[("PLEDGE_NOW", "2026-11-30T11:00:00Z")]
+        )
+        .code,
         0
     );
     let v = e.run(&["verify", "--format", "json"]);
     assert_eq!(v.code, 1);
     assert_eq!(codes(&v, "findings"), vec!["time-decreased"]);
-    assert!(v.stdout.contains("entry #2 is dated 2026-11-30T11:00:00Z, before the entry preceding it, #1 (2026-11-30T12:00:00Z)"), "{}", v.stdout);
+    assert!(
+        v.stdout.contains(
+            "entry #2 is dated 2026-11-30T11:00:00Z, before the entry preceding it, #1 (2026-11-30T12:00:00Z)"
+        ),
+        "{}",
+        v.stdout
+    );
     assert!(codes(&v, "notes").contains(&"clock-fixed".to_string()));
     let human = e.run(&["verify"]);
-    assert!(human.stdout.contains("registered   at 2026-11-30T12:00:00Z (#1, clock fixed), time not witnessed"), "{}", human.stdout);
+    assert!(
+        human
+            .stdout
+            .contains("registered   at 2026-11-30T12:00:00Z (#1, clock fixed), time not witnessed"),
+        "{}",
+        human.stdout
+    );
 
     // Times in an export: `yesterday` is malformed; +09:00 is compared in UTC.
     let e = Env::init();
@@ -432,7 +540,11 @@ fn the_clock_is_recorded_and_times_compared_as_instants() {
         }
     });
     let v = e.run(&["verify", "--ledger", "l.jsonl", "--format", "json"]);
-    assert!(codes(&v, "findings").contains(&"time-malformed".to_string()), "{}", v.stdout);
+    assert!(
+        codes(&v, "findings").contains(&"time-malformed".to_string()),
+        "{}",
+        v.stdout
+    );
     std::fs::write(&file, &clean).unwrap();
     // 20:00 at +09:00 is 11:00 UTC: earlier than #1 though its text sorts after it.
     edit_export(&file, |i, v| {
@@ -441,7 +553,11 @@ fn the_clock_is_recorded_and_times_compared_as_instants() {
         }
     });
     let v = e.run(&["verify", "--ledger", "l.jsonl", "--format", "json"]);
-    assert!(codes(&v, "findings").contains(&"time-decreased".to_string()), "{}", v.stdout);
+    assert!(
+        codes(&v, "findings").contains(&"time-decreased".to_string()),
+        "{}",
+        v.stdout
+    );
     assert!(v.stdout.contains("compared in UTC"), "{}", v.stdout);
 }
 

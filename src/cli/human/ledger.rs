@@ -85,7 +85,11 @@ fn review(r: &crate::ledger::witness::Review) -> String {
                 w.tsa,
                 w.at,
                 w.timestamp_seq,
-                if w.trusted { ", certificate trusted" } else { ", certificate from the token" }
+                if w.trusted {
+                    ", certificate trusted"
+                } else {
+                    ", certificate from the token"
+                }
             ),
             None => "time not witnessed".to_string(),
         };
