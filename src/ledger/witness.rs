@@ -495,7 +495,7 @@ fn signed_time(raw: &[u8]) -> Option<DateTime<Utc>> {
         .next()?
         .lines()
         .find_map(|l| l.strip_prefix("committer "))?;
-    let secs: i64 = line.rsplitn(3, ' ').nth(1)?.parse().ok()?;
+    let secs: i64 = line.rsplit(' ').nth(1)?.parse().ok()?;
     DateTime::from_timestamp(secs, 0)
 }
 

@@ -590,3 +590,29 @@ fn verify_ends_with_a_reviewer_summary() {
     assert_eq!(j["review"]["studies"][0]["data_access"], "pilot-only");
     assert_eq!(j["review"]["studies"][0]["signature"], "unsigned");
 }
+
+#[test]
+fn the_report_states_who_witnessed_the_registration() {
+    let Some(tsa) = Tsa::start() else { return };
+    let env = Env::new();
+    assert_eq!(env.run(&["demo", "demo"]).code, 0);
+    let dir = env.join("demo");
+    let dir = dir.to_str().unwrap();
+    let json = |env: &Env| {
+        let r = env.run(&["-C", dir, "report", "--format", "json"]);
+        assert_eq!(r.code, 0, "{}", r.stderr);
+        serde_json::from_str::<serde_json::Value>(&r.stdout).unwrap()["study"]["time_witness"]
+            .as_str()
+            .unwrap()
+            .to_string()
+    };
+    assert_eq!(
+        json(&env),
+        "time not witnessed; written under a fixed clock (PLEDGE_NOW), so the time is declared"
+    );
+    let t = env.run_env(&["-C", dir, "timestamp", "--tsa", &tsa.url], &[SYSTEM_CLOCK]);
+    assert_eq!(t.code, 0, "{}", t.stderr);
+    let w = json(&env);
+    assert!(w.starts_with("witnessed by TSA CN=loopback TSA tsa,O=pledge tests at "), "{}", w);
+    assert!(w.contains("(timestamp entry #4); written under a fixed clock"), "{}", w);
+}
