@@ -613,6 +613,10 @@ fn the_report_states_who_witnessed_the_registration() {
     let t = env.run_env(&["-C", dir, "timestamp", "--tsa", &tsa.url], &[SYSTEM_CLOCK]);
     assert_eq!(t.code, 0, "{}", t.stderr);
     let w = json(&env);
-    assert!(w.starts_with("witnessed by TSA CN=loopback TSA tsa,O=pledge tests at "), "{}", w);
+    assert!(
+        w.starts_with("witnessed by TSA CN=loopback TSA tsa,O=pledge tests at "),
+        "{}",
+        w
+    );
     assert!(w.contains("(timestamp entry #4); written under a fixed clock"), "{}", w);
 }
