@@ -6,15 +6,15 @@ use std::io::Write;
 use std::process::ExitCode;
 
 fn main() -> ExitCode {
-    let now = match std::env::var("PLEDGE_NOW") {
+    let (now, clock_fixed) = match std::env::var("PLEDGE_NOW") {
         Ok(s) if !s.is_empty() => match chrono::DateTime::parse_from_rfc3339(&s) {
-            Ok(t) => t.with_timezone(&chrono::Utc),
+            Ok(t) => (t.with_timezone(&chrono::Utc), true),
             Err(e) => {
                 eprintln!("error: PLEDGE_NOW={} is not an RFC 3339 time\nCaused by: {}", s, e);
                 return ExitCode::from(pledge::error::exit::INPUT);
             }
         },
-        _ => chrono::Utc::now(),
+        _ => (chrono::Utc::now(), false),
     };
     let cwd = match std::env::current_dir() {
         Ok(d) => d,
@@ -28,6 +28,8 @@ fn main() -> ExitCode {
         now,
         cwd,
         stderr_is_tty: std::io::stderr().is_terminal(),
+        clock_fixed,
+        sign_key: None,
     };
     let args: Vec<std::ffi::OsString> = std::env::args_os().collect();
     let out = pledge::cli::run(args, &ctx);

@@ -92,6 +92,23 @@ pub struct RegistrationSummary {
     pub pilot: Option<PilotSummary>,
 }
 
+/// The `summary` of a `timestamp` entry: an RFC 3161 token over an earlier entry's
+/// `entry_sha256` (the SHA-256 of that entry's canonical form, the token's message imprint).
+/// What the token witnesses (time, TSA) is read from the token itself at verification, never
+/// from fields stored beside it.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct TimestampSummary {
+    /// Sequence number of the covered entry.
+    pub covers_seq: u64,
+    /// `entry_sha256` of the covered entry (hex): the hash the token stamps.
+    pub covers_sha256: String,
+    /// The TSA URL the token was asked from.
+    pub tsa_url: String,
+    /// The DER time-stamp token (a CMS `ContentInfo`, RFC 3161 section 2.4.2), hex.
+    pub token_der: String,
+}
+
 /// σ estimated from a registered pilot file (see [`crate::power::pilot`]), in the metric's
 /// scale.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]

@@ -26,6 +26,30 @@ pub fn plural(n: impl Into<u64>, one: &str, many: &str) -> String {
     format!("{} {}", n, if n == 1 { one } else { many })
 }
 
+/// Entry numbers in words with runs collapsed: `entry #3`, `entries #1–#4, #7` (`seqs`
+/// ascending).
+pub fn seq_list(seqs: &[u64]) -> String {
+    let mut parts: Vec<String> = Vec::new();
+    let mut i = 0;
+    while i < seqs.len() {
+        let mut j = i;
+        while j + 1 < seqs.len() && seqs[j + 1] == seqs[j] + 1 {
+            j += 1;
+        }
+        parts.push(if j == i {
+            format!("#{}", seqs[i])
+        } else {
+            format!("#{}–#{}", seqs[i], seqs[j])
+        });
+        i = j + 1;
+    }
+    format!(
+        "{} {}",
+        if seqs.len() == 1 { "entry" } else { "entries" },
+        parts.join(", ")
+    )
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -41,5 +65,7 @@ mod tests {
         assert_eq!(cut("ab", 4), "ab");
         assert_eq!(plural(1u64, "component", "components"), "1 component");
         assert_eq!(plural(3u64, "component", "components"), "3 components");
+        assert_eq!(seq_list(&[3]), "entry #3");
+        assert_eq!(seq_list(&[1, 2, 3, 4, 7, 9, 10]), "entries #1–#4, #7, #9–#10");
     }
 }

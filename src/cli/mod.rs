@@ -34,6 +34,12 @@ pub struct Ctx {
     pub cwd: PathBuf,
     /// Whether stderr is a terminal (progress bars are hidden otherwise).
     pub stderr_is_tty: bool,
+    /// Whether `now` is a fixed clock (`PLEDGE_NOW`) rather than the system clock: entries
+    /// written then record `"clock": "fixed"`.
+    pub clock_fixed: bool,
+    /// The SSH key to sign ledger commits with (the global `--sign-key`, set by [`run`]; `None`:
+    /// git's own signing settings).
+    pub sign_key: Option<PathBuf>,
 }
 
 /// What a command produced: its exit code and the text for stdout and stderr.
@@ -91,6 +97,10 @@ pub struct Cli {
     /// Run as if started in DIR (like `git -C`).
     #[arg(short = 'C', global = true, value_name = "DIR", id = "chdir")]
     pub dir: Option<PathBuf>,
+    /// Sign the ledger commits this command writes with this SSH private key (as git's
+    /// `gpg.format = ssh`; default: git's own `commit.gpgsign` / `user.signingkey` settings).
+    #[arg(long, global = true, value_name = "KEY")]
+    pub sign_key: Option<PathBuf>,
     #[command(subcommand)]
     command: Command,
 }
@@ -105,6 +115,8 @@ enum Command {
     Amend(register::AmendArgs),
     /// Record a change of the declared data-access level, or a note.
     Note(register::NoteArgs),
+    /// Witness an entry's time with an RFC 3161 Time-Stamping Authority.
+    Timestamp(register::TimestampArgs),
     /// Check the ledger's hash chain and the protocol against its registration.
     Verify(verify::VerifyArgs),
     /// Show the ledger's entries.
@@ -157,11 +169,15 @@ pub fn run(args: Vec<OsString>, ctx: &Ctx) -> Output {
     if let Some(d) = &cli.dir {
         ctx.cwd = resolve(&ctx, d);
     }
+    if let Some(k) = &cli.sign_key {
+        ctx.sign_key = Some(resolve(&ctx, k));
+    }
     let res: Outcome = match cli.command {
         Command::Init(a) => ledger::init(a, &ctx),
         Command::Register(a) => register::register(a, &ctx),
         Command::Amend(a) => register::amend(a, &ctx),
         Command::Note(a) => register::note(a, &ctx),
+        Command::Timestamp(a) => register::timestamp(a, &ctx),
         Command::Verify(a) => verify::verify(a, &ctx),
         Command::Log(a) => ledger::log(a, &ctx),
         Command::Export(a) => ledger::export(a, &ctx),
@@ -196,7 +212,21 @@ pub(crate) fn resolve(ctx: &Ctx, p: &Path) -> PathBuf {
     }
 }
 
-/// Opens the ledger of the repository enclosing the working directory.
+/// Opens the ledger of the repository enclosing the working directory, for a command that may
+/// append: entries record a fixed clock when `ctx.clock_fixed`, and commits are signed with
+/// `--sign-key`, else as git's `commit.gpgsign` / `gpg.format = ssh` settings say.
+///
+/// Errors (exit 2): no repository; the signing key cannot be read.
 pub(crate) fn open_ledger(ctx: &Ctx) -> crate::error::Result<crate::ledger::Ledger> {
-    crate::ledger::Ledger::open(&ctx.cwd)
+    use crate::ledger::{ClockSource, CommitSigner, Ledger};
+    let mut l = Ledger::open(&ctx.cwd)?;
+    if ctx.clock_fixed {
+        l.set_clock(Some(ClockSource::Fixed));
+    }
+    let signer = match &ctx.sign_key {
+        Some(k) => Some(CommitSigner::from_key_file(k, "ssh-keygen")?),
+        None => CommitSigner::from_git_config(l.repo(), &l.root())?,
+    };
+    l.set_signer(signer);
+    Ok(l)
 }

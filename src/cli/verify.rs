@@ -2,7 +2,7 @@
 
 use super::human::render;
 use super::values::named;
-use super::{open_ledger, resolve, Ctx, Outcome, Output};
+use super::{resolve, Ctx, Outcome, Output};
 use crate::error::exit;
 use crate::ops;
 use crate::output::Format;
@@ -14,13 +14,17 @@ use std::path::PathBuf;
 #[command(after_help = "\
 Checks every entry's entry_sha256 over its canonical form, the prev_sha256 links, sequence numbers
 1..n in order, the stored result.json and protocol.toml against their hashes, and the registration
-rules. With PROTOCOL, also its hash against the latest registration of its study (a difference in
-line endings only passes with a note). Exit 1 lists every finding.
+rules, entry times (RFC 3339, in order), every time-stamp token offline and, with
+--allowed-signers, every commit's SSH signature. With PROTOCOL, also its hash against the latest
+registration of its study (a difference in line endings only passes with a note). Exit 1 lists
+every finding. The output ends with a reviewer summary per study (registered when and by whom,
+witnessed or not, amendments, deviations, analyses, the tip id to cite).
 
 Examples:
   pledge verify protocols/hotpotqa.toml
   pledge verify --remote ../ledger-mirror.git
-  pledge verify --ledger ledger.jsonl --format json")]
+  pledge verify --ledger ledger.jsonl --format json
+  pledge verify --tsa-trust digicert-ca.pem --allowed-signers .allowed_signers")]
 pub struct VerifyArgs {
     /// Also check this protocol file against its registration.
     pub protocol: Option<PathBuf>,
@@ -39,6 +43,15 @@ pub struct VerifyArgs {
     /// 40 hex digits, or a prefix of at least 7); another tip is the finding `tip-mismatch`.
     #[arg(long, value_name = "ID")]
     pub expect_tip: Option<String>,
+    /// PEM certificates (e.g. a TSA's CA certificate) every time-stamp token's TSA certificate
+    /// must chain to; without, each token is checked under the certificate it carries.
+    #[arg(long, value_name = "FILE")]
+    pub tsa_trust: Option<PathBuf>,
+    /// An allowed-signers file (the format of `ssh-keygen -Y verify` and git's
+    /// gpg.ssh.allowedSignersFile): every ledger commit must carry a valid SSH signature by a key
+    /// it admits; unsigned entries become findings.
+    #[arg(long, value_name = "FILE")]
+    pub allowed_signers: Option<PathBuf>,
     /// Output format.
     #[arg(long, value_parser = named::<Format>(), default_value = "human")]
     pub format: Format,
@@ -51,10 +64,12 @@ pub fn verify(a: VerifyArgs, ctx: &Ctx) -> Outcome {
         remote: a.remote.clone(),
         rerun: a.rerun,
         expect_tip: a.expect_tip.clone(),
+        tsa_trust: a.tsa_trust.as_deref().map(|p| resolve(ctx, p)),
+        allowed_signers: a.allowed_signers.as_deref().map(|p| resolve(ctx, p)),
     };
     let ledger = match &o.export {
         Some(_) => None,
-        None => Some(open_ledger(ctx)?),
+        None => Some(crate::ledger::Ledger::open(&ctx.cwd)?),
     };
     let report = ops::verify::verify(ledger.as_ref(), &o, &ctx.cwd)?;
     let code = if report.ok { exit::OK } else { exit::FINDINGS };

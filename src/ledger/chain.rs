@@ -115,6 +115,7 @@ pub(crate) fn check_chain(records: &[Record]) -> ChainCheck {
     }
     check_sequence(&mut c, records);
     check_registrations(&mut c, records);
+    check_times(&mut c, records);
     c
 }
 
@@ -220,7 +221,6 @@ fn check_registrations(c: &mut ChainCheck, records: &[Record]) {
         .map(|e| e.study_id.as_str())
         .collect();
     let mut registered: BTreeMap<&str, String> = BTreeMap::new();
-    let mut prev: Option<&super::entry::Entry> = None;
     let mut seen: Vec<&super::entry::Entry> = Vec::new();
     for e in records.iter().filter_map(|r| r.entry.as_ref().ok()) {
         let n = Some(e.seq);
@@ -340,16 +340,70 @@ fn check_registrations(c: &mut ChainCheck, records: &[Record]) {
                 ),
             );
         }
-        if let Some(p) = prev {
-            if e.time < p.time {
-                c.note(
+        seen.push(e);
+    }
+}
+
+/// Entry times: each must be an RFC 3339 instant (a finding otherwise), and compared in UTC
+/// none may be earlier than the entry before it (a finding naming both). Entries written under
+/// a fixed clock are listed in one note.
+fn check_times(c: &mut ChainCheck, records: &[Record]) {
+    let mut prev: Option<(&super::entry::Entry, chrono::DateTime<chrono::Utc>)> = None;
+    let mut fixed: Vec<u64> = Vec::new();
+    for e in records.iter().filter_map(|r| r.entry.as_ref().ok()) {
+        if e.clock.is_some() {
+            fixed.push(e.seq);
+        }
+        let Some(t) = parse_time(&e.time) else {
+            c.bad(
+                FindingCode::TimeMalformed,
+                Some(e.seq),
+                format!("entry #{} is dated `{}`, which is not an RFC 3339 time", e.seq, e.time),
+            );
+            continue;
+        };
+        if let Some((p, pt)) = prev {
+            if t < pt {
+                c.bad(
                     FindingCode::TimeDecreased,
-                    n,
-                    format!("entry #{} is dated {}, before #{} ({})", e.seq, e.time, p.seq, p.time),
+                    Some(e.seq),
+                    format!(
+                        "entry #{} is dated {}, before the entry preceding it, #{} ({}){}",
+                        e.seq,
+                        e.time,
+                        p.seq,
+                        p.time,
+                        if e.time >= p.time {
+                            " (compared in UTC; the texts sort the other way)"
+                        } else {
+                            ""
+                        }
+                    ),
                 );
             }
         }
-        seen.push(e);
-        prev = Some(e);
+        prev = Some((e, t));
     }
+    if let Some(first) = fixed.first() {
+        c.note(
+            FindingCode::ClockFixed,
+            Some(*first),
+            format!(
+                "{} written under a fixed clock (PLEDGE_NOW): {} declared, not read from the system clock",
+                crate::text::seq_list(&fixed),
+                if fixed.len() == 1 {
+                    "its time was"
+                } else {
+                    "their times were"
+                }
+            ),
+        );
+    }
+}
+
+/// An RFC 3339 instant in UTC, or `None`.
+pub(crate) fn parse_time(s: &str) -> Option<chrono::DateTime<chrono::Utc>> {
+    chrono::DateTime::parse_from_rfc3339(s)
+        .ok()
+        .map(|t| t.with_timezone(&chrono::Utc))
 }

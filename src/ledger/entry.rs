@@ -53,6 +53,18 @@ crate::named_enum! {
         Deviation = "deviation",
         /// A change of the declared data-access level, or a free note.
         Note = "note",
+        /// An RFC 3161 time-stamp token over an earlier entry's hash (`pledge timestamp`,
+        /// `--tsa`): a Time-Stamping Authority witnesses that the covered entry, and so the whole
+        /// chain up to it, existed at the token's time.
+        Timestamp = "timestamp",
+    }
+}
+
+crate::named_enum! {
+    /// Where an entry's `time` came from, when not from the system clock.
+    pub enum ClockSource {
+        /// The clock was fixed by the user (`PLEDGE_NOW`): the time is declared, not read.
+        Fixed = "fixed",
     }
 }
 
@@ -269,6 +281,11 @@ pub struct Entry {
     /// pledge's original sorted-keys form.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub canonical: Option<CanonicalForm>,
+    /// Where `time` came from when not from the system clock (`fixed` under `PLEDGE_NOW`);
+    /// absent (and so absent from the canonical form, which keeps older entries' hashes) when
+    /// the system clock was read.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub clock: Option<ClockSource>,
     /// SHA-256 of the canonical form.
     pub entry_sha256: String,
 }
@@ -407,6 +424,7 @@ mod tests {
             git_head: None,
             summary: serde_json::json!({"z": 1, "a": [{"y": 0.5, "b": "é"}]}),
             canonical: None,
+            clock: None,
             entry_sha256: String::new(),
         }
     }
@@ -490,5 +508,24 @@ mod tests {
         assert!(!jcs_exact(&json!({"rng": {"seed": 9007199254740993u64}})));
         assert!(!jcs_exact(&json!([-9007199254740993i64])));
         assert!(jcs_exact(&json!(1e300)));
+    }
+
+    #[test]
+    fn a_fixed_clock_is_recorded_and_an_absent_one_keeps_the_old_form() {
+        let mut e = sample();
+        let old = e.compute_sha256();
+        e.clock = Some(ClockSource::Fixed);
+        let c = String::from_utf8(e.canonical_bytes()).unwrap();
+        assert!(
+            c.starts_with(r#"{"amends":null,"clock":"fixed","data_access""#),
+            "{}",
+            c
+        );
+        assert_ne!(e.compute_sha256(), old);
+        e.entry_sha256 = e.compute_sha256();
+        assert_eq!(
+            Entry::parse(&e.stored_bytes(), "t").unwrap().clock,
+            Some(ClockSource::Fixed)
+        );
     }
 }

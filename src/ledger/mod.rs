@@ -13,6 +13,10 @@
 //! found under it was left by a killed process: it is removed, with a note
 //! ([`Ledger::take_notes`]), instead of blocking every later append.
 //!
+//! Entries can be witnessed by a Time-Stamping Authority (`timestamp` entries holding RFC 3161
+//! tokens, see [`tsa`]) and their commits signed with an SSH key ([`signer`], [`sshsig`]);
+//! [`witness`] checks both at verification.
+//!
 //! [`verify`] checks a ledger copy, [`export`] writes and verifies the portable JSON Lines form,
 //! [`publish()`] pushes the ledger to (and fetches it back from) another local repository.
 
@@ -22,8 +26,10 @@ pub mod export;
 pub mod log;
 pub mod publish;
 mod records;
+pub mod signer;
 mod store;
 pub mod verify;
+pub mod witness;
 // Witnessed time, signatures, portable hashes and the append lock (leaf modules).
 pub mod gitobj;
 pub mod jcs;
@@ -31,10 +37,13 @@ pub mod lock;
 pub mod sshsig;
 pub mod tsa;
 
-pub use entry::{DataAccess, Draft, Entry, EntryKind, InputKey, InputRole, Inputs, RngInfo, Tool, GENESIS};
+pub use entry::{
+    ClockSource, DataAccess, Draft, Entry, EntryKind, InputKey, InputRole, Inputs, RngInfo, Tool, GENESIS,
+};
 pub use export::{export_jsonl, export_to, verify_export, ExportLine, ExportSummary, EXPORT_FORMAT};
 pub use log::{log, LogItem};
 pub use publish::{fetch_published, publish, resolve_remote, verify_remote, PublishReport, Remote};
+pub use signer::CommitSigner;
 pub use store::{Ledger, StoredEntry, LEDGER_REF};
 pub use verify::{
     verify_ledger, verify_ref, CheckStatus, Finding, FindingCode, ProtocolCheck, RemoteCheck, VerifyReport,

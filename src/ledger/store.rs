@@ -1,6 +1,7 @@
 //! Git storage of the ledger through git2.
 
-use super::entry::{DataAccess, Draft, Entry, EntryKind, Tool, GENESIS};
+use super::entry::{ClockSource, DataAccess, Draft, Entry, EntryKind, Tool, GENESIS};
+use super::signer::CommitSigner;
 use crate::error::{Error, Result};
 use chrono::{DateTime, SecondsFormat, Utc};
 use git2::{ErrorCode, Oid, Repository, Signature, Time};
@@ -32,6 +33,10 @@ pub struct Ledger {
     /// Sentences about what appends did besides appending (a stale ref lock removed), taken
     /// by [`Ledger::take_notes`].
     notes: std::cell::RefCell<Vec<String>>,
+    /// Recorded in every entry this handle writes (see [`Ledger::set_clock`]).
+    clock: Option<ClockSource>,
+    /// Signs every commit this handle writes (see [`Ledger::set_signer`]).
+    signer: Option<CommitSigner>,
 }
 
 /// How long an append waits for another pledge process's append lock before giving up.
@@ -67,6 +72,8 @@ impl Ledger {
         Ledger {
             repo,
             notes: Default::default(),
+            clock: None,
+            signer: None,
         }
     }
 
@@ -91,6 +98,35 @@ impl Ledger {
             Ok(rel) => rel.to_string_lossy().replace('\\', "/"),
             Err(_) => abs.to_string_lossy().into_owned(),
         }
+    }
+
+    /// Records `clock` in every entry this handle writes from now on: `Some(ClockSource::Fixed)`
+    /// when the time passed to the appends is the user's fixed clock (`PLEDGE_NOW`), so that
+    /// `verify` and the report can disclose that the entry's time was declared, not read.
+    pub fn set_clock(&mut self, clock: Option<ClockSource>) {
+        self.clock = clock;
+    }
+
+    /// Signs every ledger commit this handle writes from now on with `signer` (an SSH signature
+    /// in the commit's `gpgsig` header, as git writes it for `gpg.format = ssh`); `None` writes
+    /// unsigned commits.
+    pub fn set_signer(&mut self, signer: Option<CommitSigner>) {
+        self.signer = signer;
+    }
+
+    /// The raw object of commit `id` (hex), as `git cat-file commit` prints it: what a commit
+    /// signature covers (after its signature header is removed).
+    ///
+    /// Errors (exit 70): the object cannot be read or is not a commit.
+    pub fn raw_commit(&self, id: &str) -> Result<Vec<u8>> {
+        let g = |e| Error::git(format!("reading ledger commit {}", id), e);
+        let oid = Oid::from_str(id).map_err(g)?;
+        let odb = self.repo.odb().map_err(g)?;
+        let obj = odb.read(oid).map_err(g)?;
+        if obj.kind() != git2::ObjectType::Commit {
+            return Err(Error::internal(format!("ledger object {} is not a commit", id)));
+        }
+        Ok(obj.data().to_vec())
     }
 
     /// The underlying repository (for publish and verification code).
@@ -286,7 +322,11 @@ impl Ledger {
                     ),
                     None => None,
                 };
-                let entry = build_entry(kind, draft, prev.as_ref(), now, result_bytes.as_deref(), head.clone())?;
+                let mut entry = build_entry(kind, draft, prev.as_ref(), now, result_bytes.as_deref(), head.clone())?;
+                if self.clock.is_some() {
+                    entry.clock = self.clock;
+                    entry.entry_sha256 = entry.compute_sha256();
+                }
                 let oid = self.write_commit(&entry, parent, result_bytes.as_deref(), draft.protocol_text.as_deref())?;
                 parent = Some(oid);
                 prev = Some(entry.clone());
@@ -366,7 +406,19 @@ impl Ledger {
             entry.study_id,
             entry.entry_sha256
         );
-        self.repo.commit(None, &sig, &sig, &msg, &tree, &prefs).map_err(g)
+        match &self.signer {
+            None => self.repo.commit(None, &sig, &sig, &msg, &tree, &prefs).map_err(g),
+            Some(signer) => {
+                let buf = self
+                    .repo
+                    .commit_create_buffer(&sig, &sig, &msg, &tree, &prefs)
+                    .map_err(g)?;
+                let payload = std::str::from_utf8(&buf)
+                    .map_err(|e| Error::internal("a ledger commit is not UTF-8").caused_by(e))?;
+                let signature = signer.sign(payload.as_bytes())?;
+                self.repo.commit_signed(payload, &signature, Some("gpgsig")).map_err(g)
+            }
+        }
     }
 }
 
@@ -409,6 +461,7 @@ pub(crate) fn build_entry(
         git_head,
         summary: d.summary.clone(),
         canonical: None,
+        clock: None,
         entry_sha256: String::new(),
     };
     let value = serde_json::to_value(&e).map_err(|x| Error::internal("serializing an entry").caused_by(x))?;

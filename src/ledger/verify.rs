@@ -72,14 +72,34 @@ crate::named_enum! {
         NotPublished = "not-published",
         /// (`--rerun`) A recorded analysis recomputed from its inputs gives another result, or an input changed.
         RerunMismatch = "rerun-mismatch",
+        /// An entry's time is not an RFC 3339 instant (e.g. `yesterday`).
+        TimeMalformed = "time-malformed",
+        /// An entry is dated before the entry preceding it, compared in UTC (both entries named).
+        TimeDecreased = "time-decreased",
+        /// A `timestamp` entry's summary is unreadable, or it covers no earlier entry.
+        TimestampMalformed = "timestamp-malformed",
+        /// A time-stamp token does not verify: TSA signature, signed digest, certificate, or (with
+        /// `--tsa-trust`) the TSA certificate does not chain to the trust file.
+        TimestampInvalid = "timestamp-invalid",
+        /// A time-stamp token stamps another hash than the covered entry's `entry_sha256`.
+        TimestampImprintMismatch = "timestamp-imprint-mismatch",
+        /// An entry claims a time more than two minutes (plus the TSA's stated accuracy) after the
+        /// time a TSA witnessed it existed: its time was forged forward.
+        ClaimedAfterWitnessed = "claimed-after-witnessed",
+        /// (`--allowed-signers`) A ledger commit's SSH signature does not verify (forged, or the
+        /// commit was altered after signing).
+        SignatureInvalid = "signature-invalid",
+        /// (`--allowed-signers`) A ledger commit is signed by a key the allowed-signers file does
+        /// not admit (unknown key, namespace or validity interval).
+        SignerNotAllowed = "signer-not-allowed",
+        /// A ledger commit is not signed: a finding with `--allowed-signers`, a note without.
+        EntryUnsigned = "entry-unsigned",
         /// Note: the protocol differs from its registration only in line endings or a BOM.
         LineEndingsOnly = "line-endings-only",
         /// Note: a register/amend declared data access `results-seen`.
         RegisteredAfterResultsSeen = "registered-after-results-seen",
         /// Note: an entry declares a lower data-access level than one declared before.
         AccessLowered = "access-lowered",
-        /// Note: an entry is dated before the entry preceding it.
-        TimeDecreased = "time-decreased",
         /// Note: (`--remote`) local entries are not yet published.
         Unpublished = "unpublished",
         /// Note: verified offline from an export.
@@ -93,6 +113,20 @@ crate::named_enum! {
         Deviation = "deviation",
         /// Note: an entry concerns a study that is never registered in the ledger.
         UnregisteredStudy = "unregistered-study",
+        /// Note: entries were written under a fixed clock (`PLEDGE_NOW`): their times are declared.
+        ClockFixed = "clock-fixed",
+        /// Note: a TSA witnessed an entry more than an hour after the time the entry claims (the
+        /// claimed time is unproven for that span; back-dating shows as a long delay).
+        WitnessDelayed = "witness-delayed",
+        /// Note: time-stamp tokens were checked under the certificates they carry; `--tsa-trust`
+        /// names the TSA certificates to trust.
+        TsaNotAnchored = "tsa-not-anchored",
+        /// Note: signed ledger commits were not checked (no `--allowed-signers`, or an export,
+        /// which carries no commit objects).
+        SignaturesUnchecked = "signatures-unchecked",
+        /// Note: a registration's signature verifies, but not for the principal its
+        /// `registered-by` names.
+        RegisteredByUnproven = "registered-by-unproven",
     }
 }
 
@@ -182,6 +216,10 @@ pub struct VerifyReport {
     pub protocol: Option<ProtocolCheck>,
     /// The comparison with a published copy, for `--remote`.
     pub remote: Option<RemoteCheck>,
+    /// What a reviewer cites: per study, when and by whom it was registered and what followed
+    /// (filled by `pledge verify` when the entries can be read).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub review: Option<super::witness::Review>,
 }
 
 impl VerifyReport {
@@ -198,6 +236,7 @@ impl VerifyReport {
             notes: chain.notes,
             protocol: None,
             remote: None,
+            review: None,
         };
         if let Some(lp) = lp {
             r.protocol = Some(check_protocol(&mut r, records, lp));

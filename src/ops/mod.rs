@@ -22,6 +22,7 @@ pub mod query;
 pub mod register;
 pub mod report;
 pub mod rerun;
+pub mod timestamp;
 pub mod verify;
 
 use serde::Serialize;

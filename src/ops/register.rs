@@ -14,6 +14,8 @@ pub struct RegisterOutcome {
     pub entry: Entry,
     /// Notes for people (e.g. a registration after results were seen).
     pub notes: Notes,
+    /// The `timestamp` entry witnessing it, when a TSA was named.
+    pub timestamp: Option<super::timestamp::TimestampOutcome>,
 }
 
 /// Registers `lp` (kind `register`).
@@ -33,7 +35,27 @@ pub fn register(
     access: Option<DataAccess>,
     now: DateTime<Utc>,
 ) -> Result<RegisterOutcome> {
-    write(ledger, lp, None, access, now)
+    write(ledger, lp, None, access, None, now)
+}
+
+/// As [`register`] or (with `amend_reason`) [`amend`], then, when `tsa` is given, witnesses the
+/// new entry with a TSA token in a `timestamp` entry right after it (see
+/// [`super::timestamp::witness`]).
+///
+/// Errors: as [`register`] / [`amend`]; when the TSA step fails, the registration has landed
+/// and the error says so (hint: `pledge timestamp --entry N`).
+pub fn register_witnessed(
+    ledger: &Ledger,
+    lp: &LoadedProtocol,
+    amend_reason: Option<&str>,
+    access: Option<DataAccess>,
+    tsa: Option<&super::timestamp::TimestampOptions>,
+    now: DateTime<Utc>,
+) -> Result<RegisterOutcome> {
+    if let Some(r) = amend_reason {
+        check_reason(r)?;
+    }
+    write(ledger, lp, amend_reason, access, tsa, now)
 }
 
 /// Records a new version of a registered protocol (kind `amend`), linked to the version it
@@ -48,12 +70,17 @@ pub fn amend(
     access: Option<DataAccess>,
     now: DateTime<Utc>,
 ) -> Result<RegisterOutcome> {
+    check_reason(reason)?;
+    write(ledger, lp, Some(reason), access, None, now)
+}
+
+fn check_reason(reason: &str) -> Result<()> {
     if reason.trim().is_empty() {
         return Err(Error::input(
             "amend needs a non-empty --reason (it is disclosed in the report)",
         ));
     }
-    write(ledger, lp, Some(reason), access, now)
+    Ok(())
 }
 
 fn write(
@@ -61,6 +88,7 @@ fn write(
     lp: &LoadedProtocol,
     amend_reason: Option<&str>,
     access: Option<DataAccess>,
+    tsa: Option<&super::timestamp::TimestampOptions>,
     now: DateTime<Utc>,
 ) -> Result<RegisterOutcome> {
     super::checks::metric(lp)?;
@@ -89,7 +117,41 @@ fn write(
             p.sd_for(&lp.protocol.target)
         )));
     }
-    Ok(RegisterOutcome { entry, notes })
+    let timestamp = match tsa {
+        Some(o) => Some(super::timestamp::witness(ledger, &entry, o, now).map_err(|e| {
+            Error::input(format!(
+                "study `{}` was {} as entry #{}, but its time could not be witnessed",
+                entry.study_id,
+                if amend_reason.is_some() {
+                    "amended"
+                } else {
+                    "registered"
+                },
+                entry.seq
+            ))
+            .caused_by(
+                e.render()
+                    .lines()
+                    .filter(|l| !l.starts_with("hint: "))
+                    .map(|l| l.trim_start_matches("error: ").trim_start_matches("Caused by: "))
+                    .collect::<Vec<_>>()
+                    .join(": "),
+            )
+            .with_hint(format!(
+                "witness it later: pledge timestamp --entry {} --tsa URL",
+                entry.seq
+            ))
+        })?),
+        None => None,
+    };
+    if let Some(t) = &timestamp {
+        notes.extend(t.notes.iter().cloned());
+    }
+    Ok(RegisterOutcome {
+        entry,
+        notes,
+        timestamp,
+    })
 }
 
 /// The pilot named by `target.pilot`: its path as `shown` records it, its SHA-256, and σ

@@ -23,6 +23,11 @@ pub struct VerifyOptions {
     /// id a reviewer got from a published repository, a paper or a timestamp; another tip is the
     /// finding `tip-mismatch`.
     pub expect_tip: Option<String>,
+    /// PEM certificates every time-stamp token's TSA certificate must chain to.
+    pub tsa_trust: Option<PathBuf>,
+    /// An `allowed_signers` file (`ssh-keygen -Y verify` format): every ledger commit must be
+    /// signed by a key it admits.
+    pub allowed_signers: Option<PathBuf>,
 }
 
 /// Runs the checks. Problems are findings in the report (exit 1), never errors.
@@ -38,9 +43,21 @@ pub fn verify(ledger: Option<&Ledger>, o: &VerifyOptions, cwd: &Path) -> Result<
         Some(t) => Some(expected_tip(t)?),
         None => None,
     };
+    let wo = ledger::witness::WitnessOptions {
+        trust: match &o.tsa_trust {
+            Some(p) => Some(ledger::tsa::TrustAnchors::load(p)?),
+            None => None,
+        },
+        allowed_signers: match &o.allowed_signers {
+            Some(p) => Some(ledger::sshsig::AllowedSigners::load(p)?),
+            None => None,
+        },
+    };
     if let Some(file) = &o.export {
         let mut report = ledger::verify_export(file, lp.as_ref())?;
+        ledger::witness::check_export(file, &mut report, &wo)?;
         check_tip(&mut report, expect.as_deref());
+        report.settle();
         return Ok(report);
     }
     let l = ledger.ok_or_else(|| Error::internal("verify: no ledger to verify"))?;
@@ -54,6 +71,7 @@ pub fn verify(ledger: Option<&Ledger>, o: &VerifyOptions, cwd: &Path) -> Result<
     if o.rerun {
         super::rerun::rerun_all(l, &mut report)?;
     }
+    ledger::witness::check_ledger(l, ledger::LEDGER_REF, &mut report, &wo)?;
     if report.findings.iter().all(|f| f.code != FindingCode::MalformedEntry) {
         deviation_notes(l, &mut report)?;
     }

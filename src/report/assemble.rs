@@ -53,6 +53,23 @@ pub fn pick_study(entries: &[StoredEntry], study_id: Option<&str>) -> Result<Str
     }
 }
 
+/// How the registration's time stands: witnessed by a TSA or not, and whether it was written
+/// under a fixed clock.
+fn time_witness(entries: &[StoredEntry], reg: &crate::ledger::Entry) -> String {
+    let all: Vec<crate::ledger::Entry> = entries.iter().map(|e| e.entry.clone()).collect();
+    let mut s = match crate::ledger::witness::earliest_witness(&all, reg.seq) {
+        Some(w) => format!(
+            "witnessed by TSA {} at {} (timestamp entry #{})",
+            w.tsa, w.at, w.timestamp_seq
+        ),
+        None => "time not witnessed".to_string(),
+    };
+    if reg.clock.is_some() {
+        s.push_str("; written under a fixed clock (PLEDGE_NOW), so the time is declared");
+    }
+    s
+}
+
 /// Assembles the report of `study_id` from `entries`; `verification` is the ledger check's
 /// result (ok, summary line, findings).
 ///
@@ -114,6 +131,7 @@ pub fn assemble(entries: &[StoredEntry], study_id: &str, verification: Verificat
         protocol_path: reg.entry.protocol_path.clone().unwrap_or_default(),
         protocol_sha256: reg.entry.protocol_sha256.clone().unwrap_or_default(),
         registered_at: first_reg.entry.time.clone(),
+        time_witness: time_witness(entries, &first_reg.entry),
         registered_seq: first_reg.entry.seq,
         registered_commit: first_reg
             .entry

@@ -39,6 +39,9 @@ pub struct StudyView {
     pub protocol_path: String,
     pub protocol_sha256: String,
     pub registered_at: String,
+    /// `witnessed by TSA X at T′ (timestamp entry #n)` or `time not witnessed`, and whether the
+    /// registration's clock was fixed.
+    pub time_witness: String,
     pub registered_seq: u64,
     pub registered_commit: String,
     pub data_access: String,

@@ -12,3 +12,4 @@ mod protocol;
 mod registration;
 mod report;
 mod trec;
+mod witness;

@@ -58,8 +58,73 @@ impl Human for VerifyReport {
                 if self.findings.len() == 1 { "" } else { "s" }
             ));
         }
+        if let Some(r) = &self.review {
+            s.push_str(&review(r));
+        }
         s
     }
+}
+
+/// The reviewer summary: one block per registered study, then the tip id to cite.
+fn review(r: &crate::ledger::witness::Review) -> String {
+    use crate::ledger::witness::SignatureState;
+    use crate::text::plural;
+    let mut s = String::from("\nreviewer summary:\n");
+    if r.studies.is_empty() {
+        s.push_str("  no study is registered in this ledger\n");
+    }
+    for st in &r.studies {
+        s.push_str(&format!(
+            "  study        {}{}\n",
+            st.study_id,
+            st.title.as_deref().map(|t| format!(" ({})", t)).unwrap_or_default()
+        ));
+        let witnessed = match &st.witnessed {
+            Some(w) => format!(
+                "witnessed by TSA {} at {} (timestamp #{}{})",
+                w.tsa,
+                w.at,
+                w.timestamp_seq,
+                if w.trusted {
+                    ", certificate trusted"
+                } else {
+                    ", certificate from the token"
+                }
+            ),
+            None => "time not witnessed".to_string(),
+        };
+        s.push_str(&format!(
+            "  registered   at {} (#{}{}), {}\n",
+            st.registered_at,
+            st.registered_seq,
+            if st.clock_fixed { ", clock fixed" } else { "" },
+            witnessed
+        ));
+        let signed = match (st.signature, &st.signed_by) {
+            (Some(SignatureState::Verified), Some(p)) => format!("signed by {} (verified)", p),
+            (Some(SignatureState::Verified), None) => "signed (verified)".to_string(),
+            (Some(SignatureState::Unchecked), _) => "signed, signature not checked (--allowed-signers)".to_string(),
+            (Some(SignatureState::Unsigned), _) => "not signed".to_string(),
+            (Some(SignatureState::Invalid), _) => "signature INVALID".to_string(),
+            (None, _) => "signature not checked (export)".to_string(),
+        };
+        s.push_str(&format!(
+            "  by           {}, {}\n",
+            st.registered_by.as_deref().unwrap_or("(unknown)"),
+            signed
+        ));
+        s.push_str(&format!("  data access  {} at registration\n", st.data_access));
+        s.push_str(&format!(
+            "  since        {}, {}, {}\n",
+            plural(st.amendments as u64, "amendment", "amendments"),
+            plural(st.deviations as u64, "deviation", "deviations"),
+            plural(st.analyses as u64, "analysis", "analyses")
+        ));
+    }
+    if let Some(t) = &r.tip {
+        s.push_str(&format!("  cite tip     {}\n", t));
+    }
+    s
 }
 
 impl Human for Vec<LogItem> {

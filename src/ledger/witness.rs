@@ -1,0 +1,637 @@
+//! Witnessed time and signed entries at verification: every `timestamp` entry's RFC 3161 token
+//! checked offline (see [`super::tsa`]), every ledger commit's SSH signature checked against an
+//! allowed-signers file (see [`super::sshsig`]), and the [`Review`] a reviewer cites.
+//!
+//! A `timestamp` entry holds a token over the `entry_sha256` of an earlier entry (its
+//! [`TimestampSummary`]). Since every entry's hash covers the one before it, the token
+//! witnesses that the covered entry and every entry before it existed at the token's time
+//! (`genTime`). Checks, each a [`FindingCode`]:
+//! - the token verifies (TSA signature, signed digest, certificate, and with a trust file the
+//!   chain to it): `timestamp-invalid`; its imprint is the covered entry's hash:
+//!   `timestamp-imprint-mismatch`;
+//! - the covered entry's claimed time is not after the witnessed time by more than
+//!   [`CLOCK_TOLERANCE_SECS`] plus the TSA's accuracy: `claimed-after-witnessed`; a witnessed
+//!   time more than [`DELAY_NOTE_SECS`] after the claimed one is a note, `witness-delayed`.
+//!
+//! Signatures: a ledger commit is signed as git signs with `gpg.format = ssh` (its `gpgsig`
+//! header); with an allowed-signers file each is verified as `git verify-commit` does (the
+//! `git` namespace, at the committer time), unsigned commits are a finding; without one,
+//! unsigned and unchecked commits are notes.
+
+use super::chain::parse_time;
+use super::entry::{DataAccess, Entry, EntryKind};
+use super::gitobj::{split_signature, ObjectFormat};
+use super::sshsig::{self, AllowedSigners, CommitSignature, SigProblem};
+use super::store::Ledger;
+use super::tsa::{self, Trust, TrustAnchors};
+use super::verify::{Finding, FindingCode, VerifyReport};
+use crate::error::Result;
+use crate::records::{RegistrationSummary, TimestampSummary};
+use chrono::{DateTime, SecondsFormat, Utc};
+use serde::{Deserialize as _, Serialize};
+use std::path::Path;
+
+/// Clock difference allowed between the machine that wrote an entry and the TSA before a
+/// claimed time after the witnessed one is a finding (seconds; the TSA's stated accuracy is
+/// added).
+pub const CLOCK_TOLERANCE_SECS: i64 = 120;
+
+/// Delay between an entry's claimed time and its witnessed time above which verification notes
+/// it (seconds: one hour).
+pub const DELAY_NOTE_SECS: i64 = 3600;
+
+/// What verification trusts, beyond the ledger itself.
+#[derive(Debug, Clone, Default)]
+pub struct WitnessOptions {
+    /// TSA certificates (or their CAs) tokens must chain to (`--tsa-trust`); without, each
+    /// token is checked under the certificate it carries.
+    pub trust: Option<TrustAnchors>,
+    /// The signers whose SSH signatures count (`--allowed-signers`).
+    pub allowed_signers: Option<AllowedSigners>,
+}
+
+crate::named_enum! {
+    /// How a ledger commit's signature stands.
+    pub enum SignatureState {
+        /// Signed, and the signature verifies for an allowed signer.
+        Verified = "verified",
+        /// Signed, but not checked (no allowed-signers file, or an export).
+        Unchecked = "unchecked",
+        /// Not signed.
+        Unsigned = "unsigned",
+        /// Signed, and the signature does not verify or its signer is not allowed.
+        Invalid = "invalid",
+    }
+}
+
+/// A TSA's testimony about a study's registration.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct WitnessedTime {
+    /// The TSA's name (the token's `tsa` field, else its certificate's subject).
+    pub tsa: String,
+    /// The witnessed time (`genTime`), RFC 3339 UTC.
+    pub at: String,
+    /// The `timestamp` entry holding the token.
+    pub timestamp_seq: u64,
+    /// The entry the token stamps (the registration, or a later entry whose chain holds it).
+    pub covers_seq: u64,
+    /// Whether the TSA certificate chains to a `--tsa-trust` certificate (false: checked under
+    /// the certificate the token carries).
+    pub trusted: bool,
+}
+
+/// One study, as a reviewer cites it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct StudyReview {
+    /// The study id.
+    pub study_id: String,
+    /// Its title at registration.
+    pub title: Option<String>,
+    /// The `register` entry.
+    pub registered_seq: u64,
+    /// Its claimed time, RFC 3339.
+    pub registered_at: String,
+    /// Whether that time came from a fixed clock (`PLEDGE_NOW`).
+    pub clock_fixed: bool,
+    /// The earliest TSA testimony covering the registration, if any.
+    pub witnessed: Option<WitnessedTime>,
+    /// `registered-by` as the protocol declares it.
+    pub registered_by: Option<String>,
+    /// How the registration commit's signature stands (`None` for an export, which carries no
+    /// commits).
+    pub signature: Option<SignatureState>,
+    /// The allowed signer (principals) whose key signed the registration, when verified.
+    pub signed_by: Option<String>,
+    /// The data-access level declared at registration.
+    pub data_access: DataAccess,
+    /// Number of `amend` entries.
+    pub amendments: usize,
+    /// Number of `deviation` entries.
+    pub deviations: usize,
+    /// Number of `analyze` entries.
+    pub analyses: usize,
+}
+
+/// The reviewer summary `pledge verify` ends with.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Review {
+    /// The tip commit (or last export line's commit) to cite.
+    pub tip: Option<String>,
+    /// Every registered study, in registration order.
+    pub studies: Vec<StudyReview>,
+}
+
+/// One entry as these checks read it: the entry and, from git, its raw commit object.
+struct Item {
+    entry: Entry,
+    commit: Option<String>,
+    raw: Option<Vec<u8>>,
+}
+
+/// A token that verified.
+struct Testimony {
+    timestamp_seq: u64,
+    covers_seq: u64,
+    at: DateTime<Utc>,
+    tsa: String,
+    trusted: bool,
+}
+
+/// Checks the ledger on `refname` (tokens, signatures) and sets `report.review`. Entries that
+/// do not parse are skipped (the chain checks already report them).
+///
+/// Errors (exit 70): the repository cannot be read.
+pub fn check_ledger(ledger: &Ledger, refname: &str, report: &mut VerifyReport, o: &WitnessOptions) -> Result<()> {
+    let tip = match ledger.repo().refname_to_id(refname) {
+        Ok(oid) => Some(oid),
+        Err(e) if e.code() == git2::ErrorCode::NotFound => None,
+        Err(e) => return Err(crate::error::Error::git(format!("reading {}", refname), e)),
+    };
+    let records = match tip {
+        Some(t) => super::records::git_records(ledger, t)?,
+        None => vec![],
+    };
+    let mut items = Vec::with_capacity(records.len());
+    for r in records {
+        if let Ok(entry) = r.entry {
+            let raw = match &r.commit {
+                Some(c) => Some(ledger.raw_commit(c)?),
+                None => None,
+            };
+            items.push(Item {
+                entry,
+                commit: r.commit,
+                raw,
+            });
+        }
+    }
+    check(&items, true, report, o);
+    Ok(())
+}
+
+/// As [`check_ledger`] for an export file (tokens only: an export carries no commit objects, so
+/// signatures cannot be checked, which a note says when `--allowed-signers` is given).
+///
+/// Errors (exit 2): the file cannot be read.
+pub fn check_export(file: &Path, report: &mut VerifyReport, o: &WitnessOptions) -> Result<()> {
+    let text = crate::io::read_text(file)?;
+    let items: Vec<Item> = super::export::export_records(&text)
+        .into_iter()
+        .filter_map(|r| {
+            r.entry.ok().map(|entry| Item {
+                entry,
+                commit: r.commit,
+                raw: None,
+            })
+        })
+        .collect();
+    check(&items, false, report, o);
+    Ok(())
+}
+
+fn check(items: &[Item], from_git: bool, report: &mut VerifyReport, o: &WitnessOptions) {
+    let testimonies = check_tokens(items, report, o);
+    let states = if from_git {
+        check_signatures(items, report, o)
+    } else {
+        if o.allowed_signers.is_some() {
+            report.notes.push(Finding::new(
+                FindingCode::SignaturesUnchecked,
+                None,
+                "signatures were not checked: an export carries no commit objects (verify the repository, or a published copy, with --allowed-signers)",
+            ));
+        }
+        vec![None; items.len()]
+    };
+    report.review = Some(review(items, &testimonies, &states, report.tip.clone()));
+}
+
+fn hash_bytes(hex_hash: &str) -> Option<[u8; 32]> {
+    hex::decode(hex_hash).ok()?.try_into().ok()
+}
+
+/// Verifies every `timestamp` entry's token; returns what the valid ones witness.
+fn check_tokens(items: &[Item], report: &mut VerifyReport, o: &WitnessOptions) -> Vec<Testimony> {
+    let mut out = Vec::new();
+    let mut untrusted = Vec::new();
+    for (i, it) in items.iter().enumerate() {
+        let e = &it.entry;
+        if e.kind != EntryKind::Timestamp {
+            continue;
+        }
+        let n = Some(e.seq);
+        let mut bad = |code: FindingCode, msg: String| report.findings.push(Finding::new(code, n, msg));
+        let s: TimestampSummary = match TimestampSummary::deserialize(&e.summary) {
+            Ok(s) => s,
+            Err(err) => {
+                bad(
+                    FindingCode::TimestampMalformed,
+                    format!(
+                        "timestamp entry #{}: its summary is not a timestamp summary ({})",
+                        e.seq, err
+                    ),
+                );
+                continue;
+            }
+        };
+        let Some(covered) = items[..i].iter().map(|x| &x.entry).find(|c| c.seq == s.covers_seq) else {
+            bad(
+                FindingCode::TimestampMalformed,
+                format!(
+                    "timestamp entry #{} covers #{}, which is not an earlier entry of this ledger",
+                    e.seq, s.covers_seq
+                ),
+            );
+            continue;
+        };
+        let (Some(hash), Ok(token)) = (hash_bytes(&covered.entry_sha256), hex::decode(&s.token_der)) else {
+            bad(
+                FindingCode::TimestampMalformed,
+                format!("timestamp entry #{}: the token or the covered hash is not hex", e.seq),
+            );
+            continue;
+        };
+        if s.covers_sha256 != covered.entry_sha256 {
+            bad(
+                FindingCode::TimestampImprintMismatch,
+                format!(
+                    "timestamp entry #{} names hash {} for #{}, whose entry_sha256 is {}",
+                    e.seq,
+                    crate::text::short(&s.covers_sha256, 12),
+                    covered.seq,
+                    crate::text::short(&covered.entry_sha256, 12)
+                ),
+            );
+        }
+        let w = match tsa::verify_token(&token, &hash, o.trust.as_ref()) {
+            Ok(w) => w,
+            Err(p @ tsa::TokenProblem::ImprintMismatch { .. }) => {
+                bad(
+                    FindingCode::TimestampImprintMismatch,
+                    format!(
+                        "timestamp entry #{}: the token does not stamp entry #{} ({})",
+                        e.seq, covered.seq, p
+                    ),
+                );
+                continue;
+            }
+            Err(p) => {
+                bad(
+                    FindingCode::TimestampInvalid,
+                    format!("timestamp entry #{} ({}): {} [{}]", e.seq, s.tsa_url, p, p.code()),
+                );
+                continue;
+            }
+        };
+        let trusted = matches!(w.trust, Trust::TrustFile(_));
+        if !trusted {
+            untrusted.push(e.seq);
+        }
+        if let Some(claimed) = parse_time(&covered.time) {
+            let tolerance = CLOCK_TOLERANCE_SECS + (w.accuracy_micros.unwrap_or(0) / 1_000_000) as i64 + 1;
+            let ahead = (claimed - w.gen_time).num_seconds();
+            let at = w.gen_time.to_rfc3339_opts(SecondsFormat::Secs, true);
+            if ahead > tolerance {
+                bad(
+                    FindingCode::ClaimedAfterWitnessed,
+                    format!(
+                        "entry #{} claims {}, but {} witnessed it existed at {} (timestamp #{}): its time was set forward",
+                        covered.seq, covered.time, w.tsa_name, at, e.seq
+                    ),
+                );
+            } else if -ahead > DELAY_NOTE_SECS {
+                report.notes.push(Finding::new(
+                    FindingCode::WitnessDelayed,
+                    Some(covered.seq),
+                    format!(
+                        "entry #{} claims {}, but was witnessed only at {} by {} (timestamp #{}), {} later: the claimed time is unproven",
+                        covered.seq,
+                        covered.time,
+                        at,
+                        w.tsa_name,
+                        e.seq,
+                        span(-ahead)
+                    ),
+                ));
+            }
+        }
+        out.push(Testimony {
+            timestamp_seq: e.seq,
+            covers_seq: covered.seq,
+            at: w.gen_time,
+            tsa: w.tsa_name,
+            trusted,
+        });
+    }
+    if let Some(first) = untrusted.first() {
+        report.notes.push(Finding::new(
+            FindingCode::TsaNotAnchored,
+            Some(*first),
+            format!(
+                "the token{} of timestamp {} verified under the TSA certificate{} carried in the token; name the TSA's CA with --tsa-trust FILE to check who signed",
+                if untrusted.len() == 1 { "" } else { "s" },
+                crate::text::seq_list(&untrusted),
+                if untrusted.len() == 1 { "" } else { "s" },
+            ),
+        ));
+    }
+    out
+}
+
+/// The earliest valid TSA testimony (token checked under the certificate it carries) that covers
+/// entry `seq` of `entries` (first to last): a `timestamp` entry over `seq` or a later entry.
+/// For the report; `verify` checks the same tokens and reports every problem.
+pub fn earliest_witness(entries: &[Entry], seq: u64) -> Option<WitnessedTime> {
+    let items: Vec<Item> = entries
+        .iter()
+        .map(|e| Item {
+            entry: e.clone(),
+            commit: None,
+            raw: None,
+        })
+        .collect();
+    let mut scratch = VerifyReport::build(String::new(), None, &[], None);
+    check_tokens(&items, &mut scratch, &WitnessOptions::default())
+        .into_iter()
+        .filter(|t| t.covers_seq >= seq)
+        .min_by_key(|t| t.at)
+        .map(|t| WitnessedTime {
+            tsa: t.tsa,
+            at: t.at.to_rfc3339_opts(SecondsFormat::Secs, true),
+            timestamp_seq: t.timestamp_seq,
+            covers_seq: t.covers_seq,
+            trusted: t.trusted,
+        })
+}
+
+/// `3 days 4 h`, `5 h 2 min`, `7 min`.
+fn span(secs: i64) -> String {
+    let (d, h, m) = (secs / 86_400, secs % 86_400 / 3600, secs % 3600 / 60);
+    match (d, h) {
+        (0, 0) => format!("{} min", m),
+        (0, _) => format!("{} h {} min", h, m),
+        _ => format!("{} {} h", crate::text::plural(d as u64, "day", "days"), h),
+    }
+}
+
+/// Verifies every commit's signature; returns each item's state (`Some` from git).
+fn check_signatures(
+    items: &[Item],
+    report: &mut VerifyReport,
+    o: &WitnessOptions,
+) -> Vec<Option<(SignatureState, Option<String>)>> {
+    let mut states = Vec::with_capacity(items.len());
+    let (mut unsigned, mut unchecked) = (Vec::new(), Vec::new());
+    for it in items {
+        let e = &it.entry;
+        let Some(raw) = &it.raw else {
+            states.push(None);
+            continue;
+        };
+        let format = it
+            .commit
+            .as_deref()
+            .and_then(|c| ObjectFormat::from_hex_len(c.len()))
+            .unwrap_or(ObjectFormat::Sha1);
+        let Some(signed) = split_signature(format, raw) else {
+            unsigned.push(e.seq);
+            states.push(Some((SignatureState::Unsigned, None)));
+            continue;
+        };
+        let Some(allowed) = &o.allowed_signers else {
+            unchecked.push(e.seq);
+            states.push(Some((SignatureState::Unchecked, None)));
+            continue;
+        };
+        let fallback = parse_time(&e.time).unwrap_or_default();
+        match sshsig::verify_commit(allowed, format, raw, fallback) {
+            CommitSignature::Verified(v) => {
+                let mut by = v.principal.clone();
+                if e.kind == EntryKind::Register {
+                    let rb = RegistrationSummary::deserialize(&e.summary)
+                        .ok()
+                        .map(|s| s.registered_by);
+                    if let Some(rb) = rb {
+                        let at = signed_time(raw).unwrap_or(fallback);
+                        match sshsig::verify(allowed, Some(&rb), sshsig::GIT_NAMESPACE, &signed.payload, &signed.signature, at) {
+                            Ok(_) => by = rb,
+                            Err(_) => report.notes.push(Finding::new(
+                                FindingCode::RegisteredByUnproven,
+                                Some(e.seq),
+                                format!(
+                                    "entry #{} is signed by `{}` ({}), but its registered-by `{}` is not a principal of that key",
+                                    e.seq, v.principal, v.fingerprint, rb
+                                ),
+                            )),
+                        }
+                    }
+                }
+                states.push(Some((SignatureState::Verified, Some(by))));
+            }
+            CommitSignature::Bad(p) => {
+                let code = match p {
+                    SigProblem::UnknownSigner { .. }
+                    | SigProblem::NamespaceNotAllowed { .. }
+                    | SigProblem::NotValidAtTime { .. } => FindingCode::SignerNotAllowed,
+                    _ => FindingCode::SignatureInvalid,
+                };
+                report.findings.push(Finding::new(
+                    code,
+                    Some(e.seq),
+                    format!("entry #{}'s commit signature: {} [{}]", e.seq, p, p.code()),
+                ));
+                states.push(Some((SignatureState::Invalid, None)));
+            }
+            CommitSignature::Unsigned => {
+                unsigned.push(e.seq);
+                states.push(Some((SignatureState::Unsigned, None)));
+            }
+        }
+    }
+    if let Some(first) = unsigned.first() {
+        let list = crate::text::seq_list(&unsigned);
+        if o.allowed_signers.is_some() {
+            report.findings.push(Finding::new(
+                FindingCode::EntryUnsigned,
+                Some(*first),
+                format!(
+                    "{} {} not signed, so nothing proves who wrote {}",
+                    list,
+                    if unsigned.len() == 1 { "is" } else { "are" },
+                    if unsigned.len() == 1 { "it" } else { "them" }
+                ),
+            ));
+        } else {
+            report.notes.push(Finding::new(
+                FindingCode::EntryUnsigned,
+                Some(*first),
+                format!(
+                    "{} {} not signed (sign with git's gpg.format = ssh and user.signingkey, or --sign-key)",
+                    list,
+                    if unsigned.len() == 1 { "is" } else { "are" }
+                ),
+            ));
+        }
+    }
+    if let Some(first) = unchecked.first() {
+        report.notes.push(Finding::new(
+            FindingCode::SignaturesUnchecked,
+            Some(*first),
+            format!(
+                "{} {} signed, but no allowed-signers file was given to check the signatures (--allowed-signers FILE)",
+                crate::text::seq_list(&unchecked),
+                if unchecked.len() == 1 { "is" } else { "are" }
+            ),
+        ));
+    }
+    states
+}
+
+/// The committer time of a signed commit's payload (what `git verify-commit` checks at).
+fn signed_time(raw: &[u8]) -> Option<DateTime<Utc>> {
+    let text = std::str::from_utf8(raw).ok()?;
+    let line = text
+        .split("\n\n")
+        .next()?
+        .lines()
+        .find_map(|l| l.strip_prefix("committer "))?;
+    let secs: i64 = line.rsplit(' ').nth(1)?.parse().ok()?;
+    DateTime::from_timestamp(secs, 0)
+}
+
+fn review(
+    items: &[Item],
+    testimonies: &[Testimony],
+    states: &[Option<(SignatureState, Option<String>)>],
+    tip: Option<String>,
+) -> Review {
+    let mut studies = Vec::new();
+    for (i, it) in items.iter().enumerate() {
+        let e = &it.entry;
+        if e.kind != EntryKind::Register || studies.iter().any(|s: &StudyReview| s.study_id == e.study_id) {
+            continue;
+        }
+        let reg = RegistrationSummary::deserialize(&e.summary).ok();
+        let count = |k: EntryKind| {
+            items
+                .iter()
+                .filter(|x| x.entry.kind == k && x.entry.study_id == e.study_id)
+                .count()
+        };
+        let witnessed = testimonies
+            .iter()
+            .filter(|t| t.covers_seq >= e.seq)
+            .min_by_key(|t| t.at)
+            .map(|t| WitnessedTime {
+                tsa: t.tsa.clone(),
+                at: t.at.to_rfc3339_opts(SecondsFormat::Secs, true),
+                timestamp_seq: t.timestamp_seq,
+                covers_seq: t.covers_seq,
+                trusted: t.trusted,
+            });
+        let state = states.get(i).cloned().flatten();
+        studies.push(StudyReview {
+            study_id: e.study_id.clone(),
+            title: reg.as_ref().map(|r| r.title.clone()),
+            registered_seq: e.seq,
+            registered_at: e.time.clone(),
+            clock_fixed: e.clock.is_some(),
+            witnessed,
+            registered_by: reg.map(|r| r.registered_by),
+            signature: state.as_ref().map(|s| s.0),
+            signed_by: state.and_then(|s| s.1),
+            data_access: e.data_access,
+            amendments: count(EntryKind::Amend),
+            deviations: count(EntryKind::Deviation),
+            analyses: count(EntryKind::Analyze),
+        });
+    }
+    Review { tip, studies }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn entry(seq: u64, kind: &str, time: &str, sha: &str, summary: serde_json::Value) -> Entry {
+        serde_json::from_value(serde_json::json!({
+            "seq": seq, "kind": kind, "time": time, "prev_sha256": super::super::GENESIS,
+            "study_id": "s", "protocol_sha256": null, "protocol_path": null, "amends": null,
+            "inputs": {}, "result_sha256": null, "tool": {"name": "pledge", "version": "0"},
+            "rng": null, "reason": null, "data_access": "nothing-run", "git_head": null,
+            "summary": summary, "entry_sha256": sha,
+        }))
+        .unwrap()
+    }
+
+    /// The fixed openssl token over tests/data/tsa/hash.hex, stored as covering an entry with
+    /// that hash: its genTime is 2026-12-01T08:28:17Z (token-ec.txt, openssl's own print).
+    fn ledger(claimed: &str) -> Vec<Entry> {
+        let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/tsa");
+        let hash = std::fs::read_to_string(dir.join("hash.hex"))
+            .unwrap()
+            .trim()
+            .to_string();
+        let token = hex::encode(std::fs::read(dir.join("token-ec.der")).unwrap());
+        vec![
+            entry(1, "register", claimed, &hash, serde_json::json!({})),
+            entry(
+                2,
+                "timestamp",
+                "2026-12-01T08:28:18Z",
+                &"ab".repeat(32),
+                serde_json::json!({"covers_seq": 1, "covers_sha256": hash, "tsa_url": "http://127.0.0.1/", "token_der": token}),
+            ),
+        ]
+    }
+
+    #[test]
+    fn a_stored_token_witnesses_its_entry_and_the_claimed_time_is_compared() {
+        let w = earliest_witness(&ledger("2026-12-01T08:28:17Z"), 1).unwrap();
+        assert_eq!(w.tsa, "CN=pledge test TSA ec,O=pledge tests");
+        assert_eq!(w.at, "2026-12-01T08:28:17Z");
+        assert_eq!((w.timestamp_seq, w.covers_seq, w.trusted), (2, 1, false));
+        assert_eq!(earliest_witness(&ledger("2026-12-01T08:28:17Z"), 2), None);
+        let run = |claimed: &str| {
+            let items: Vec<Item> = ledger(claimed)
+                .into_iter()
+                .map(|entry| Item {
+                    entry,
+                    commit: None,
+                    raw: None,
+                })
+                .collect();
+            let mut r = VerifyReport::build(String::new(), None, &[], None);
+            check_tokens(&items, &mut r, &WitnessOptions::default());
+            (
+                r.findings.iter().map(|f| f.code).collect::<Vec<_>>(),
+                r.notes.iter().map(|f| f.code).collect::<Vec<_>>(),
+            )
+        };
+        // Within the tolerance (120 s + the TSA's 1.5001 s accuracy in whole seconds + 1 s for
+        // times written to the second): 122 s ahead is fine, 123 s is a finding.
+        assert_eq!(run("2026-12-01T08:30:19Z").0, vec![]);
+        assert_eq!(run("2026-12-01T08:30:20Z").0, vec![FindingCode::ClaimedAfterWitnessed]);
+        // Witnessed over an hour after the claim: a note.
+        assert_eq!(
+            run("2026-12-01T07:28:16Z").1,
+            vec![FindingCode::WitnessDelayed, FindingCode::TsaNotAnchored]
+        );
+        assert_eq!(run("2026-12-01T07:28:17Z").1, vec![FindingCode::TsaNotAnchored]);
+    }
+
+    #[test]
+    fn spans_read_as_people_write_them() {
+        assert_eq!(span(7 * 60 + 5), "7 min");
+        assert_eq!(span(5 * 3600 + 2 * 60), "5 h 2 min");
+        assert_eq!(span(3 * 86_400 + 4 * 3600 + 59), "3 days 4 h");
+        assert_eq!(span(86_400 + 60), "1 day 0 h");
+    }
+
+    #[test]
+    fn the_committer_time_is_read_from_the_payload() {
+        let raw = b"tree 4b825dc642cb6eb9a060e54bf8d69288fbee4904\nauthor a <a@b> 1700000000 +0000\ncommitter pledge <p@l> 1796040000 +0900\n\nmsg\n";
+        assert_eq!(signed_time(raw), DateTime::from_timestamp(1_796_040_000, 0));
+        assert_eq!(signed_time(b"garbage"), None);
+    }
+}

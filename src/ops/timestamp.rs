@@ -1,0 +1,186 @@
+//! `pledge timestamp` (and `--tsa` on `register` / `amend`): asks a Time-Stamping Authority for
+//! an RFC 3161 token over an entry's `entry_sha256` and records it in a `timestamp` entry
+//! (summary [`TimestampSummary`]), which `verify` checks offline (see
+//! [`crate::ledger::witness`]).
+
+use super::{Note, Notes};
+use crate::error::{Error, Result};
+use crate::ledger::tsa::{self, TrustAnchors, TsaClient};
+use crate::ledger::{Draft, Entry, EntryKind, Ledger, StoredEntry};
+use crate::records::{self, TimestampSummary};
+use chrono::{DateTime, SecondsFormat, Utc};
+use sha2::Digest as _;
+use std::path::PathBuf;
+use std::time::Duration;
+
+/// What `pledge timestamp` is asked to do. Paths are absolute.
+#[derive(Debug, Clone)]
+pub struct TimestampOptions {
+    /// The TSA's URL (`http://` or `https://`), e.g. `http://timestamp.digicert.com`.
+    pub tsa_url: String,
+    /// The entry to witness (its sequence number); `None`: the ledger's last entry.
+    pub entry: Option<u64>,
+    /// A trust file of PEM certificates the TSA's certificate must chain to.
+    pub trust: Option<PathBuf>,
+    /// Time allowed for the exchange with the TSA.
+    pub timeout: Duration,
+}
+
+impl TimestampOptions {
+    /// Witness the last entry at `tsa_url`, 30 s timeout, no trust file.
+    pub fn new(tsa_url: impl Into<String>) -> Self {
+        TimestampOptions {
+            tsa_url: tsa_url.into(),
+            entry: None,
+            trust: None,
+            timeout: Duration::from_secs(30),
+        }
+    }
+}
+
+/// What `pledge timestamp` did.
+#[derive(Debug, Clone)]
+pub struct TimestampOutcome {
+    /// The `timestamp` entry written.
+    pub entry: Entry,
+    /// The entry witnessed.
+    pub covers_seq: u64,
+    /// The TSA's name (from its token).
+    pub tsa: String,
+    /// The witnessed time (`genTime`), RFC 3339 UTC.
+    pub witnessed_at: String,
+    /// Notes for people.
+    pub notes: Notes,
+}
+
+/// Witnesses entry `o.entry` (default: the last) of `ledger`: requests a token over its
+/// `entry_sha256` (the nonce is derived from the hash and `now`: it only pairs the answer with
+/// the request), checks it (and, with `o.trust`, its certificate chain), and appends a
+/// `timestamp` entry holding the DER token.
+///
+/// Errors: an empty ledger or an entry already witnessed by the last entry (refused, exit 1); no
+/// such entry, an unreadable trust file, a TSA that cannot be reached, refuses, or answers with a
+/// token that does not verify (exit 2); git failures (exit 70).
+pub fn timestamp(ledger: &Ledger, o: &TimestampOptions, now: DateTime<Utc>) -> Result<TimestampOutcome> {
+    let entries = ledger.entries()?;
+    let target = match o.entry {
+        Some(seq) => entries.iter().find(|e| e.entry.seq == seq).ok_or_else(|| {
+            Error::input(format!("the ledger has no entry #{}", seq)).with_hint("`pledge log` lists the entries")
+        })?,
+        None => entries
+            .last()
+            .ok_or_else(|| Error::refused("the ledger is empty: there is no entry to timestamp"))?,
+    };
+    if o.entry.is_none() && target.entry.kind == EntryKind::Timestamp {
+        return Err(Error::refused(format!(
+            "the last entry (#{}) is already a timestamp: every entry before it is witnessed",
+            target.entry.seq
+        )));
+    }
+    witness(ledger, &target.entry, o, now)
+}
+
+/// Witnesses `covered` (an entry of `ledger`), as [`timestamp`] does; used right after an
+/// append by `register --tsa` and `amend --tsa`.
+///
+/// Errors: as [`timestamp`].
+pub fn witness(ledger: &Ledger, covered: &Entry, o: &TimestampOptions, now: DateTime<Utc>) -> Result<TimestampOutcome> {
+    let trust = match &o.trust {
+        Some(p) => Some(TrustAnchors::load(p)?),
+        None => None,
+    };
+    let hash: [u8; 32] = hex::decode(&covered.entry_sha256)
+        .ok()
+        .and_then(|b| b.try_into().ok())
+        .ok_or_else(|| {
+            Error::input(format!("entry #{}'s entry_sha256 is not a SHA-256 hash", covered.seq))
+                .with_hint("run `pledge verify`")
+        })?;
+    let nonce = nonce_for(&hash, now);
+    let client = TsaClient {
+        timeout: o.timeout,
+        proxy: None,
+    };
+    let got = tsa::request_token(&client, &o.tsa_url, &hash, nonce).map_err(|e| {
+        Error::input(format!(
+            "could not get a time-stamp token for entry #{} from {}",
+            covered.seq, o.tsa_url
+        ))
+        .caused_by(e)
+        .with_hint(
+            "name a reachable RFC 3161 TSA, e.g. --tsa http://timestamp.digicert.com or --tsa https://freetsa.org/tsr",
+        )
+    })?;
+    let w = match &trust {
+        Some(t) => tsa::verify_token(&got.token, &hash, Some(t)).map_err(|e| {
+            Error::input(format!(
+                "the token from {} does not verify under the trust file",
+                o.tsa_url
+            ))
+            .caused_by(e)
+        })?,
+        None => got.witness.clone(),
+    };
+    let summary = records::to_value(&TimestampSummary {
+        covers_seq: covered.seq,
+        covers_sha256: covered.entry_sha256.clone(),
+        tsa_url: o.tsa_url.clone(),
+        token_der: hex::encode(&got.token),
+    })?;
+    let (seq, sha) = (covered.seq, covered.entry_sha256.clone());
+    let entry = ledger.append_with(now, |entries: &[StoredEntry]| {
+        if !entries
+            .iter()
+            .any(|e| e.entry.seq == seq && e.entry.entry_sha256 == sha)
+        {
+            return Err(Error::refused(format!(
+                "entry #{} is no longer in the ledger as it was when the token was asked for",
+                seq
+            )));
+        }
+        Ok(Draft {
+            kind: Some(EntryKind::Timestamp),
+            study_id: covered.study_id.clone(),
+            summary: summary.clone(),
+            ..Default::default()
+        })
+    })?;
+    let at = w.gen_time.to_rfc3339_opts(SecondsFormat::Secs, true);
+    let mut notes = Notes::new();
+    if trust.is_none() {
+        notes.push(Note::info(
+            "the token was checked under the certificate it carries; `pledge verify --tsa-trust CA.pem` checks it against the TSA's CA",
+        ));
+    }
+    Ok(TimestampOutcome {
+        entry,
+        covers_seq: seq,
+        tsa: w.tsa_name,
+        witnessed_at: at,
+        notes,
+    })
+}
+
+/// The request nonce: the first 8 bytes of SHA-256(hash ‖ now as RFC 3339 with nanoseconds).
+fn nonce_for(hash: &[u8; 32], now: DateTime<Utc>) -> u64 {
+    let mut h = sha2::Sha256::new();
+    h.update(hash);
+    h.update(now.to_rfc3339_opts(SecondsFormat::Nanos, true).as_bytes());
+    let d = h.finalize();
+    u64::from_be_bytes([d[0], d[1], d[2], d[3], d[4], d[5], d[6], d[7]])
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use chrono::TimeZone;
+
+    #[test]
+    fn the_nonce_depends_on_hash_and_time() {
+        let t = Utc.with_ymd_and_hms(2026, 12, 1, 0, 0, 0).unwrap();
+        let a = nonce_for(&[0u8; 32], t);
+        assert_eq!(a, nonce_for(&[0u8; 32], t));
+        assert_ne!(a, nonce_for(&[1u8; 32], t));
+        assert_ne!(a, nonce_for(&[0u8; 32], t + chrono::Duration::nanoseconds(1)));
+    }
+}
