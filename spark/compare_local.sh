@@ -69,7 +69,7 @@ def pairs(path):
 spark, rust = pairs(f"{work}/spark.jsonl"), pairs(f"{work}/rust.jsonl")
 def counts(path):
     c = json.load(open(path))["count"]
-    return [(r["rule"], r["counts"]["components"], r["counts"]["with-candidates"]) for r in c["ablation"]]
+    return [(r["rule"], r["components"], r["with_candidates"]) for r in c["ablation"]]
 same_counts = counts(f"{work}/rust.json") == counts(f"{work}/spark-count.json")
 print(f"spark pairs: {len(spark)}  rust pairs: {len(rust)}  identical (ids and sizes): {spark == rust}")
 print(f"counts from --pairs equal pledge's own: {same_counts}  {counts(f'{work}/spark-count.json')}")

@@ -286,3 +286,80 @@ fn hotpotqa_and_musique_layouts_without_passages() {
 // question, some titles repeated), and no paragraph shared across questions.
 const MUSIQUE_PASSAGES: u64 = 96;
 const MUSIQUE_COMPONENTS: u64 = 5;
+
+/// `--write-pairs` writes the near-duplicate pairs the join found (checked by hand: d2:2 and d3:2
+/// share 36 of 38 5-gram shingles; d1:1 and d2:1 are identical, 17 shingles); `--pairs` counts
+/// from such a file with the same ablation, records its hash, and a listed pair that does not
+/// hold under the registered rule is refused with the file and line.
+#[test]
+fn pairs_written_and_read_back_give_the_same_count() {
+    let env = env_with(PROTOCOL);
+    let r = env.run(
+        &[
+            &ARGS[..],
+            &["--dry-run", "--write-pairs", "pairs.jsonl", "--format", "json"],
+        ]
+        .concat(),
+    );
+    assert_eq!(r.code, 3, "{}", r.stderr);
+    assert!(r.stderr.contains("wrote 2 near-duplicate pairs to"), "{}", r.stderr);
+    let written = std::fs::read_to_string(env.join("pairs.jsonl")).unwrap();
+    assert_eq!(
+        written,
+        "{\"a\":\"d1:1\",\"b\":\"d2:1\",\"intersection\":17,\"union\":17,\"jaccard\":1.0}\n\
+         {\"a\":\"d2:2\",\"b\":\"d3:2\",\"intersection\":36,\"union\":38,\"jaccard\":0.9473684210526315}\n"
+    );
+    let joined: serde_json::Value = serde_json::from_str(&r.stdout).unwrap();
+    let listed_run = env.run(&[&ARGS[..], &["--dry-run", "--pairs", "pairs.jsonl", "--format", "json"]].concat());
+    assert_eq!(listed_run.code, 3, "{}", listed_run.stderr);
+    assert!(
+        listed_run
+            .stderr
+            .contains("2 pairs, 2 of them (seed 7) checked exactly"),
+        "{}",
+        listed_run.stderr
+    );
+    let listed: serde_json::Value = serde_json::from_str(&listed_run.stdout).unwrap();
+    let rows = |v: &serde_json::Value| -> Vec<(u64, u64, u64)> {
+        v["count"]["ablation"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|a| {
+                (
+                    a["links"].as_u64().unwrap(),
+                    a["components"].as_u64().unwrap(),
+                    a["with_candidates"].as_u64().unwrap(),
+                )
+            })
+            .collect()
+    };
+    assert_eq!(rows(&listed), rows(&joined));
+    assert_eq!(listed["count"]["ablation"][1]["listed"]["checked"], 2);
+    // Recorded like any input.
+    assert_eq!(env.run(&["register", "p.toml"]).code, 0);
+    assert_eq!(env.run(&[&ARGS[..], &["--pairs", "pairs.jsonl"]].concat()).code, 3);
+    let log = env.run(&["log", "--format", "json"]);
+    assert!(log.stdout.contains("pairs:pairs.jsonl"), "{}", log.stdout);
+    // A forged pair: d1:1 and d1:2 are not near-duplicates.
+    env.write(
+        "forged.jsonl",
+        format!("{}{{\"a\":\"d1:1\",\"b\":\"d1:2\"}}\n", written),
+    );
+    let bad = env.run(&[&ARGS[..], &["--dry-run", "--pairs", "forged.jsonl"]].concat());
+    assert_eq!(bad.code, 2, "{}", bad.stderr);
+    assert!(
+        bad.stderr
+            .contains("forged.jsonl:3: the pair `d1:1`–`d1:2` does not hold under the registered rule"),
+        "{}",
+        bad.stderr
+    );
+    env.write("unknown.jsonl", "{\"a\":\"d1:1\",\"b\":\"nope\"}\n");
+    let bad = env.run(&[&ARGS[..], &["--dry-run", "--pairs", "unknown.jsonl"]].concat());
+    assert_eq!(bad.code, 2);
+    assert!(
+        bad.stderr.contains("unknown.jsonl:1: `nope` is not a passage id"),
+        "{}",
+        bad.stderr
+    );
+}
