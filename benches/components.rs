@@ -37,7 +37,12 @@ impl std::fmt::Display for Stage {
         // Peak (`VmHWM`) and current (`VmRSS`) resident memory, Linux only.
         if let Ok(s) = std::fs::read_to_string("/proc/self/status") {
             let kb = |key: &str| -> Option<f64> {
-                s.lines().find(|l| l.starts_with(key))?.split_whitespace().nth(1)?.parse().ok()
+                s.lines()
+                    .find(|l| l.starts_with(key))?
+                    .split_whitespace()
+                    .nth(1)?
+                    .parse()
+                    .ok()
             };
             if let (Some(hwm), Some(rss)) = (kb("VmHWM:"), kb("VmRSS:")) {
                 write!(f, ", peak {:.0} MiB, now {:.0} MiB", hwm / 1024.0, rss / 1024.0)?;

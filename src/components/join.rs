@@ -237,20 +237,42 @@ mod tests {
         assert_eq!(join(&s, 1.0, &|_| ()), vec![(0, 1)]);
     }
 
+    /// Alphabets for generated texts: ASCII, Hangul syllables (3-byte UTF-8), decomposed Hangul
+    /// jamo (NFD, composed by normalization), accents as combining marks, and 4-byte emoji.
+    const ALPHABETS: [[&str; 5]; 5] = [
+        ["a", "b", "c", "d", "e"],
+        ["가", "나", "법", "률", "조"],
+        [
+            "\u{1100}\u{1161}",
+            "\u{1102}\u{1161}",
+            "\u{1107}\u{1165}\u{11b8}",
+            "가",
+            "e\u{301}",
+        ],
+        ["e", "\u{e9}", "e\u{301}", "\u{301}", "z"],
+        ["😀", "😃", "🦀", "a", "\u{10ffff}"],
+    ];
+
+    /// Corpora of edited copies of a few base texts (so many pairs are near or exact
+    /// duplicates), with empty texts and texts shorter than n; n is small (u64 keys), middling
+    /// (u128 keys) or large (shingles kept as text), so every key width is exercised.
     fn corpus() -> impl Strategy<Value = (Vec<String>, usize, f64)> {
-        let base = prop::collection::vec(prop::collection::vec(0u8..4, 0..14), 1..6);
+        let base = prop::collection::vec(prop::collection::vec(0u8..5, 0..40), 1..6);
         (
             base,
-            prop::collection::vec((0usize..6, 0usize..14, 0u8..5), 0..25),
-            1usize..5,
+            prop::collection::vec((0usize..6, 0usize..40, 0u8..6), 0..30),
+            prop_oneof![1usize..6, 12usize..16, 26usize..34],
+            0usize..ALPHABETS.len(),
             0.3f64..1.0,
         )
-            .prop_map(|(bases, edits, n, t)| {
+            .prop_map(|(bases, edits, n, alphabet, t)| {
                 let mut texts: Vec<Vec<u8>> = bases.clone();
                 for (b, pos, c) in edits {
                     let mut v = bases[b % bases.len()].clone();
-                    if v.is_empty() || c == 4 {
-                        v.insert(pos.min(v.len()), b'a');
+                    if c == 5 {
+                        // an exact duplicate
+                    } else if v.is_empty() || c == 4 {
+                        v.insert(pos.min(v.len()), c % 5);
                     } else {
                         let p = pos % v.len();
                         v[p] = c;
@@ -259,17 +281,37 @@ mod tests {
                 }
                 let texts = texts
                     .into_iter()
-                    .map(|v| v.into_iter().map(|c| (b'a' + c) as char).collect())
+                    .map(|v| {
+                        let raw: String = v.into_iter().map(|c| ALPHABETS[alphabet][c as usize]).collect();
+                        normalize(&raw, Normalization::Nfc)
+                    })
                     .collect();
                 (texts, n, (t * 100.0).round() / 100.0)
             })
     }
 
     proptest! {
+        #![proptest_config(ProptestConfig::with_cases(512))]
         #[test]
         fn join_equals_brute_force((texts, n, t) in corpus()) {
             let sets = token_sets(&texts, n);
             prop_assert_eq!(join(&sets, t, &|_| ()), brute_force(&sets, t));
+        }
+
+        #[test]
+        fn early_exit_intersection_is_exact_or_below(
+            a in prop::collection::btree_set(0u32..60, 0..40),
+            b in prop::collection::btree_set(0u32..60, 0..40),
+            need in 0usize..45,
+        ) {
+            let (a, b): (Vec<u32>, Vec<u32>) = (a.into_iter().collect(), b.into_iter().collect());
+            let full = intersection(&a, &b);
+            let got = intersection_at_least(&a, &b, need);
+            if full >= need {
+                prop_assert_eq!(got, Some(full));
+            } else {
+                prop_assert_eq!(got, None);
+            }
         }
     }
 }

@@ -9,19 +9,26 @@
 
 use crate::protocol::Normalization;
 use rayon::prelude::*;
+use std::borrow::Cow;
 use unicode_normalization::UnicodeNormalization;
 
 /// Normalizes `text` as the protocol asks.
 pub fn normalize(text: &str, n: Normalization) -> String {
+    normalized(text, n).into_owned()
+}
+
+/// Normalizes `text` as the protocol asks, borrowing it when it is already in that form (the
+/// quick check of UAX #15 says so).
+pub fn normalized(text: &str, n: Normalization) -> Cow<'_, str> {
     match n {
-        Normalization::None => text.to_string(),
+        Normalization::None => Cow::Borrowed(text),
         Normalization::Nfc => match unicode_normalization::is_nfc_quick(text.chars()) {
-            unicode_normalization::IsNormalized::Yes => text.to_string(),
-            _ => text.nfc().collect(),
+            unicode_normalization::IsNormalized::Yes => Cow::Borrowed(text),
+            _ => Cow::Owned(text.nfc().collect()),
         },
         Normalization::Nfkc => match unicode_normalization::is_nfkc_quick(text.chars()) {
-            unicode_normalization::IsNormalized::Yes => text.to_string(),
-            _ => text.nfkc().collect(),
+            unicode_normalization::IsNormalized::Yes => Cow::Borrowed(text),
+            _ => Cow::Owned(text.nfkc().collect()),
         },
     }
 }
@@ -58,14 +65,14 @@ struct Alphabet {
 }
 
 impl Alphabet {
-    fn of(texts: &[String]) -> Alphabet {
+    fn of<S: AsRef<str> + Sync>(texts: &[S]) -> Alphabet {
         const WORDS: usize = (char::MAX as usize + 1).div_ceil(64);
         let seen = texts
             .par_iter()
             .fold(
                 || vec![0u64; WORDS],
                 |mut set, t| {
-                    for c in t.chars() {
+                    for c in t.as_ref().chars() {
                         set[c as usize / 64] |= 1 << (c as usize % 64);
                     }
                     set
@@ -111,7 +118,7 @@ trait Key: Copy + Eq + std::hash::Hash + Ord + Send + Sync {
     }
 }
 
-const SHARD_BITS: u32 = 6;
+const SHARD_BITS: u32 = 4;
 /// Shards of the global ranking: each is interned by one task with its own hash map.
 const SHARDS: usize = 1 << SHARD_BITS;
 
@@ -252,7 +259,9 @@ fn rank_sets<K: Key>(records: usize, keys_of: impl Fn(usize, &mut Vec<K>) -> Vec
         buckets.iter_mut().zip(segs).for_each(|(b, seg)| b.push(seg));
     };
     let keyed = |r: std::ops::Range<usize>| -> Vec<Vec<K>> {
-        r.into_par_iter().map_init(Vec::new, |scratch, i| keys_of(i, scratch)).collect()
+        r.into_par_iter()
+            .map_init(Vec::new, |scratch, i| keys_of(i, scratch))
+            .collect()
     };
     let mut pending: Option<(usize, Vec<Vec<K>>)> = None;
     let mut first = 0;
@@ -349,23 +358,39 @@ fn rank_sets<K: Key>(records: usize, keys_of: impl Fn(usize, &mut Vec<K>) -> Vec
 /// Keys are exact: the texts' characters are dictionary-coded (b bits each, enough for the
 /// alphabet actually used) and an n-gram is packed into a u64 when n·b ≤ 64, a u128 when
 /// n·b ≤ 128, and kept as its text otherwise; no hashing to fingerprints, so no collisions.
-pub fn token_sets(texts: &[String], n: usize) -> Vec<Vec<u32>> {
+pub fn token_sets<S: AsRef<str> + Sync>(texts: &[S], n: usize) -> Vec<Vec<u32>> {
     let n = n.max(1);
     let alpha = Alphabet::of(texts);
     let b = alpha.bits as usize;
     if n * b <= 64 {
         let mask = if n * b == 64 { u64::MAX } else { (1u64 << (n * b)) - 1 };
         rank_sets::<u64>(texts.len(), |i, v| {
-            packed(&texts[i], n, &alpha, v, (u64::from, |k, c| ((k << b) | c) & mask, mix64))
+            packed(
+                texts[i].as_ref(),
+                n,
+                &alpha,
+                v,
+                (u64::from, |k, c| ((k << b) | c) & mask, mix64),
+            )
         })
     } else if n * b <= 128 {
-        let mask = if n * b == 128 { u128::MAX } else { (1u128 << (n * b)) - 1 };
+        let mask = if n * b == 128 {
+            u128::MAX
+        } else {
+            (1u128 << (n * b)) - 1
+        };
         rank_sets::<u128>(texts.len(), |i, v| {
-            packed(&texts[i], n, &alpha, v, (u128::from, |k, c| ((k << b) | c) & mask, mix128))
+            packed(
+                texts[i].as_ref(),
+                n,
+                &alpha,
+                v,
+                (u128::from, |k, c| ((k << b) | c) & mask, mix128),
+            )
         })
     } else {
         rank_sets::<&str>(texts.len(), |i, _| {
-            let mut v = shingles(&texts[i], n);
+            let mut v = shingles(texts[i].as_ref(), n);
             Key::sort(&mut v);
             v
         })
@@ -405,5 +430,67 @@ mod tests {
         assert_eq!(t[2].len(), 1);
         assert!(t[3].is_empty());
         assert_ne!(t[2], t[4]);
+    }
+
+    /// Shingles as strings, the reference: `shingles` keeps each distinct n-gram (or the whole
+    /// short text) as its text.
+    fn reference(texts: &[String], n: usize) -> Vec<std::collections::BTreeSet<&str>> {
+        texts.iter().map(|t| shingles(t, n).into_iter().collect()).collect()
+    }
+
+    #[test]
+    fn each_key_width_is_exact() {
+        // 3 distinct characters → 2 bits each: n = 5 packs in u64, n = 40 in u128 (80 bits),
+        // n = 70 is kept as text (140 bits).
+        let base = "abcabcaabbccabcbacbcabcabccbaabcabcabcbabcabcabcabcaabcbcabcabcabcbabcacbcabc";
+        let texts: Vec<String> = vec![
+            base.into(),
+            base[1..].into(),
+            base[..60].into(),
+            "ab".into(),
+            String::new(),
+        ];
+        for n in [5, 40, 70] {
+            let t = token_sets(&texts, n);
+            let r = reference(&texts, n);
+            for i in 0..texts.len() {
+                assert_eq!(t[i].len(), r[i].len(), "n = {n}, text {i}");
+                for j in 0..texts.len() {
+                    assert_eq!(
+                        crate::components::join::intersection(&t[i], &t[j]),
+                        r[i].intersection(&r[j]).count(),
+                        "n = {n}, texts {i}, {j}"
+                    );
+                }
+            }
+        }
+    }
+
+    proptest::proptest! {
+        /// Token sets equal the string shingle sets up to renaming (same sizes and the same
+        /// intersection for every pair: no two shingles share an id, no shingle gets two), and
+        /// ids ascend with document frequency.
+        #[test]
+        fn token_sets_equal_string_shingles(
+            texts in proptest::collection::vec("[ab가\u{301}😀]{0,20}", 1..12),
+            n in proptest::prop_oneof![1usize..6, 8usize..12, 28usize..32],
+        ) {
+            let t = token_sets(&texts, n);
+            let r = reference(&texts, n);
+            let mut df: std::collections::BTreeMap<u32, usize> = Default::default();
+            for i in 0..texts.len() {
+                proptest::prop_assert_eq!(t[i].len(), r[i].len());
+                proptest::prop_assert!(t[i].windows(2).all(|w| w[0] < w[1]));
+                t[i].iter().for_each(|&x| *df.entry(x).or_default() += 1);
+                for j in 0..texts.len() {
+                    proptest::prop_assert_eq!(
+                        crate::components::join::intersection(&t[i], &t[j]),
+                        r[i].intersection(&r[j]).count()
+                    );
+                }
+            }
+            let by_id: Vec<usize> = df.values().copied().collect();
+            proptest::prop_assert!(by_id.windows(2).all(|w| w[0] <= w[1]));
+        }
     }
 }
