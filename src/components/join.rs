@@ -45,37 +45,89 @@ fn min_overlap(l: usize, t: f64) -> usize {
     ((t * l as f64 - 1e-6).ceil().max(1.0) as usize).min(l)
 }
 
+/// Minimum overlap of a pair of sizes `a`, `b` with Jaccard ≥ t: J ≥ t ⇔ |x ∩ y| ≥
+/// t/(1+t)·(a+b); with a safety margin, so never more than the true bound (pruning below it can
+/// only keep a candidate too many, never drop a pair).
+fn pair_overlap(a: usize, b: usize, t: f64) -> usize {
+    (t / (1.0 + t) * (a + b) as f64 - 1e-6).ceil().max(1.0) as usize
+}
+
+/// Size of the intersection of two sorted, distinct slices if it can reach `need`, else `None`:
+/// the merge stops as soon as the elements left cannot make up the difference.
+fn intersection_at_least(a: &[u32], b: &[u32], need: usize) -> Option<usize> {
+    let (mut i, mut j, mut n) = (0, 0, 0);
+    if a.len().min(b.len()) < need {
+        return None;
+    }
+    while i < a.len() && j < b.len() {
+        match a[i].cmp(&b[j]) {
+            std::cmp::Ordering::Less => {
+                i += 1;
+                if n + (a.len() - i).min(b.len() - j) < need {
+                    return None;
+                }
+            }
+            std::cmp::Ordering::Greater => {
+                j += 1;
+                if n + (a.len() - i).min(b.len() - j) < need {
+                    return None;
+                }
+            }
+            std::cmp::Ordering::Equal => {
+                n += 1;
+                i += 1;
+                j += 1;
+            }
+        }
+    }
+    Some(n)
+}
+
+/// Marks a candidate pruned by the positional filter for the current probe.
+const PRUNED: u32 = u32::MAX;
+
 /// All pairs `(i, j)`, `i < j`, of `sets` (sorted, distinct token ids in the global order) with
 /// Jaccard ≥ `t` (0 < t ≤ 1), sorted. `progress` is called with the number of sets probed.
+///
+/// Candidates come from the prefix and length filters; PPJoin's positional filter drops a
+/// candidate as soon as the tokens left after a shared prefix token cannot reach the pair's
+/// minimum overlap; survivors are verified by a merge that stops early on the same bound, and
+/// the pair is kept by the exact predicate [`similar`] on the full intersection.
 pub fn join(sets: &[Vec<u32>], t: f64, progress: &(dyn Fn(u64) + Sync)) -> Vec<(u32, u32)> {
     let mut order: Vec<u32> = (0..sets.len() as u32)
         .filter(|&i| !sets[i as usize].is_empty())
         .collect();
     order.sort_by_key(|&i| (sets[i as usize].len(), i));
+    let lens: Vec<usize> = order.iter().map(|&i| sets[i as usize].len()).collect();
     // Probing prefix (x, the larger): |x| − ⌈t·|x|⌉ + 1. Indexing prefix (y ≤ x in size): since
     // |x ∩ y| ≥ t/(1+t)·(|x|+|y|) ≥ 2t/(1+t)·|y|, |y| − ⌈2t/(1+t)·|y|⌉ + 1 tokens suffice.
-    let prefix = |i: u32| {
-        let s = &sets[i as usize];
-        &s[..s.len() - min_overlap(s.len(), t) + 1]
-    };
     let t_mid = 2.0 * t / (1.0 + t);
-    let mid_prefix = |i: u32| {
-        let s = &sets[i as usize];
-        &s[..s.len() - min_overlap(s.len(), t_mid) + 1]
-    };
-    // Inverted index over prefixes: token -> positions in `order` (ascending, so ascending size).
+    let mid_prefix = |l: usize| l - min_overlap(l, t_mid) + 1;
+    // Inverted index over indexing prefixes, laid out flat (CSR): token -> (position in `order`,
+    // position of the token in that set), positions ascending, so sizes ascending.
     let ntok = sets
         .iter()
         .filter_map(|s| s.last())
         .max()
         .map_or(0, |&m| m as usize + 1);
-    let mut index: Vec<Vec<u32>> = vec![Vec::new(); ntok];
+    let mut start = vec![0u32; ntok + 1];
     for (pos, &i) in order.iter().enumerate() {
-        for &tok in mid_prefix(i) {
-            index[tok as usize].push(pos as u32);
+        for &tok in &sets[i as usize][..mid_prefix(lens[pos])] {
+            start[tok as usize + 1] += 1;
         }
     }
-    let lens: Vec<usize> = order.iter().map(|&i| sets[i as usize].len()).collect();
+    for k in 1..start.len() {
+        start[k] += start[k - 1];
+    }
+    let mut fill = start.clone();
+    let mut postings = vec![(0u32, 0u32); start[ntok] as usize];
+    for (pos, &i) in order.iter().enumerate() {
+        for (j, &tok) in sets[i as usize][..mid_prefix(lens[pos])].iter().enumerate() {
+            postings[fill[tok as usize] as usize] = (pos as u32, j as u32);
+            fill[tok as usize] += 1;
+        }
+    }
+    drop(fill);
     let chunk = 1024;
     let mut pairs: Vec<(u32, u32)> = (0..order.len())
         .into_par_iter()
@@ -83,32 +135,49 @@ pub fn join(sets: &[Vec<u32>], t: f64, progress: &(dyn Fn(u64) + Sync)) -> Vec<(
         .flat_map_iter(|positions| {
             let mut found = Vec::new();
             let mut cand: Vec<u32> = Vec::new();
-            let mut seen = vec![false; order.len()];
+            // Shared prefix tokens seen so far per candidate, or PRUNED.
+            let mut overlap = vec![0u32; order.len()];
             for px in positions.iter().copied() {
                 let x = order[px];
+                let sx = &sets[x as usize];
                 let lx = lens[px];
                 let min_len = t * lx as f64 - 1e-6;
                 cand.clear();
-                for &tok in prefix(x) {
-                    let list = &index[tok as usize];
-                    let start = list.partition_point(|&py| (lens[py as usize] as f64) < min_len);
-                    for &py in &list[start..] {
+                for (i, &tok) in sx[..lx - min_overlap(lx, t) + 1].iter().enumerate() {
+                    let list = &postings[start[tok as usize] as usize..start[tok as usize + 1] as usize];
+                    let from = list.partition_point(|&(py, _)| (lens[py as usize] as f64) < min_len);
+                    for &(py, j) in &list[from..] {
                         if py as usize >= px {
                             break;
                         }
-                        if !seen[py as usize] {
-                            seen[py as usize] = true;
+                        let seen = &mut overlap[py as usize];
+                        if *seen == PRUNED {
+                            continue;
+                        }
+                        if *seen == 0 {
                             cand.push(py);
                         }
+                        let ly = lens[py as usize];
+                        let bound = *seen as usize + 1 + (lx - i - 1).min(ly - j as usize - 1);
+                        *seen = if bound < pair_overlap(lx, ly, t) {
+                            PRUNED
+                        } else {
+                            *seen + 1
+                        };
                     }
                 }
-                cand.iter().for_each(|&py| seen[py as usize] = false);
-                let sx = &sets[x as usize];
                 for &py in &cand {
+                    let seen = std::mem::take(&mut overlap[py as usize]);
+                    if seen == PRUNED {
+                        continue;
+                    }
                     let y = order[py as usize];
                     let sy = &sets[y as usize];
-                    if similar(intersection(sx, sy), sx.len(), sy.len(), t) {
-                        found.push((x.min(y), x.max(y)));
+                    let need = pair_overlap(lx, sy.len(), t);
+                    if let Some(inter) = intersection_at_least(sx, sy, need) {
+                        if similar(inter, lx, sy.len(), t) {
+                            found.push((x.min(y), x.max(y)));
+                        }
                     }
                 }
             }
@@ -168,20 +237,42 @@ mod tests {
         assert_eq!(join(&s, 1.0, &|_| ()), vec![(0, 1)]);
     }
 
+    /// Alphabets for generated texts: ASCII, Hangul syllables (3-byte UTF-8), decomposed Hangul
+    /// jamo (NFD, composed by normalization), accents as combining marks, and 4-byte emoji.
+    const ALPHABETS: [[&str; 5]; 5] = [
+        ["a", "b", "c", "d", "e"],
+        ["가", "나", "법", "률", "조"],
+        [
+            "\u{1100}\u{1161}",
+            "\u{1102}\u{1161}",
+            "\u{1107}\u{1165}\u{11b8}",
+            "가",
+            "e\u{301}",
+        ],
+        ["e", "\u{e9}", "e\u{301}", "\u{301}", "z"],
+        ["😀", "😃", "🦀", "a", "\u{10ffff}"],
+    ];
+
+    /// Corpora of edited copies of a few base texts (so many pairs are near or exact
+    /// duplicates), with empty texts and texts shorter than n; n is small (u64 keys), middling
+    /// (u128 keys) or large (shingles kept as text), so every key width is exercised.
     fn corpus() -> impl Strategy<Value = (Vec<String>, usize, f64)> {
-        let base = prop::collection::vec(prop::collection::vec(0u8..4, 0..14), 1..6);
+        let base = prop::collection::vec(prop::collection::vec(0u8..5, 0..40), 1..6);
         (
             base,
-            prop::collection::vec((0usize..6, 0usize..14, 0u8..5), 0..25),
-            1usize..5,
+            prop::collection::vec((0usize..6, 0usize..40, 0u8..6), 0..30),
+            prop_oneof![1usize..6, 12usize..16, 26usize..34],
+            0usize..ALPHABETS.len(),
             0.3f64..1.0,
         )
-            .prop_map(|(bases, edits, n, t)| {
+            .prop_map(|(bases, edits, n, alphabet, t)| {
                 let mut texts: Vec<Vec<u8>> = bases.clone();
                 for (b, pos, c) in edits {
                     let mut v = bases[b % bases.len()].clone();
-                    if v.is_empty() || c == 4 {
-                        v.insert(pos.min(v.len()), b'a');
+                    if c == 5 {
+                        // an exact duplicate
+                    } else if v.is_empty() || c == 4 {
+                        v.insert(pos.min(v.len()), c % 5);
                     } else {
                         let p = pos % v.len();
                         v[p] = c;
@@ -190,17 +281,37 @@ mod tests {
                 }
                 let texts = texts
                     .into_iter()
-                    .map(|v| v.into_iter().map(|c| (b'a' + c) as char).collect())
+                    .map(|v| {
+                        let raw: String = v.into_iter().map(|c| ALPHABETS[alphabet][c as usize]).collect();
+                        normalize(&raw, Normalization::Nfc)
+                    })
                     .collect();
                 (texts, n, (t * 100.0).round() / 100.0)
             })
     }
 
     proptest! {
+        #![proptest_config(ProptestConfig::with_cases(512))]
         #[test]
         fn join_equals_brute_force((texts, n, t) in corpus()) {
             let sets = token_sets(&texts, n);
             prop_assert_eq!(join(&sets, t, &|_| ()), brute_force(&sets, t));
+        }
+
+        #[test]
+        fn early_exit_intersection_is_exact_or_below(
+            a in prop::collection::btree_set(0u32..60, 0..40),
+            b in prop::collection::btree_set(0u32..60, 0..40),
+            need in 0usize..45,
+        ) {
+            let (a, b): (Vec<u32>, Vec<u32>) = (a.into_iter().collect(), b.into_iter().collect());
+            let full = intersection(&a, &b);
+            let got = intersection_at_least(&a, &b, need);
+            if full >= need {
+                prop_assert_eq!(got, Some(full));
+            } else {
+                prop_assert_eq!(got, None);
+            }
         }
     }
 }

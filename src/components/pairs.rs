@@ -174,7 +174,7 @@ pub struct SampleCheck {
 pub fn check_sample(
     input: &Input,
     pairs: &[ListedPair],
-    texts: &[String],
+    texts: &[impl AsRef<str>],
     n: usize,
     ids: &[&str],
     t: f64,
@@ -187,8 +187,8 @@ pub fn check_sample(
     picked.sort_by_key(|&i| pairs[i].line);
     for i in picked {
         let p = pairs[i];
-        let sa = shingle::shingles(&texts[p.a as usize], n);
-        let sb = shingle::shingles(&texts[p.b as usize], n);
+        let sa = shingle::shingles(texts[p.a as usize].as_ref(), n);
+        let sb = shingle::shingles(texts[p.b as usize].as_ref(), n);
         let inter = sorted_intersection(&sa, &sb);
         let union = sa.len() + sb.len() - inter;
         let name = |x: u32| crate::text::short(ids[x as usize], 80);

@@ -17,6 +17,7 @@ use super::read::Corpus;
 use super::{join, shingle, Progress};
 use crate::error::{Error, Result};
 use crate::protocol::{LinkKind, LinkRule, Normalization};
+use std::borrow::Cow;
 use std::collections::HashMap;
 
 /// A node of the component graph.
@@ -103,14 +104,15 @@ pub fn base_edges(corpus: &Corpus, g: &Graph) -> Vec<(u32, u32)> {
     e
 }
 
-/// Normalized texts, computed once per normalization form.
+/// Normalized texts, computed once per normalization form (borrowed from the corpus when a
+/// text is already in that form).
 #[derive(Default)]
-pub struct Texts {
-    cache: HashMap<&'static str, Vec<String>>,
+pub struct Texts<'a> {
+    cache: HashMap<&'static str, Vec<Cow<'a, str>>>,
 }
 
-impl Texts {
-    fn get(&mut self, corpus: &Corpus, n: Normalization) -> &Vec<String> {
+impl<'a> Texts<'a> {
+    fn get(&mut self, corpus: &'a Corpus, n: Normalization) -> &Vec<Cow<'a, str>> {
         let key = match n {
             Normalization::None => "none",
             Normalization::Nfc => "nfc",
@@ -121,7 +123,7 @@ impl Texts {
             corpus
                 .passages
                 .par_iter()
-                .map(|p| shingle::normalize(&p.text, n))
+                .map(|p| shingle::normalized(&p.text, n))
                 .collect()
         })
     }
@@ -131,11 +133,11 @@ impl Texts {
 pub type RuleEdges = (Vec<(u32, u32)>, Option<usize>);
 
 /// The edges rule `rule` adds, and for a near-duplicate rule the number of passage pairs found.
-pub fn edges(
-    corpus: &Corpus,
+pub fn edges<'a>(
+    corpus: &'a Corpus,
     g: &Graph,
     rule: &LinkRule,
-    texts: &mut Texts,
+    texts: &mut Texts<'a>,
     progress: &dyn Progress,
 ) -> Result<RuleEdges> {
     let mut e = Vec::new();
@@ -147,7 +149,7 @@ pub fn edges(
                 if s.is_empty() {
                     continue;
                 }
-                let f = *first.entry(s.as_str()).or_insert(i);
+                let f = *first.entry(s.as_ref()).or_insert(i);
                 if f != i {
                     e.push((g.passage_node[f], g.passage_node[i]));
                 }
@@ -183,10 +185,10 @@ pub fn edges(
 
 /// The token sets of the passages under a near-duplicate rule and the passage pairs (`a < b`,
 /// sorted) whose Jaccard reaches the rule's threshold ([`join::join`], exact).
-pub fn near_duplicates(
-    corpus: &Corpus,
+pub fn near_duplicates<'a>(
+    corpus: &'a Corpus,
     rule: &LinkRule,
-    texts: &mut Texts,
+    texts: &mut Texts<'a>,
     progress: &dyn Progress,
 ) -> (Vec<Vec<u32>>, Vec<(u32, u32)>) {
     let t = texts.get(corpus, rule.normalization);
@@ -213,11 +215,11 @@ pub fn pair_edges(g: &Graph, pairs: impl ExactSizeIterator<Item = (u32, u32)>) -
 /// Errors (exit 2): a sampled pair that does not hold under the rule (see
 /// [`super::pairs::check_sample`]).
 #[allow(clippy::too_many_arguments)]
-pub fn listed_edges(
-    corpus: &Corpus,
+pub fn listed_edges<'a>(
+    corpus: &'a Corpus,
     g: &Graph,
     rule: &LinkRule,
-    texts: &mut Texts,
+    texts: &mut Texts<'a>,
     input: &crate::input::Input,
     listed: &[super::pairs::ListedPair],
     sample: usize,

@@ -9,19 +9,26 @@
 
 use crate::protocol::Normalization;
 use rayon::prelude::*;
+use std::borrow::Cow;
 use unicode_normalization::UnicodeNormalization;
 
 /// Normalizes `text` as the protocol asks.
 pub fn normalize(text: &str, n: Normalization) -> String {
+    normalized(text, n).into_owned()
+}
+
+/// Normalizes `text` as the protocol asks, borrowing it when it is already in that form (the
+/// quick check of UAX #15 says so).
+pub fn normalized(text: &str, n: Normalization) -> Cow<'_, str> {
     match n {
-        Normalization::None => text.to_string(),
+        Normalization::None => Cow::Borrowed(text),
         Normalization::Nfc => match unicode_normalization::is_nfc_quick(text.chars()) {
-            unicode_normalization::IsNormalized::Yes => text.to_string(),
-            _ => text.nfc().collect(),
+            unicode_normalization::IsNormalized::Yes => Cow::Borrowed(text),
+            _ => Cow::Owned(text.nfc().collect()),
         },
         Normalization::Nfkc => match unicode_normalization::is_nfkc_quick(text.chars()) {
-            unicode_normalization::IsNormalized::Yes => text.to_string(),
-            _ => text.nfkc().collect(),
+            unicode_normalization::IsNormalized::Yes => Cow::Borrowed(text),
+            _ => Cow::Owned(text.nfkc().collect()),
         },
     }
 }
@@ -47,88 +54,346 @@ pub fn shingles(text: &str, n: usize) -> Vec<&str> {
     out
 }
 
-/// Packed key of an n-gram (n ≤ 6, 21 bits per char, exact) or of a whole text shorter than n
-/// (≤ 5 chars, marked by bit 127 and its length), so no two distinct shingles share a key.
-fn packed_set(text: &str, n: usize) -> Vec<u128> {
-    let chars: Vec<u32> = text.chars().map(|c| c as u32).collect();
-    if chars.is_empty() {
-        return vec![];
-    }
-    if chars.len() < n {
-        let k = chars.iter().fold(0u128, |k, &c| (k << 21) | c as u128);
-        return vec![k | ((chars.len() as u128) << 110) | (1u128 << 127)];
-    }
-    let mask: u128 = if n * 21 >= 128 {
-        u128::MAX
-    } else {
-        (1u128 << (n * 21)) - 1
-    };
-    let mut k: u128 = 0;
-    let mut v = Vec::with_capacity(chars.len() + 1 - n);
-    for (i, &c) in chars.iter().enumerate() {
-        k = ((k << 21) | c as u128) & mask;
-        if i + 1 >= n {
-            v.push(k);
-        }
-    }
-    v.sort_unstable();
-    v.dedup();
-    v
+/// The characters of all texts, dictionary-coded: code `1..=len` by ascending scalar value (0 is
+/// never a code, so a text shorter than n packs to a key whose top character slots are zero and
+/// cannot equal any full n-gram's key).
+struct Alphabet {
+    /// Code of each scalar value `0..=max`, 0 when the character does not occur.
+    codes: Vec<u32>,
+    /// Bits per packed character: enough for the largest code.
+    bits: u32,
 }
 
-/// Ranks keys globally by ascending document frequency (ties by key) and writes each set as
-/// sorted rank ids. `keyed` holds one `(key, record)` per distinct shingle of a record. Parallel
-/// sort, then one linear pass: no hash map and no per-key search.
-fn rank_sets<K: Ord + Copy + Send + Sync>(mut keyed: Vec<(K, u32)>, records: usize) -> Vec<Vec<u32>> {
-    keyed.par_sort_unstable();
-    // Group boundaries (one group per distinct key) and document frequencies.
-    let mut starts: Vec<u32> = Vec::new();
-    for (i, (k, _)) in keyed.iter().enumerate() {
-        if i == 0 || keyed[i - 1].0 != *k {
-            starts.push(i as u32);
+impl Alphabet {
+    fn of<S: AsRef<str> + Sync>(texts: &[S]) -> Alphabet {
+        const WORDS: usize = (char::MAX as usize + 1).div_ceil(64);
+        let seen = texts
+            .par_iter()
+            .fold(
+                || vec![0u64; WORDS],
+                |mut set, t| {
+                    for c in t.as_ref().chars() {
+                        set[c as usize / 64] |= 1 << (c as usize % 64);
+                    }
+                    set
+                },
+            )
+            .reduce(
+                || vec![0u64; WORDS],
+                |mut a, b| {
+                    a.iter_mut().zip(&b).for_each(|(x, y)| *x |= y);
+                    a
+                },
+            );
+        let max = seen
+            .iter()
+            .rposition(|&w| w != 0)
+            .map_or(0, |w| w * 64 + 63 - seen[w].leading_zeros() as usize);
+        let mut codes = vec![0u32; max + 1];
+        let mut next = 0u32;
+        for (c, code) in codes.iter_mut().enumerate() {
+            if seen[c / 64] >> (c % 64) & 1 == 1 {
+                next += 1;
+                *code = next;
+            }
+        }
+        Alphabet {
+            codes,
+            bits: 32 - next.leading_zeros(),
         }
     }
-    starts.push(keyed.len() as u32);
-    let groups = starts.len() - 1;
-    let df = |g: usize| starts[g + 1] - starts[g];
-    let mut order: Vec<u32> = (0..groups as u32).collect();
-    order.par_sort_unstable_by_key(|&g| (df(g as usize), g));
-    let mut rank = vec![0u32; groups];
-    for (r, &g) in order.iter().enumerate() {
-        rank[g as usize] = r as u32;
+}
+
+/// An exact shingle key: an integer of packed character codes, or the shingle's text itself.
+/// Integer keys are stored mixed by a bijection (so still exact) to spread them evenly over the
+/// shards of [`rank_sets`].
+trait Key: Copy + Eq + std::hash::Hash + Ord + Send + Sync {
+    /// Which of [`SHARDS`] groups the key falls in; keys of one shard are contiguous in a set
+    /// sorted by [`Key::sort`].
+    fn shard(&self) -> usize;
+    /// Sorts a set so that each shard's keys are contiguous, then removes duplicates.
+    fn sort(v: &mut Vec<Self>) {
+        v.sort_by_cached_key(|k| (k.shard(), *k));
+        v.dedup();
     }
-    let mut sizes = vec![0usize; records];
-    for &(_, rec) in &keyed {
-        sizes[rec as usize] += 1;
+}
+
+const SHARD_BITS: u32 = 4;
+/// Shards of the global ranking: each is interned by one task with its own hash map.
+const SHARDS: usize = 1 << SHARD_BITS;
+
+/// A bijection of u64 (the splitmix64 finalizer: xor-shifts and odd multipliers are invertible).
+fn mix64(mut x: u64) -> u64 {
+    x = (x ^ (x >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+    x = (x ^ (x >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+    x ^ (x >> 31)
+}
+
+/// A bijection of u128 (xor-shift, odd multiplier, xor-shift).
+fn mix128(mut x: u128) -> u128 {
+    x = (x ^ (x >> 64)).wrapping_mul(0x2360_ed05_1fc6_5da4_4385_df64_9fcc_f645);
+    x ^ (x >> 64)
+}
+
+impl Key for u64 {
+    fn shard(&self) -> usize {
+        (*self >> (64 - SHARD_BITS)) as usize
     }
-    let mut out: Vec<Vec<u32>> = sizes.iter().map(|&n| Vec::with_capacity(n)).collect();
-    for g in 0..groups {
-        for &(_, rec) in &keyed[starts[g] as usize..starts[g + 1] as usize] {
-            out[rec as usize].push(rank[g]);
+    fn sort(v: &mut Vec<Self>) {
+        v.sort_unstable();
+        v.dedup();
+    }
+}
+
+impl Key for u128 {
+    fn shard(&self) -> usize {
+        (*self >> (128 - SHARD_BITS)) as usize
+    }
+    fn sort(v: &mut Vec<Self>) {
+        v.sort_unstable();
+        v.dedup();
+    }
+}
+
+impl Key for &str {
+    fn shard(&self) -> usize {
+        use std::hash::{BuildHasher, Hasher};
+        let mut h = FastHash::default().build_hasher();
+        h.write(self.as_bytes());
+        (h.finish() >> (64 - SHARD_BITS)) as usize
+    }
+}
+
+/// A fast, fixed (unseeded) hasher for the shard maps: keys are already well spread or are
+/// text, and the maps only intern (their iteration order is never used), so no seed is needed.
+#[derive(Default, Clone, Copy)]
+struct FastHash(u64);
+
+impl std::hash::Hasher for FastHash {
+    fn finish(&self) -> u64 {
+        mix64(self.0)
+    }
+    fn write(&mut self, bytes: &[u8]) {
+        for chunk in bytes.chunks(8) {
+            let mut w = [0u8; 8];
+            w[..chunk.len()].copy_from_slice(chunk);
+            self.write_u64(u64::from_le_bytes(w));
         }
     }
-    out.par_iter_mut().for_each(|v| v.sort_unstable());
-    out
+    fn write_u64(&mut self, x: u64) {
+        self.0 = (self.0.rotate_left(26) ^ x).wrapping_mul(0x9e37_79b9_7f4a_7c15);
+    }
+    fn write_u128(&mut self, x: u128) {
+        self.write_u64(x as u64);
+        self.write_u64((x >> 64) as u64);
+    }
+}
+
+impl std::hash::BuildHasher for FastHash {
+    type Hasher = FastHash;
+    fn build_hasher(&self) -> FastHash {
+        FastHash(0)
+    }
+}
+
+/// The packed keys of `text`'s n-grams (or of the whole text when it has fewer than n
+/// characters) as integers of type `K` (u64 when n·bits ≤ 64, u128 when ≤ 128): `step` shifts
+/// one character code in, `mix` spreads the key; sorted by [`Key::sort`], built in `scratch` and
+/// returned at its exact size.
+fn packed<K: Key>(
+    text: &str,
+    n: usize,
+    alpha: &Alphabet,
+    scratch: &mut Vec<K>,
+    (widen, step, mix): (impl Fn(u32) -> K, impl Fn(K, K) -> K, impl Fn(K) -> K),
+) -> Vec<K> {
+    scratch.clear();
+    let mut k = widen(0);
+    let mut count = 0;
+    for c in text.chars() {
+        k = step(k, widen(alpha.codes[c as usize]));
+        count += 1;
+        if count >= n {
+            scratch.push(mix(k));
+        }
+    }
+    if count > 0 && count < n {
+        scratch.push(mix(k));
+    }
+    K::sort(scratch);
+    scratch.to_vec()
+}
+
+/// Records per generation chunk of [`rank_sets`].
+const CHUNK: usize = 2048;
+
+/// Ranks keys globally by ascending document frequency and writes each set as sorted rank ids.
+/// `keys_of(i, scratch)` returns the distinct keys of record `i` (of `records`), sorted by
+/// [`Key::sort`].
+///
+/// A radix partition by shard, so that every pass streams through memory: chunks of records are
+/// keyed in parallel (the next chunk while the previous one is scattered) and each record's keys
+/// are appended to its shards' buckets (one exact-size segment per chunk and shard), noting how
+/// many keys of each record went to each shard. Each shard is then interned by one task with
+/// its own hash map (a shard's map is small enough to stay in cache): a new key gets the next
+/// local id, and document frequencies are counted. Ranks are (df, shard, local id) in a counting
+/// sort over df, so ties are broken by a fixed function of the input (deterministic). Last, each
+/// record gathers its ids back from the shards' id streams and sorts them.
+fn rank_sets<K: Key>(records: usize, keys_of: impl Fn(usize, &mut Vec<K>) -> Vec<K> + Sync) -> Vec<Vec<u32>> {
+    // counts[i * SHARDS + s]: keys of record i in shard s.
+    let mut counts = vec![0u32; records * SHARDS];
+    let mut buckets: Vec<Vec<Vec<K>>> = (0..SHARDS).map(|_| Vec::new()).collect();
+    let scatter = |first: usize, sets: Vec<Vec<K>>, counts: &mut [u32], buckets: &mut [Vec<Vec<K>>]| {
+        let counts = &mut counts[first * SHARDS..(first + sets.len()) * SHARDS];
+        for (set, c) in sets.iter().zip(counts.chunks_mut(SHARDS)) {
+            for k in set {
+                c[k.shard()] += 1;
+            }
+        }
+        let mut segs: Vec<Vec<K>> = (0..SHARDS)
+            .map(|shard| Vec::with_capacity(counts.chunks(SHARDS).map(|c| c[shard] as usize).sum()))
+            .collect();
+        for k in sets.into_iter().flatten() {
+            segs[k.shard()].push(k);
+        }
+        buckets.iter_mut().zip(segs).for_each(|(b, seg)| b.push(seg));
+    };
+    let keyed = |r: std::ops::Range<usize>| -> Vec<Vec<K>> {
+        r.into_par_iter()
+            .map_init(Vec::new, |scratch, i| keys_of(i, scratch))
+            .collect()
+    };
+    let mut pending: Option<(usize, Vec<Vec<K>>)> = None;
+    let mut first = 0;
+    while first < records || pending.is_some() {
+        let r = first..(first + CHUNK).min(records);
+        let ((), next) = rayon::join(
+            || {
+                if let Some((at, sets)) = pending.take() {
+                    scatter(at, sets, &mut counts, &mut buckets);
+                }
+            },
+            || (!r.is_empty()).then(|| (r.start, keyed(r.clone()))),
+        );
+        pending = next;
+        first = r.end;
+    }
+    // Intern each shard: local ids (segment by segment in place of the keys, so the keys'
+    // memory is reused) and document frequencies.
+    let interned: Vec<(Vec<Vec<u32>>, Vec<u32>)> = buckets
+        .into_par_iter()
+        .map(|segments| {
+            let mut local: std::collections::HashMap<K, u32, FastHash> = Default::default();
+            let mut df: Vec<u32> = Vec::new();
+            let mut id_of = |k: K| {
+                let id = *local.entry(k).or_insert_with(|| {
+                    df.push(0);
+                    df.len() as u32 - 1
+                });
+                df[id as usize] += 1;
+                id
+            };
+            let ids = segments
+                .into_iter()
+                .map(|seg| seg.iter().map(|&k| id_of(k)).collect())
+                .collect();
+            (ids, df)
+        })
+        .collect();
+    // Rank by (df, global id) with a counting sort over df.
+    let max_df = interned.iter().flat_map(|(_, df)| df).copied().max().unwrap_or(0) as usize;
+    let mut next = vec![0u32; max_df + 2];
+    for &d in interned.iter().flat_map(|(_, df)| df) {
+        next[d as usize + 1] += 1;
+    }
+    for d in 1..next.len() {
+        next[d] += next[d - 1];
+    }
+    let ranks: Vec<Vec<u32>> = interned
+        .iter()
+        .map(|(_, df)| {
+            df.iter()
+                .map(|&d| {
+                    let r = next[d as usize];
+                    next[d as usize] += 1;
+                    r
+                })
+                .collect()
+        })
+        .collect();
+    // Local ids to ranks, shard by shard (each shard's ranks are a small table).
+    let streams: Vec<Vec<Vec<u32>>> = interned
+        .into_par_iter()
+        .zip(&ranks)
+        .map(|((mut ids, _), rank)| {
+            ids.iter_mut().flatten().for_each(|x| *x = rank[*x as usize]);
+            ids
+        })
+        .collect();
+    drop(ranks);
+    // Gather: chunk c of records reads segment c of every shard, in record order.
+    counts
+        .par_chunks(SHARDS * CHUNK)
+        .enumerate()
+        .flat_map_iter(|(chunk, counts)| {
+            let streams = &streams;
+            let mut at = [0usize; SHARDS];
+            counts.chunks(SHARDS).map(move |c| {
+                let mut v = Vec::with_capacity(c.iter().map(|&x| x as usize).sum());
+                for (s, &x) in c.iter().enumerate() {
+                    v.extend_from_slice(&streams[s][chunk][at[s]..at[s] + x as usize]);
+                    at[s] += x as usize;
+                }
+                v.sort_unstable();
+                v
+            })
+        })
+        .collect()
 }
 
 /// Token sets of `texts` (already normalized): one sorted, distinct `Vec<u32>` per text, token
-/// ids ranked by ascending document frequency (ties by shingle), so the order is deterministic.
-pub fn token_sets(texts: &[String], n: usize) -> Vec<Vec<u32>> {
+/// ids ranked by ascending document frequency, ties broken deterministically (a fixed function of
+/// the shingles and the input order).
+///
+/// Keys are exact: the texts' characters are dictionary-coded (b bits each, enough for the
+/// alphabet actually used) and an n-gram is packed into a u64 when n·b ≤ 64, a u128 when
+/// n·b ≤ 128, and kept as its text otherwise; no hashing to fingerprints, so no collisions.
+pub fn token_sets<S: AsRef<str> + Sync>(texts: &[S], n: usize) -> Vec<Vec<u32>> {
     let n = n.max(1);
-    if n <= 6 {
-        let keyed: Vec<(u128, u32)> = texts
-            .par_iter()
-            .enumerate()
-            .flat_map_iter(|(i, t)| packed_set(t, n).into_iter().map(move |k| (k, i as u32)))
-            .collect();
-        rank_sets(keyed, texts.len())
+    let alpha = Alphabet::of(texts);
+    let b = alpha.bits as usize;
+    if n * b <= 64 {
+        let mask = if n * b == 64 { u64::MAX } else { (1u64 << (n * b)) - 1 };
+        rank_sets::<u64>(texts.len(), |i, v| {
+            packed(
+                texts[i].as_ref(),
+                n,
+                &alpha,
+                v,
+                (u64::from, |k, c| ((k << b) | c) & mask, mix64),
+            )
+        })
+    } else if n * b <= 128 {
+        let mask = if n * b == 128 {
+            u128::MAX
+        } else {
+            (1u128 << (n * b)) - 1
+        };
+        rank_sets::<u128>(texts.len(), |i, v| {
+            packed(
+                texts[i].as_ref(),
+                n,
+                &alpha,
+                v,
+                (u128::from, |k, c| ((k << b) | c) & mask, mix128),
+            )
+        })
     } else {
-        let keyed: Vec<(&str, u32)> = texts
-            .par_iter()
-            .enumerate()
-            .flat_map_iter(|(i, t)| shingles(t, n).into_iter().map(move |k| (k, i as u32)))
-            .collect();
-        rank_sets(keyed, texts.len())
+        rank_sets::<&str>(texts.len(), |i, _| {
+            let mut v = shingles(texts[i].as_ref(), n);
+            Key::sort(&mut v);
+            v
+        })
     }
 }
 
@@ -165,5 +430,67 @@ mod tests {
         assert_eq!(t[2].len(), 1);
         assert!(t[3].is_empty());
         assert_ne!(t[2], t[4]);
+    }
+
+    /// Shingles as strings, the reference: `shingles` keeps each distinct n-gram (or the whole
+    /// short text) as its text.
+    fn reference(texts: &[String], n: usize) -> Vec<std::collections::BTreeSet<&str>> {
+        texts.iter().map(|t| shingles(t, n).into_iter().collect()).collect()
+    }
+
+    #[test]
+    fn each_key_width_is_exact() {
+        // 3 distinct characters → 2 bits each: n = 5 packs in u64, n = 40 in u128 (80 bits),
+        // n = 70 is kept as text (140 bits).
+        let base = "abcabcaabbccabcbacbcabcabccbaabcabcabcbabcabcabcabcaabcbcabcabcabcbabcacbcabc";
+        let texts: Vec<String> = vec![
+            base.into(),
+            base[1..].into(),
+            base[..60].into(),
+            "ab".into(),
+            String::new(),
+        ];
+        for n in [5, 40, 70] {
+            let t = token_sets(&texts, n);
+            let r = reference(&texts, n);
+            for i in 0..texts.len() {
+                assert_eq!(t[i].len(), r[i].len(), "n = {n}, text {i}");
+                for j in 0..texts.len() {
+                    assert_eq!(
+                        crate::components::join::intersection(&t[i], &t[j]),
+                        r[i].intersection(&r[j]).count(),
+                        "n = {n}, texts {i}, {j}"
+                    );
+                }
+            }
+        }
+    }
+
+    proptest::proptest! {
+        /// Token sets equal the string shingle sets up to renaming (same sizes and the same
+        /// intersection for every pair: no two shingles share an id, no shingle gets two), and
+        /// ids ascend with document frequency.
+        #[test]
+        fn token_sets_equal_string_shingles(
+            texts in proptest::collection::vec("[ab가\u{301}😀]{0,20}", 1..12),
+            n in proptest::prop_oneof![1usize..6, 8usize..12, 28usize..32],
+        ) {
+            let t = token_sets(&texts, n);
+            let r = reference(&texts, n);
+            let mut df: std::collections::BTreeMap<u32, usize> = Default::default();
+            for i in 0..texts.len() {
+                proptest::prop_assert_eq!(t[i].len(), r[i].len());
+                proptest::prop_assert!(t[i].windows(2).all(|w| w[0] < w[1]));
+                t[i].iter().for_each(|&x| *df.entry(x).or_default() += 1);
+                for j in 0..texts.len() {
+                    proptest::prop_assert_eq!(
+                        crate::components::join::intersection(&t[i], &t[j]),
+                        r[i].intersection(&r[j]).count()
+                    );
+                }
+            }
+            let by_id: Vec<usize> = df.values().copied().collect();
+            proptest::prop_assert!(by_id.windows(2).all(|w| w[0] <= w[1]));
+        }
     }
 }

@@ -363,3 +363,47 @@ fn pairs_written_and_read_back_give_the_same_count() {
         bad.stderr
     );
 }
+
+#[test]
+#[ignore = "needs ../shared/data/statutes-kr"]
+fn statute_corpus_counts() {
+    // The 74,588 articles of the statute corpus under protocols/statutes-kr.toml: the exact
+    // near-duplicate join finds 59,875 pairs, and the ablation goes 1,321 → 716 → 25 components.
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/data/statutes-kr");
+    let env = Env::init();
+    env.copy_from_repo("protocols/statutes-kr.toml", "p.toml");
+    let (p, q) = (dir.join("passages.jsonl.gz"), dir.join("questions.jsonl.gz"));
+    let (p, q) = (p.display().to_string(), q.display().to_string());
+    let r = env.run(&[
+        "components",
+        "p.toml",
+        "--passages",
+        &p,
+        "--questions",
+        &q,
+        "--dry-run",
+        "--format",
+        "json",
+    ]);
+    assert_eq!(r.code, 3, "{}", r.stderr);
+    let v: serde_json::Value = serde_json::from_str(&r.stdout).unwrap();
+    let c = &v["count"];
+    assert_eq!(
+        (c["passages"].as_u64(), c["questions"].as_u64()),
+        (Some(74_588), Some(15_614))
+    );
+    let rows: Vec<(u64, u64, u64)> = c["ablation"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|a| {
+            let g = |k: &str| a[k].as_u64().unwrap();
+            (g("links"), g("components"), g("with_candidates"))
+        })
+        .collect();
+    assert_eq!(rows, vec![(627, 1321, 1226), (59_875, 716, 634), (15_614, 25, 1)]);
+    assert_eq!(
+        (c["components"].as_u64(), c["with_candidates"].as_u64()),
+        (Some(25), Some(1))
+    );
+}
