@@ -1052,3 +1052,38 @@ fn a_rewritten_export_is_caught_by_commit_ids_and_by_the_expected_tip() {
     ok(&r);
     assert!(r.stdout.contains("checked for order, not recomputed"), "{}", r.stdout);
 }
+
+/// A study id names output files (`ID.components.csv`): `../../../x` and other unsafe names are
+/// refused at registration (exit 2, nothing written), safe ones pass.
+#[test]
+fn unsafe_study_ids_are_refused_at_registration() {
+    let env = Env::init();
+    for id in ["../../../x", "a/b", "-rf", ".hidden", "a b", "é"] {
+        env.write("p.toml", protocol(id, "0.1"));
+        let r = env.run(&["register", "p.toml"]);
+        assert_eq!(r.code, 2, "{}: {}", id, r.stderr);
+        assert!(r.stderr.contains("is not a safe name"), "{}", r.stderr);
+    }
+    let long = "a".repeat(101);
+    env.write("p.toml", protocol(&long, "0.1"));
+    assert_eq!(env.run(&["register", "p.toml"]).code, 2);
+    assert_eq!(env.git(&["for-each-ref", "refs/pledge"]).stdout, "");
+    assert!(!env.path().parent().unwrap().join("x.components.csv").exists());
+    env.write("p.toml", protocol("robust04_v2.1-final", "0.1"));
+    ok(&env.run(&["register", "p.toml"]));
+}
+
+/// A system name longer than a format width can hold (65,535) is printed, not a panic.
+#[test]
+fn a_system_name_over_65535_characters_does_not_panic() {
+    let env = Env::new();
+    let long = "S".repeat(70_000);
+    let mut csv = String::from("topic,system,score\n");
+    for t in 0..10 {
+        csv.push_str(&format!("t{t},{long},{}\nt{t},b,{}\n", t % 2, (t + 1) % 3));
+    }
+    env.write("long.csv", csv);
+    let r = env.run(&["compare", "--scores", "long.csv"]);
+    assert_eq!(r.code, 0, "{}", &r.stderr[..r.stderr.len().min(500)]);
+    assert!(r.stdout.contains(&long));
+}
