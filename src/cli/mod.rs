@@ -34,6 +34,10 @@ pub struct Ctx {
     pub cwd: PathBuf,
     /// Whether stderr is a terminal (progress bars are hidden otherwise).
     pub stderr_is_tty: bool,
+    /// `GIT_DIR`, when set: the repository to use instead of discovering one from `cwd`.
+    pub git_dir: Option<PathBuf>,
+    /// `GIT_WORK_TREE`, when set: the work tree of the `GIT_DIR` repository.
+    pub git_work_tree: Option<PathBuf>,
 }
 
 /// What a command produced: its exit code and the text for stdout and stderr.
@@ -155,6 +159,10 @@ pub fn run(args: Vec<OsString>, ctx: &Ctx) -> Output {
     };
     let mut ctx = ctx.clone();
     if let Some(d) = &cli.dir {
+        // As git: relative GIT_DIR and GIT_WORK_TREE are relative to where pledge was started.
+        let start = ctx.cwd.clone();
+        ctx.git_dir = ctx.git_dir.map(|g| start.join(g));
+        ctx.git_work_tree = ctx.git_work_tree.map(|w| start.join(w));
         ctx.cwd = resolve(&ctx, d);
     }
     let res: Outcome = match cli.command {
@@ -198,5 +206,5 @@ pub(crate) fn resolve(ctx: &Ctx, p: &Path) -> PathBuf {
 
 /// Opens the ledger of the repository enclosing the working directory.
 pub(crate) fn open_ledger(ctx: &Ctx) -> crate::error::Result<crate::ledger::Ledger> {
-    crate::ledger::Ledger::open(&ctx.cwd)
+    crate::ledger::Ledger::open_env(&ctx.cwd, ctx.git_dir.as_deref(), ctx.git_work_tree.as_deref())
 }

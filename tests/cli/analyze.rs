@@ -258,7 +258,11 @@ fn analyze_records_an_entry_and_reruns_to_the_same_hash() {
     // hang on /dev/zero): each is a problem, at once.
     for forged_path in ["/dev/zero", "../../../etc/passwd", "/etc/hostname"] {
         let mut forged = last.clone();
-        let hash = forged.entry.inputs.remove(&"scores:data/correctness.csv".parse().unwrap()).unwrap();
+        let hash = forged
+            .entry
+            .inputs
+            .remove(&"scores:data/correctness.csv".parse().unwrap())
+            .unwrap();
         forged
             .entry
             .inputs
@@ -266,7 +270,9 @@ fn analyze_records_an_entry_and_reruns_to_the_same_hash() {
         let rep = pledge::ops::rerun::rerun(&ledger, &entries, &forged).unwrap();
         assert!(!rep.ok, "{}", forged_path);
         assert!(
-            rep.problems.iter().any(|p| p.contains("not a file inside the repository") || p.contains("no such file")),
+            rep.problems
+                .iter()
+                .any(|p| p.contains("not a file inside the repository") || p.contains("no such file")),
             "{}: {:?}",
             forged_path,
             rep.problems
