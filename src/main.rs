@@ -24,12 +24,19 @@ fn main() -> ExitCode {
         }
     };
     use std::io::IsTerminal;
+    let git_env = |name: &str| {
+        std::env::var_os(name)
+            .filter(|v| !v.is_empty())
+            .map(std::path::PathBuf::from)
+    };
     let ctx = pledge::cli::Ctx {
         now,
         cwd,
         stderr_is_tty: std::io::stderr().is_terminal(),
         clock_fixed,
         sign_key: None,
+        git_dir: git_env("GIT_DIR"),
+        git_work_tree: git_env("GIT_WORK_TREE"),
     };
     let args: Vec<std::ffi::OsString> = std::env::args_os().collect();
     let out = pledge::cli::run(args, &ctx);

@@ -24,6 +24,9 @@ pub fn run(a: Args, ctx: &Ctx) -> Outcome {
     let sub = Ctx {
         cwd: dir.clone(),
         stderr_is_tty: false,
+        // The demo's scratch repository, whatever GIT_DIR says.
+        git_dir: None,
+        git_work_tree: None,
         ..ctx.clone()
     };
     let mut log = String::new();

@@ -40,6 +40,10 @@ pub struct Ctx {
     /// The SSH key to sign ledger commits with (the global `--sign-key`, set by [`run`]; `None`:
     /// git's own signing settings).
     pub sign_key: Option<PathBuf>,
+    /// `GIT_DIR`, when set: the repository to use instead of discovering one from `cwd`.
+    pub git_dir: Option<PathBuf>,
+    /// `GIT_WORK_TREE`, when set: the work tree of the `GIT_DIR` repository.
+    pub git_work_tree: Option<PathBuf>,
 }
 
 /// What a command produced: its exit code and the text for stdout and stderr.
@@ -167,6 +171,10 @@ pub fn run(args: Vec<OsString>, ctx: &Ctx) -> Output {
     };
     let mut ctx = ctx.clone();
     if let Some(d) = &cli.dir {
+        // As git: relative GIT_DIR and GIT_WORK_TREE are relative to where pledge was started.
+        let start = ctx.cwd.clone();
+        ctx.git_dir = ctx.git_dir.map(|g| start.join(g));
+        ctx.git_work_tree = ctx.git_work_tree.map(|w| start.join(w));
         ctx.cwd = resolve(&ctx, d);
     }
     if let Some(k) = &cli.sign_key {
@@ -219,7 +227,7 @@ pub(crate) fn resolve(ctx: &Ctx, p: &Path) -> PathBuf {
 /// Errors (exit 2): no repository; the signing key cannot be read.
 pub(crate) fn open_ledger(ctx: &Ctx) -> crate::error::Result<crate::ledger::Ledger> {
     use crate::ledger::{ClockSource, CommitSigner, Ledger};
-    let mut l = Ledger::open(&ctx.cwd)?;
+    let mut l = Ledger::open_env(&ctx.cwd, ctx.git_dir.as_deref(), ctx.git_work_tree.as_deref())?;
     if ctx.clock_fixed {
         l.set_clock(Some(ClockSource::Fixed));
     }

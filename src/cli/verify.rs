@@ -69,7 +69,11 @@ pub fn verify(a: VerifyArgs, ctx: &Ctx) -> Outcome {
     };
     let ledger = match &o.export {
         Some(_) => None,
-        None => Some(crate::ledger::Ledger::open(&ctx.cwd)?),
+        None => Some(crate::ledger::Ledger::open_env(
+            &ctx.cwd,
+            ctx.git_dir.as_deref(),
+            ctx.git_work_tree.as_deref(),
+        )?),
     };
     let report = ops::verify::verify(ledger.as_ref(), &o, &ctx.cwd)?;
     let code = if report.ok { exit::OK } else { exit::FINDINGS };

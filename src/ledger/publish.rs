@@ -30,9 +30,15 @@ pub struct Remote {
 }
 
 impl Remote {
-    /// The local ref a published ledger is fetched into: `refs/pledge/remotes/NAME/ledger`.
+    /// The local ref a published ledger is fetched into: `refs/pledge/remotes/NAME/ledger`,
+    /// with `%` in NAME written `%25` and `/` written `%2F`, so that every remote name maps to
+    /// its own ref (`x` and `x/ledger` would otherwise collide: one ref's name would be the
+    /// other's directory).
     pub fn fetched_ref(&self) -> String {
-        format!("refs/pledge/remotes/{}/ledger", self.name)
+        format!(
+            "refs/pledge/remotes/{}/ledger",
+            self.name.replace('%', "%25").replace('/', "%2F")
+        )
     }
 }
 
@@ -327,4 +333,27 @@ fn copy_object(so: &Odb, dodb: &Odb, oid: Oid) -> Result<()> {
         return Err(Error::internal(format!("copying object {} produced {}", oid, written)));
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn remote_names_map_to_distinct_refs() {
+        let r = |name: &str| Remote {
+            given: name.into(),
+            name: name.into(),
+            path: PathBuf::from("/x"),
+        };
+        assert_eq!(r("origin").fetched_ref(), "refs/pledge/remotes/origin/ledger");
+        assert_eq!(r("x/ledger").fetched_ref(), "refs/pledge/remotes/x%2Fledger/ledger");
+        assert_eq!(r("x%2Fledger").fetched_ref(), "refs/pledge/remotes/x%252Fledger/ledger");
+        let names = ["x", "x/ledger", "x%2Fledger", "x/ledger/ledger", "a/b", "a%b"];
+        let refs: std::collections::BTreeSet<String> = names.iter().map(|n| r(n).fetched_ref()).collect();
+        assert_eq!(refs.len(), names.len());
+        for f in &refs {
+            assert!(git2::Reference::is_valid_name(f), "{}", f);
+        }
+    }
 }

@@ -48,10 +48,39 @@ impl Ledger {
     /// Errors (exit 2): `dir` is not inside a git repository (hint: `pledge init`).
     pub fn open(dir: &Path) -> Result<Ledger> {
         let repo = Repository::discover(dir).map_err(|e| {
+            if let Some(sha256) = sha256_refusal(&e, dir) {
+                return sha256;
+            }
             Error::input(format!("{} is not inside a git repository", dir.display()))
                 .caused_by(e.message())
                 .with_hint("run `pledge init` to create one, or change to your project's directory")
         })?;
+        Ok(Ledger::wrap(repo))
+    }
+
+    /// Opens the ledger as git would from `dir` with `GIT_DIR` set to `git_dir` and
+    /// `GIT_WORK_TREE` to `work_tree` (each `None` when unset; relative paths are resolved
+    /// against `dir`): with a git dir, that repository is opened (no discovery), its work tree
+    /// being `work_tree` when given; without one, as [`Ledger::open`].
+    ///
+    /// Errors (exit 2): `git_dir` is not a git repository; as [`Ledger::open`].
+    pub fn open_env(dir: &Path, git_dir: Option<&Path>, work_tree: Option<&Path>) -> Result<Ledger> {
+        let Some(gd) = git_dir else {
+            return Ledger::open(dir);
+        };
+        let gd = dir.join(gd);
+        let repo = Repository::open(&gd).map_err(|e| {
+            if let Some(sha256) = sha256_refusal(&e, &gd) {
+                return sha256;
+            }
+            Error::input(format!("GIT_DIR={} is not a git repository", gd.display()))
+                .caused_by(e.message())
+                .with_hint("unset GIT_DIR, or point it at a repository's .git directory")
+        })?;
+        if let Some(wt) = work_tree {
+            repo.set_workdir(&dir.join(wt), false)
+                .map_err(|e| Error::git(format!("using GIT_WORK_TREE={}", wt.display()), e))?;
+        }
         Ok(Ledger::wrap(repo))
     }
 
@@ -298,6 +327,7 @@ impl Ledger {
         // by the OS when the process dies). Under it, a ref lock file is one a killed pledge
         // process left behind: no live pledge writer can be between creating and removing it.
         let lock = super::lock::AppendLock::acquire(self.repo.commondir(), APPEND_LOCK_TIMEOUT)?;
+        self.check_appendable()?;
         if let Some(stale) = lock.clear_stale_ref_lock(LEDGER_REF, std::time::Duration::ZERO, now.into())? {
             self.notes.borrow_mut().push(stale.note());
         }
@@ -369,6 +399,47 @@ impl Ledger {
         )
     }
 
+    /// Refuses states in which an append cannot be right: a symbolic ledger ref (the
+    /// compare-and-swap would move another ref, or fail forever), and a shallow repository
+    /// whose ledger history is cut (the new entry would be numbered and linked on a partial
+    /// chain).
+    ///
+    /// Errors (exit 2), each with a hint saying how to repair the repository.
+    fn check_appendable(&self) -> Result<()> {
+        if let Ok(r) = self.repo.find_reference(LEDGER_REF) {
+            if r.kind() == Some(git2::ReferenceType::Symbolic) {
+                let target = r.symbolic_target().unwrap_or("?").to_string();
+                return Err(Error::input(format!(
+                    "{} is a symbolic ref (to {}): pledge appends only to a ledger ref that names its tip commit",
+                    LEDGER_REF, target
+                ))
+                .with_hint(format!(
+                    "make it a direct ref again: git update-ref --no-deref {} $(git rev-parse {})",
+                    LEDGER_REF, LEDGER_REF
+                )));
+            }
+        }
+        if self.repo.is_shallow() {
+            let shallow = std::fs::read_to_string(self.repo.commondir().join("shallow")).unwrap_or_default();
+            for oid in shallow.lines().filter_map(|l| Oid::from_str(l.trim()).ok()) {
+                let is_ledger = self
+                    .repo
+                    .find_commit(oid)
+                    .ok()
+                    .and_then(|c| c.tree().ok())
+                    .is_some_and(|t| t.get_name("entry.json").is_some());
+                if is_ledger {
+                    return Err(Error::input(format!(
+                        "the ledger's history is cut in this shallow repository (at commit {}): appending would build on a partial chain",
+                        crate::text::short(&oid.to_string(), 12)
+                    ))
+                    .with_hint("fetch the whole ledger first: git fetch --unshallow (or git fetch --deepen), then append"));
+                }
+            }
+        }
+        Ok(())
+    }
+
     fn write_commit(
         &self,
         entry: &Entry,
@@ -420,6 +491,20 @@ impl Ledger {
             }
         }
     }
+}
+
+/// The clear refusal for a SHA-256 repository (`git init --object-format=sha256`), which libgit2
+/// cannot open, when that is why opening `dir` failed.
+fn sha256_refusal(e: &git2::Error, dir: &Path) -> Option<Error> {
+    let m = e.message();
+    (m.contains("sha256") && (m.contains("object format") || m.contains("objectformat"))).then(|| {
+        Error::input(format!(
+            "{} is a SHA-256 git repository, which pledge cannot write a ledger into yet",
+            dir.display()
+        ))
+        .caused_by(m.to_string())
+        .with_hint("keep the ledger in a SHA-1 repository (`git init`); `pledge verify --ledger FILE` checks exports of either kind")
+    })
 }
 
 /// Builds the next entry after `prev` (None for the first), computing its hash.

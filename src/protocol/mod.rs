@@ -18,7 +18,7 @@ mod validate;
 pub use hash::{protocol_hash, ProtocolHash};
 pub use load::{error_at_key, load, parse};
 pub use loaded::{load_protocol, LoadedProtocol};
-pub use validate::MAX_TRIALS;
+pub use validate::{is_safe_study_id, MAX_STUDY_ID, MAX_TRIALS};
 
 use serde::{Deserialize, Serialize};
 

@@ -36,6 +36,21 @@ fn open01(x: f64) -> bool {
 /// 8 bytes per bootstrap trial).
 pub const MAX_TRIALS: u32 = 10_000_000;
 
+/// Longest accepted study id, in characters.
+pub const MAX_STUDY_ID: usize = 100;
+
+/// Whether `id` is a safe study id: 1 to [`MAX_STUDY_ID`] ASCII letters, digits, `.`, `_` or
+/// `-`, the first a letter or digit. Such an id can name a file (`ID.components.csv`) without
+/// leaving its directory (no `/`, `\`, `..` prefix, NUL, or leading `-` read as a flag).
+pub fn is_safe_study_id(id: &str) -> bool {
+    let b = id.as_bytes();
+    !b.is_empty()
+        && b.len() <= MAX_STUDY_ID
+        && b[0].is_ascii_alphanumeric()
+        && b.iter()
+            .all(|c| c.is_ascii_alphanumeric() || matches!(c, b'.' | b'_' | b'-'))
+}
+
 /// All problems found, in file order as far as possible; empty when the protocol is valid.
 pub fn validate(p: &Protocol) -> Vec<(Vec<PathSeg>, String)> {
     let mut out = Vec::new();
@@ -66,6 +81,15 @@ pub fn validate(p: &Protocol) -> Vec<(Vec<PathSeg>, String)> {
     }
     if p.study.id.trim().is_empty() {
         bad(k(&["study", "id"]), "study.id must not be empty".into());
+    } else if !is_safe_study_id(&p.study.id) {
+        bad(
+            k(&["study", "id"]),
+            format!(
+                "study.id `{}` is not a safe name: use 1 to {} ASCII letters, digits, `.`, `_` or `-`, starting with a letter or digit (it names output files and refs)",
+                crate::text::short(&p.study.id, 80),
+                MAX_STUDY_ID
+            ),
+        );
     }
     let t = &p.target;
     let max = t.scale.max();

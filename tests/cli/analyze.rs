@@ -254,6 +254,30 @@ fn analyze_records_an_entry_and_reruns_to_the_same_hash() {
     env.write("data/correctness.csv", "_id,a,b\nq,1,0\n");
     let rep = pledge::ops::rerun::rerun(&ledger, &entries, last).unwrap();
     assert!(!rep.ok && rep.problems[0].contains("changed"), "{:?}", rep.problems);
+    // A forged entry naming a device or a file outside the repository is not read (it would
+    // hang on /dev/zero): each is a problem, at once.
+    for forged_path in ["/dev/zero", "../../../etc/passwd", "/etc/hostname"] {
+        let mut forged = last.clone();
+        let hash = forged
+            .entry
+            .inputs
+            .remove(&"scores:data/correctness.csv".parse().unwrap())
+            .unwrap();
+        forged
+            .entry
+            .inputs
+            .insert(format!("scores:{}", forged_path).parse().unwrap(), hash);
+        let rep = pledge::ops::rerun::rerun(&ledger, &entries, &forged).unwrap();
+        assert!(!rep.ok, "{}", forged_path);
+        assert!(
+            rep.problems
+                .iter()
+                .any(|p| p.contains("not a file inside the repository") || p.contains("no such file")),
+            "{}: {:?}",
+            forged_path,
+            rep.problems
+        );
+    }
 }
 
 #[test]

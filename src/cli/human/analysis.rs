@@ -204,7 +204,8 @@ impl Human for AnalysisResult {
             .map(|s| s.name.chars().count())
             .max()
             .unwrap_or(6)
-            .max(6);
+            // A format width must fit in 16 bits; a longer name simply overflows its column.
+            .clamp(6, 1000);
         let _ = writeln!(
             out,
             "\n{:<w$}  {:>8}  {:>6}  {:>10}",
