@@ -110,7 +110,8 @@ pub struct Texts {
 }
 
 impl Texts {
-    fn get(&mut self, corpus: &Corpus, n: Normalization) -> &Vec<String> {
+    /// The passages' texts under normalization `n` (computed on first use).
+    pub fn get(&mut self, corpus: &Corpus, n: Normalization) -> &Vec<String> {
         let key = match n {
             Normalization::None => "none",
             Normalization::Nfc => "nfc",
