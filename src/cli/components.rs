@@ -41,6 +41,20 @@ pub struct Args {
     /// (a deviation entry; every count stays in the report).
     #[arg(long, value_name = "REASON")]
     pub deviation: Option<String>,
+    /// Also sweep the near-duplicate rule: the final count at Jaccard thresholds 0.50, 0.55, …,
+    /// 1.00 and shingle sizes n−2 … n+2 around the registered rule, from one join per size (a
+    /// diagnostic recorded with the count; it never changes the decision).
+    #[arg(long)]
+    pub sensitivity: bool,
+    /// Write the sensitivity curve as an SVG to FILE (needs --sensitivity; written in a dry run
+    /// too).
+    #[arg(long, value_name = "FILE", requires = "sensitivity")]
+    pub sensitivity_svg: Option<PathBuf>,
+    /// Also list the N passages, decoys and field values that join the most units, with how
+    /// much the largest component would shrink without each (a diagnostic recorded with the
+    /// count; it never changes the decision).
+    #[arg(long, value_name = "N")]
+    pub bridges: Option<usize>,
     /// Output format.
     #[arg(long, value_parser = named::<Format>(), default_value = "human")]
     pub format: Format,
@@ -94,6 +108,9 @@ pub fn run(a: Args, ctx: &Ctx) -> Outcome {
         default_dir: ctx.cwd.clone(),
         dry_run: a.dry_run,
         deviation: a.deviation.clone(),
+        sensitivity: a.sensitivity,
+        bridges: a.bridges,
+        sensitivity_svg: a.sensitivity_svg.as_deref().map(|p| resolve(ctx, p)),
     };
     let outcome = ops::components::run(ledger.as_ref(), &o, ctx.now, &bar(ctx))?;
     let mut out = Output::ok(render(&outcome, a.format), &outcome.notes);
@@ -103,3 +120,4 @@ pub fn run(a: Args, ctx: &Ctx) -> Outcome {
     }
     Ok(out)
 }
+
