@@ -122,7 +122,7 @@ fn main() {
             if same { "" } else { " DIFFERS" }
         );
     }
-    // The default grid (0.50..1.00 by 0.05, n = 3..7): one join per shingle size.
+    // The default grid (0.50..1.00 by 0.05, n = 4..6): one join per shingle size.
     let t = Instant::now();
     match sweep(&protocol, &corpus, &SensitivitySpec::around(5, 0.8), &NoProgress) {
         Ok(c) => println!(

@@ -42,7 +42,7 @@ pub struct Args {
     #[arg(long, value_name = "REASON")]
     pub deviation: Option<String>,
     /// Also sweep the near-duplicate rule: the final count at Jaccard thresholds 0.50, 0.55, …,
-    /// 1.00 and shingle sizes n−2 … n+2 around the registered rule, from one join per size (a
+    /// 1.00 and shingle sizes n−1, n, n+1 around the registered rule, from one join per size (a
     /// diagnostic recorded with the count; it never changes the decision).
     #[arg(long)]
     pub sensitivity: bool,
@@ -120,4 +120,3 @@ pub fn run(a: Args, ctx: &Ctx) -> Outcome {
     }
     Ok(out)
 }
-

@@ -88,6 +88,9 @@ enum Owner {
     Field(usize, String),
 }
 
+/// Kind, label, passages in the group, excerpt.
+type Label = (BridgeKind, String, usize, String);
+
 struct Element {
     owner: Owner,
     rules: BTreeSet<usize>,
@@ -108,7 +111,7 @@ fn excerpt(text: &str) -> String {
 
 /// The `top` bridges of `corpus` under `protocol`'s unit and link rules (see the module docs).
 ///
-/// Errors (exit 2): `top` is 0; the errors of [`super::count`].
+/// Errors (exit 2): `top` is 0; the errors of [`super::count()`].
 pub fn bridges(protocol: &Protocol, corpus: &Corpus, top: usize, progress: &dyn Progress) -> Result<Bridges> {
     if top == 0 {
         return Err(Error::input("--bridges needs a number of bridges ≥ 1"));
@@ -232,7 +235,7 @@ pub fn bridges(protocol: &Protocol, corpus: &Corpus, top: usize, progress: &dyn 
         let questions = units.iter().map(|&u| qcount[u as usize] as usize).sum();
         (units.len(), questions)
     };
-    let label = |o: &Owner| -> (BridgeKind, String, usize, String) {
+    let label = |o: &Owner| -> Label {
         match o {
             Owner::Group(r) => {
                 let (first, size) = members.get(r).copied().unwrap_or((*r, 1));
@@ -262,10 +265,10 @@ pub fn bridges(protocol: &Protocol, corpus: &Corpus, top: usize, progress: &dyn 
         .collect();
     let total = ranked.len();
     // Labels decide ties; they are computed only for the candidates of the top places.
-    ranked.sort_by(|a, b| (b.1, b.2).cmp(&(a.1, a.2)));
+    ranked.sort_by_key(|r| std::cmp::Reverse((r.1, r.2)));
     let cut = ranked.get(top.min(total).saturating_sub(1)).map(|r| (r.1, r.2));
     ranked.retain(|r| cut.is_some_and(|c| (r.1, r.2) >= c));
-    let mut labelled: Vec<((usize, usize, usize), (BridgeKind, String, usize, String))> =
+    let mut labelled: Vec<((usize, usize, usize), Label)> =
         ranked.into_iter().map(|r| (r, label(&elements[r.0].owner))).collect();
     labelled.sort_by(|a, b| (b.0 .1, b.0 .2).cmp(&(a.0 .1, a.0 .2)).then(a.1 .1.cmp(&b.1 .1)));
     labelled.truncate(top);
@@ -288,7 +291,11 @@ pub fn bridges(protocol: &Protocol, corpus: &Corpus, top: usize, progress: &dyn 
             Bridge {
                 kind,
                 label,
-                rules: elements[i].rules.iter().map(|&r| protocol.link_rules[r].name.clone()).collect(),
+                rules: elements[i]
+                    .rules
+                    .iter()
+                    .map(|&r| protocol.link_rules[r].name.clone())
+                    .collect(),
                 passages,
                 excerpt,
                 links: elements[i].links,

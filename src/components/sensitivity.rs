@@ -36,7 +36,7 @@ pub struct SensitivitySpec {
 impl SensitivitySpec {
     /// The default grid around a registered rule with shingle size `n` and threshold `t`:
     /// thresholds 0.50, 0.55, …, 1.00 (plus `t` when it is not on that grid), shingle sizes
-    /// n − 2 … n + 2 (those ≥ 1).
+    /// n − 1, n, n + 1 (those ≥ 1).
     pub fn around(n: usize, t: f64) -> Self {
         let mut thresholds: Vec<f64> = (10..=20).map(|k| k as f64 / 20.0).collect();
         if !thresholds.contains(&t) {
@@ -45,7 +45,7 @@ impl SensitivitySpec {
         thresholds.sort_by(f64::total_cmp);
         SensitivitySpec {
             thresholds,
-            shingle_sizes: (n.saturating_sub(2).max(1)..=n + 2).collect(),
+            shingle_sizes: (n.saturating_sub(1).max(1)..=n + 1).collect(),
         }
     }
 }
@@ -84,8 +84,13 @@ pub struct Sensitivity {
 ///
 /// Errors (exit 2): the protocol has no near-duplicate-passage rule, or more than one (which one
 /// to vary would be a guess); a threshold outside (0, 1] or a shingle size of 0; the errors of
-/// [`super::count`] (unit field missing, shared-field rule without a field).
-pub fn sweep(protocol: &Protocol, corpus: &Corpus, spec: &SensitivitySpec, progress: &dyn Progress) -> Result<Sensitivity> {
+/// [`super::count()`] (unit field missing, shared-field rule without a field).
+pub fn sweep(
+    protocol: &Protocol,
+    corpus: &Corpus,
+    spec: &SensitivitySpec,
+    progress: &dyn Progress,
+) -> Result<Sensitivity> {
     let near: Vec<usize> = protocol
         .link_rules
         .iter()
@@ -104,7 +109,9 @@ pub fn sweep(protocol: &Protocol, corpus: &Corpus, spec: &SensitivitySpec, progr
         return Err(Error::input(format!("sensitivity threshold {} is outside (0, 1]", t)));
     }
     if spec.shingle_sizes.contains(&0) || spec.shingle_sizes.is_empty() || spec.thresholds.is_empty() {
-        return Err(Error::input("a sensitivity grid needs thresholds and shingle sizes ≥ 1"));
+        return Err(Error::input(
+            "a sensitivity grid needs thresholds and shingle sizes ≥ 1",
+        ));
     }
     let rule = &protocol.link_rules[*varied];
     let g = rules::graph(corpus, protocol.components.unit.as_str())?;

@@ -4,7 +4,9 @@
 use super::analyze::FieldDeviation;
 use super::{query, Note, Notes};
 use crate::assignment;
-use crate::components::{self, assign::Assignment, stop::Decision, stop::StopDecision, CountResult, Diagnostics, Progress};
+use crate::components::{
+    self, assign::Assignment, stop::Decision, stop::StopDecision, CountResult, Diagnostics, Progress,
+};
 use crate::error::{Error, Result};
 use crate::input::Input;
 use crate::ledger::{Draft, EntryKind, InputKey, InputRole, Inputs, Ledger};
@@ -160,7 +162,10 @@ pub fn run(
             "the sensitivity sweep and bridges are diagnostics: the count and the stop rule's decision rest on the registered rules alone",
         ));
     }
-    let svg = match (&o.sensitivity_svg, outcome.diagnostics.as_ref().and_then(|d| d.sensitivity.as_ref())) {
+    let svg = match (
+        &o.sensitivity_svg,
+        outcome.diagnostics.as_ref().and_then(|d| d.sensitivity.as_ref()),
+    ) {
         (Some(path), Some(curve)) => Some((path.clone(), crate::report::diagnostics::sensitivity_svg(curve)?)),
         _ => None,
     };
@@ -170,7 +175,9 @@ pub fn run(
         ));
         if let Some((path, text)) = &svg {
             crate::io::write_atomic(path, text.as_bytes())?;
-            outcome.notes.push(Note::info(format!("sensitivity curve written to {}", path.display())));
+            outcome
+                .notes
+                .push(Note::info(format!("sensitivity curve written to {}", path.display())));
         }
         return Ok(outcome);
     };
@@ -311,7 +318,9 @@ pub fn run(
     outcome.out = Some(out.display().to_string());
     if let Some((path, text)) = &svg {
         crate::io::write_atomic(path, text.as_bytes())?;
-        outcome.notes.push(Note::info(format!("sensitivity curve written to {}", path.display())));
+        outcome
+            .notes
+            .push(Note::info(format!("sensitivity curve written to {}", path.display())));
     }
     Ok(outcome)
 }

@@ -115,7 +115,9 @@ fn bridge_rows(b: &Bridges) -> Vec<BridgeRow> {
         .iter()
         .map(|x| BridgeRow {
             kind: match x.kind {
-                BridgeKind::Passage if x.passages > 1 => format!("passage group ({} passages)", fmt_count(x.passages as u64)),
+                BridgeKind::Passage if x.passages > 1 => {
+                    format!("passage group ({} passages)", fmt_count(x.passages as u64))
+                }
                 k => k.as_str().to_string(),
             },
             label: cell(&x.label),
@@ -167,7 +169,10 @@ pub fn sensitivity_svg(s: &Sensitivity) -> Result<String> {
         let root = SVGBackend::with_string(&mut out, (960, 400)).into_drawing_area();
         root.fill(&WHITE).map_err(plot_err)?;
         let root = root
-            .titled("Components under the near-duplicate rule's threshold (diagnostic)", ("sans-serif", 20))
+            .titled(
+                "Components under the near-duplicate rule's threshold (diagnostic)",
+                ("sans-serif", 20),
+            )
             .map_err(plot_err)?;
         let panels = root.split_evenly((1, 2));
         type Get = fn(&crate::components::count::Snapshot) -> usize;
