@@ -434,7 +434,7 @@ fn sensitivity_equals_separate_counts_on_the_bundled_data() {
 }
 
 #[test]
-#[ignore = "needs ../shared/data/statutes-kr (about a minute in release mode)"]
+#[ignore = "needs ../shared/data/statutes-kr (2–3 minutes in release mode)"]
 fn sensitivity_equals_separate_counts_on_the_statute_corpus() {
     let dir = repo_file("../shared/data/statutes-kr");
     let (c, _) = read::read_corpus(Some(&dir.join("passages.jsonl.gz")), &dir.join("questions.jsonl.gz")).unwrap();
