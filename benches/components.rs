@@ -1,9 +1,12 @@
-//! Benchmark: `pledge components` stages on the statute corpus (../shared/data/statutes-kr).
+//! Benchmark: `pledge components` stages on the statute corpus (../shared/data/statutes-kr), and
+//! the sensitivity sweep (one join at the lowest threshold, one pass over the pairs) against 5
+//! separate full counts at the sweep's thresholds.
 //! Run: `cargo bench --bench components`. Prints a plain message and exits 0 when the data is absent.
 //! Each stage line ends with the process's peak resident memory so far (Linux `VmHWM`). For the
 //! whole command's wall time and peak memory use `/usr/bin/time -v target/release/pledge
 //! components protocols/statutes-kr.toml --passages … --questions … --dry-run`.
 
+use pledge::components::sensitivity::{sweep, SensitivitySpec};
 use pledge::components::{self, read, shingle, NoProgress};
 use pledge::protocol::Normalization;
 use rayon::prelude::*;
@@ -110,6 +113,68 @@ fn main() {
                 );
             }
         }
+        Err(e) => println!("components bench: {}", e),
+    }
+    // The sweep at 5 thresholds of the registered shingle size against 5 separate counts.
+    let thresholds = vec![0.6, 0.7, 0.8, 0.9, 1.0];
+    let spec = SensitivitySpec {
+        thresholds: thresholds.clone(),
+        shingle_sizes: vec![5],
+    };
+    let t = Instant::now();
+    let curve = match sweep(&protocol, &corpus, &spec, &NoProgress) {
+        Ok(c) => c,
+        Err(e) => {
+            println!("components bench: {}", e);
+            return;
+        }
+    };
+    let swept = t.elapsed();
+    let t = Instant::now();
+    let mut separate = Vec::new();
+    for &j in &thresholds {
+        let mut p = protocol.clone();
+        for r in p.link_rules.iter_mut() {
+            if r.kind == pledge::protocol::LinkKind::NearDuplicatePassage {
+                r.jaccard = Some(j);
+            }
+        }
+        match components::count(&p, &corpus, &NoProgress) {
+            Ok(r) => separate.push(r),
+            Err(e) => {
+                println!("components bench: {}", e);
+                return;
+            }
+        }
+    }
+    let apart = t.elapsed();
+    println!(
+        "sensitivity sweep, 5 thresholds (n = 5): {:.2?}; 5 separate counts: {:.2?} ({:.1}x)",
+        swept,
+        apart,
+        apart.as_secs_f64() / swept.as_secs_f64()
+    );
+    for (p, r) in curve.points.iter().zip(&separate) {
+        let same = p.counts.components == r.components && p.counts.with_candidates == r.with_candidates;
+        println!(
+            "  J >= {:.2}: {:>6} pairs, {:>5} components, {:>4} with candidates (separate run: {} / {}{})",
+            p.jaccard,
+            p.pairs,
+            p.counts.components,
+            p.counts.with_candidates,
+            r.components,
+            r.with_candidates,
+            if same { "" } else { " DIFFERS" }
+        );
+    }
+    // The default grid (0.50..1.00 by 0.05, n = 4..6): one join per shingle size.
+    let t = Instant::now();
+    match sweep(&protocol, &corpus, &SensitivitySpec::around(5, 0.8), &NoProgress) {
+        Ok(c) => println!(
+            "default sensitivity grid ({} points): {:.2?}",
+            c.points.len(),
+            t.elapsed()
+        ),
         Err(e) => println!("components bench: {}", e),
     }
 }

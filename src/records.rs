@@ -43,6 +43,10 @@ pub struct CountRecord {
     pub count: CountResult,
     /// The stop rule's decision.
     pub stop: Decision,
+    /// Diagnostics run with the count (`--sensitivity`, `--bridges`); absent when none was
+    /// asked for. They are not inputs to the decision.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub diagnostics: Option<crate::components::Diagnostics>,
 }
 
 /// `result.json` of an `assign` entry: whole components assigned to splits.

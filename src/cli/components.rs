@@ -53,6 +53,20 @@ pub struct Args {
     /// reads); written in a dry run too.
     #[arg(long, value_name = "FILE", conflicts_with = "pairs")]
     pub write_pairs: Option<PathBuf>,
+    /// Also sweep the near-duplicate rule: the final count at Jaccard thresholds 0.50, 0.55, …,
+    /// 1.00 and shingle sizes n−1, n, n+1 around the registered rule, from one join per size (a
+    /// diagnostic recorded with the count; it never changes the decision).
+    #[arg(long)]
+    pub sensitivity: bool,
+    /// Write the sensitivity curve as an SVG to FILE (needs --sensitivity; written in a dry run
+    /// too).
+    #[arg(long, value_name = "FILE", requires = "sensitivity")]
+    pub sensitivity_svg: Option<PathBuf>,
+    /// Also list the N passages, decoys and field values that join the most units, with how
+    /// much the largest component would shrink without each (a diagnostic recorded with the
+    /// count; it never changes the decision).
+    #[arg(long, value_name = "N")]
+    pub bridges: Option<usize>,
     /// Output format.
     #[arg(long, value_parser = named::<Format>(), default_value = "human")]
     pub format: Format,
@@ -114,6 +128,9 @@ pub fn run(a: Args, ctx: &Ctx) -> Outcome {
         pairs: a.pairs.as_deref().map(open).transpose()?,
         pairs_sample: a.pairs_sample,
         write_pairs: a.write_pairs.as_deref().map(|p| resolve(ctx, p)),
+        sensitivity: a.sensitivity,
+        bridges: a.bridges,
+        sensitivity_svg: a.sensitivity_svg.as_deref().map(|p| resolve(ctx, p)),
     };
     let outcome = ops::components::run(ledger.as_ref(), &o, ctx.now, &bar(ctx))?;
     let mut out = Output::ok(render(&outcome, a.format), &outcome.notes);

@@ -189,6 +189,19 @@ pub fn join(sets: &[Vec<u32>], t: f64, progress: &(dyn Fn(u64) + Sync)) -> Vec<(
     pairs
 }
 
+/// The pairs of [`join`] with their exact intersection sizes: `(i, j, |sets[i] ∩ sets[j]|)`,
+/// `i < j`, every pair with Jaccard ≥ `t`, sorted by `(i, j)`.
+///
+/// A pair's Jaccard is the exact fraction inter / (|x| + |y| − inter), so the pairs at any higher
+/// threshold t′ are those for which [`similar`]`(inter, |x|, |y|, t′)` holds: one join at the lowest
+/// threshold of a sweep serves every threshold of it, with the same predicate as a separate run.
+pub fn join_scored(sets: &[Vec<u32>], t: f64, progress: &(dyn Fn(u64) + Sync)) -> Vec<(u32, u32, u32)> {
+    join(sets, t, progress)
+        .into_par_iter()
+        .map(|(a, b)| (a, b, intersection(&sets[a as usize], &sets[b as usize]) as u32))
+        .collect()
+}
+
 /// Brute-force reference: every pair compared (O(n²)); for tests.
 pub fn brute_force(sets: &[Vec<u32>], t: f64) -> Vec<(u32, u32)> {
     let mut out = Vec::new();
@@ -225,6 +238,7 @@ mod tests {
         assert_eq!(intersection(&s[0], &s[1]), 4);
         assert_eq!(join(&s, 4.0 / 6.0, &|_| ()), vec![(0, 1)]);
         assert_eq!(join(&s, 0.67, &|_| ()), vec![]);
+        assert_eq!(join_scored(&s, 0.5, &|_| ()), vec![(0, 1, 4)]);
     }
 
     #[test]
@@ -311,6 +325,18 @@ mod tests {
                 prop_assert_eq!(got, Some(full));
             } else {
                 prop_assert_eq!(got, None);
+            }
+        }
+
+        #[test]
+        fn join_scored_carries_exact_intersections((texts, n, t) in corpus()) {
+            let sets = token_sets(&texts, n);
+            let scored = join_scored(&sets, t, &|_| ());
+            let plain: Vec<(u32, u32)> = scored.iter().map(|&(a, b, _)| (a, b)).collect();
+            prop_assert_eq!(plain, brute_force(&sets, t));
+            for (a, b, k) in scored {
+                let (x, y) = (&sets[a as usize], &sets[b as usize]);
+                prop_assert_eq!(k as usize, x.iter().filter(|v| y.contains(v)).count());
             }
         }
     }

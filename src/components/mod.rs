@@ -9,12 +9,14 @@
 //! rule → optionally [`assign::assign`] whole components to splits. Entry point: [`count()`].
 
 pub mod assign;
+pub mod bridges;
 pub mod count;
 pub mod join;
 pub mod layouts;
 pub mod pairs;
 pub mod read;
 pub mod rules;
+pub mod sensitivity;
 pub mod shingle;
 pub mod stop;
 pub mod unionfind;
@@ -116,6 +118,20 @@ pub struct CountOptions<'a> {
     pub listed: Option<ListedPairs<'a>>,
     /// Keep the joined pairs with their sizes in [`CountResult::near_pairs`].
     pub keep_pairs: bool,
+}
+
+/// Diagnostics of a count, asked for with `--sensitivity` and `--bridges`: they show how the
+/// count depends on the near-duplicate rule and which elements join the units, and never change
+/// the registered count or the stop rule's decision.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Diagnostics {
+    /// The count as a function of the near-duplicate rule's threshold and shingle size.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub sensitivity: Option<sensitivity::Sensitivity>,
+    /// The elements that join the most units.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub bridges: Option<bridges::Bridges>,
 }
 
 /// Counts components of `corpus` under `protocol`'s unit and link rules.

@@ -112,7 +112,8 @@ pub struct Texts<'a> {
 }
 
 impl<'a> Texts<'a> {
-    fn get(&mut self, corpus: &'a Corpus, n: Normalization) -> &Vec<Cow<'a, str>> {
+    /// The passages' texts under normalization `n` (computed on first use).
+    pub fn get(&mut self, corpus: &'a Corpus, n: Normalization) -> &Vec<Cow<'a, str>> {
         let key = match n {
             Normalization::None => "none",
             Normalization::Nfc => "nfc",

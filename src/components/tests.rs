@@ -305,3 +305,207 @@ proptest! {
         prop_assert_eq!(got, naive_partition(&c, 3, 0.7));
     }
 }
+
+/// The sweep's points against separate full counts with the near-duplicate rule set to each
+/// point's shingle size and threshold (the oracle of the sweep).
+fn assert_sweep_equals_separate_counts(p: &Protocol, c: &Corpus, thresholds: &[f64], sizes: &[usize]) {
+    let spec = sensitivity::SensitivitySpec {
+        thresholds: thresholds.to_vec(),
+        shingle_sizes: sizes.to_vec(),
+    };
+    let curve = sensitivity::sweep(p, c, &spec, &NoProgress).unwrap();
+    assert_eq!(curve.points.len(), thresholds.len() * sizes.len());
+    let near = p
+        .link_rules
+        .iter()
+        .position(|r| r.kind == protocol::LinkKind::NearDuplicatePassage)
+        .unwrap();
+    for point in &curve.points {
+        let mut q = p.clone();
+        q.link_rules[near].jaccard = Some(point.jaccard);
+        q.link_rules[near].shingle_size = Some(point.shingle_size as u32);
+        let full = count(&q, c, &NoProgress).unwrap();
+        let last = &full.ablation.last().unwrap().counts;
+        assert_eq!(&point.counts, last, "n = {}, J ≥ {}", point.shingle_size, point.jaccard);
+        assert_eq!(
+            point.pairs, full.ablation[near].links,
+            "n = {}, J ≥ {}",
+            point.shingle_size, point.jaccard
+        );
+    }
+}
+
+#[test]
+fn sensitivity_of_a_chain_by_hand() {
+    // n = 1: J(a,b) = 5/6, J(b,c) = 6/7, J(a,c) = 5/7; thresholds in ascending order.
+    let rules = "[[link-rules]]\nname = \"near\"\nkind = \"near-duplicate-passage\"\nshingle-size = 1\njaccard = 0.8\n";
+    let c = corpus(
+        &[("a", "abcde"), ("b", "abcdef"), ("c", "abcdefg")],
+        &[("q1", &[0], &[]), ("q2", &[1], &[]), ("q3", &[2], &[])],
+    );
+    let p = protocol("question", rules, "");
+    let grid = [0.7, 0.75, 0.8, 6.0 / 7.0, 0.86, 1.0];
+    let spec = sensitivity::SensitivitySpec {
+        thresholds: grid.to_vec(),
+        shingle_sizes: vec![1],
+    };
+    let s = sensitivity::sweep(&p, &c, &spec, &NoProgress).unwrap();
+    let got: Vec<(f64, usize, usize, bool)> = s
+        .points
+        .iter()
+        .map(|x| (x.jaccard, x.pairs, x.counts.with_candidates, x.registered))
+        .collect();
+    assert_eq!(
+        got,
+        vec![
+            (0.7, 3, 1, false),
+            (0.75, 2, 1, false),
+            (0.8, 2, 1, true),
+            (6.0 / 7.0, 1, 2, false), // exactly J(b,c): the pair is in (≥)
+            (0.86, 0, 3, false),
+            (1.0, 0, 3, false),
+        ]
+    );
+    assert_eq!(
+        (s.rule.as_str(), s.registered_shingle_size, s.registered_jaccard),
+        ("near", 1, 0.8)
+    );
+    assert_sweep_equals_separate_counts(&p, &c, &grid, &[1, 2, 3]);
+}
+
+#[test]
+fn sensitivity_of_six_by_hand() {
+    // p3 ≈ p4 has J = 7/9 ≈ 0.778 (n = 3): linked at 0.75, not at 0.8; the final count then
+    // splits q3 from q4 (4 components, all with candidates).
+    let p = protocol("question", RULES, "");
+    let spec = sensitivity::SensitivitySpec {
+        thresholds: vec![0.75, 0.8],
+        shingle_sizes: vec![3],
+    };
+    let s = sensitivity::sweep(&p, &six(), &spec, &NoProgress).unwrap();
+    let got: Vec<_> = s.points.iter().map(|x| (x.pairs, triple(&x.counts))).collect();
+    assert_eq!(got, vec![(2, (3, 3, 3, 3)), (1, (4, 4, 3, 3))]);
+    assert_sweep_equals_separate_counts(&p, &six(), &[0.5, 0.7, 0.75, 0.8, 1.0], &[2, 3, 4]);
+}
+
+#[test]
+fn sensitivity_refuses_a_protocol_without_one_near_duplicate_rule() {
+    let rules = "[[link-rules]]\nname = \"d\"\nkind = \"decoy\"\n";
+    let spec = sensitivity::SensitivitySpec::around(5, 0.8);
+    let e = sensitivity::sweep(&protocol("question", rules, ""), &six(), &spec, &NoProgress).unwrap_err();
+    assert!(e.to_string().contains("has 0"), "{}", e);
+    assert_eq!(e.exit_code(), crate::error::exit::INPUT);
+    let bad = sensitivity::SensitivitySpec {
+        thresholds: vec![0.0],
+        shingle_sizes: vec![5],
+    };
+    assert!(sensitivity::sweep(&protocol("question", RULES, ""), &six(), &bad, &NoProgress).is_err());
+}
+
+#[test]
+fn default_sensitivity_grid() {
+    let s = sensitivity::SensitivitySpec::around(5, 0.8);
+    assert_eq!(s.shingle_sizes, vec![4, 5, 6]);
+    assert_eq!(s.thresholds.len(), 11);
+    assert_eq!((s.thresholds[0], s.thresholds[6], s.thresholds[10]), (0.5, 0.8, 1.0));
+    let s = sensitivity::SensitivitySpec::around(1, 0.72);
+    assert_eq!(s.shingle_sizes, vec![1, 2]);
+    assert_eq!(s.thresholds.len(), 12);
+    assert!(s.thresholds.contains(&0.72));
+}
+
+fn repo_file(rel: &str) -> std::path::PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join(rel)
+}
+
+#[test]
+fn sensitivity_equals_separate_counts_on_the_bundled_data() {
+    let grid = [0.5, 0.6, 0.7, 0.8, 0.9];
+    let rules = "[[link-rules]]\nname = \"identical\"\nkind = \"identical-passage\"\n[[link-rules]]\nname = \"near\"\nkind = \"near-duplicate-passage\"\nshingle-size = 5\njaccard = 0.8\n[[link-rules]]\nname = \"decoys\"\nkind = \"decoy\"\n";
+    let (c, _) = read::read_corpus(
+        Some(&repo_file("tests/data/components/passages.jsonl")),
+        &repo_file("tests/data/components/questions.jsonl"),
+    )
+    .unwrap();
+    assert_sweep_equals_separate_counts(&protocol("doc", rules, ""), &c, &grid, &[3, 5]);
+    let (c, _) = read::read_corpus(None, &repo_file("tests/data/hotpotqa-100/questions.json")).unwrap();
+    let (p, _) = protocol::load(&repo_file("protocols/hotpotqa.toml")).unwrap();
+    assert_sweep_equals_separate_counts(&p, &c, &grid, &[3, 5, 7]);
+}
+
+#[test]
+#[ignore = "needs ../shared/data/statutes-kr (2–3 minutes in release mode)"]
+fn sensitivity_equals_separate_counts_on_the_statute_corpus() {
+    let dir = repo_file("../shared/data/statutes-kr");
+    let (c, _) = read::read_corpus(Some(&dir.join("passages.jsonl.gz")), &dir.join("questions.jsonl.gz")).unwrap();
+    let (p, _) = protocol::load(&repo_file("protocols/statutes-kr.toml")).unwrap();
+    assert_sweep_equals_separate_counts(&p, &c, &[0.6, 0.7, 0.8, 0.9, 1.0], &[5]);
+}
+
+#[test]
+fn bridges_of_six_by_hand() {
+    // Bridges joining ≥ 2 units (questions): {p1, p2} (q1, q2), {p3, p4} (q3, q4), decoy p5
+    // (q1 and q5, which uses p5). Decoys p6 and p8 touch one unit each. The largest component
+    // {q1, q2, q5} (3 units) falls to 2 without {p1, p2} or without p5, not without {p3, p4}.
+    let b = bridges::bridges(&protocol("question", RULES, ""), &six(), 10, &NoProgress).unwrap();
+    assert_eq!((b.largest_units, b.largest_questions, b.total), (3, 3, 3));
+    let got: Vec<_> = b
+        .top
+        .iter()
+        .map(|x| {
+            (
+                x.kind,
+                x.label.as_str(),
+                x.passages,
+                x.links,
+                x.units,
+                x.questions,
+                x.largest_units_without,
+                x.largest_questions_without,
+            )
+        })
+        .collect();
+    use bridges::BridgeKind::{Decoy, Passage};
+    assert_eq!(
+        got,
+        vec![
+            (Passage, "p1", 2, 2, 2, 2, 2, 2),
+            (Passage, "p3", 2, 1, 2, 2, 3, 3),
+            (Decoy, "p5", 1, 1, 2, 2, 2, 2),
+        ]
+    );
+    assert_eq!(b.top[0].rules, vec!["identical", "near"]);
+    assert_eq!(b.top[0].excerpt, "alpha beta gamma");
+    let one = bridges::bridges(&protocol("question", RULES, ""), &six(), 1, &NoProgress).unwrap();
+    assert_eq!((one.total, one.top.len(), one.top[0].label.as_str()), (3, 1, "p1"));
+    assert!(bridges::bridges(&protocol("question", RULES, ""), &six(), 0, &NoProgress).is_err());
+}
+
+#[test]
+fn bridges_of_a_shared_field_value() {
+    // law = A on q1, q2, q3; law = B on q4 only: the value A joins 3 units, B none.
+    let rules = "[[link-rules]]\nname = \"same law\"\nkind = \"shared-field\"\nfield = \"law\"\n";
+    let mut c = corpus(
+        &[("p1", "x"), ("p2", "y"), ("p3", "z"), ("p4", "w")],
+        &[
+            ("q1", &[0], &[]),
+            ("q2", &[1], &[]),
+            ("q3", &[2], &[]),
+            ("q4", &[3], &[]),
+        ],
+    );
+    for (q, law) in c.questions.iter_mut().zip(["A", "A", "A", "B"]) {
+        q.fields.insert("law".into(), law.into());
+    }
+    let b = bridges::bridges(&protocol("question", rules, ""), &c, 5, &NoProgress).unwrap();
+    assert_eq!(b.total, 1);
+    let x = &b.top[0];
+    assert_eq!(
+        (x.kind, x.label.as_str(), x.passages, x.links, x.units, x.questions),
+        (bridges::BridgeKind::Field, "law = A", 0, 2, 3, 3)
+    );
+    assert_eq!(
+        (b.largest_units, x.largest_units_without, x.largest_questions_without),
+        (3, 1, 1)
+    );
+}

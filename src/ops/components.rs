@@ -4,7 +4,9 @@
 use super::analyze::FieldDeviation;
 use super::{query, Note, Notes};
 use crate::assignment;
-use crate::components::{self, assign::Assignment, stop::Decision, stop::StopDecision, CountResult, Progress};
+use crate::components::{
+    self, assign::Assignment, stop::Decision, stop::StopDecision, CountResult, Diagnostics, Progress,
+};
 use crate::error::{Error, Result};
 use crate::input::Input;
 use crate::ledger::{Draft, EntryKind, InputKey, InputRole, Inputs, Ledger};
@@ -48,6 +50,16 @@ pub struct ComponentsOptions {
     /// Where to write the near-duplicate pairs the count used (JSON Lines, the format
     /// `pairs` reads); written in a dry run too.
     pub write_pairs: Option<PathBuf>,
+    /// Also sweep the near-duplicate rule over the default grid around it
+    /// ([`components::sensitivity::SensitivitySpec::around`]; a diagnostic, recorded with the
+    /// count).
+    pub sensitivity: bool,
+    /// Where to write the sensitivity curve's SVG (written in a dry run too; after the ledger
+    /// entry landed otherwise).
+    pub sensitivity_svg: Option<PathBuf>,
+    /// Also find this many top bridges (a diagnostic, recorded with the count; see
+    /// [`components::bridges`]).
+    pub bridges: Option<usize>,
 }
 
 /// What `pledge components` did.
@@ -63,6 +75,9 @@ pub struct ComponentsOutcome {
     pub stop: Decision,
     /// The split assignment, with `--assign` and a `go`.
     pub assignment: Option<Assignment>,
+    /// The diagnostics asked for (sensitivity, bridges); they never change the decision.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub diagnostics: Option<Diagnostics>,
     /// The assignment file written (`None` in a dry run).
     pub out: Option<String>,
     /// SHA-256 of the assignment file's bytes (computed in a dry run too, to compare with a
@@ -149,6 +164,30 @@ pub fn run(
     } else {
         None
     };
+    // Diagnostics run after the decision and are not inputs to it.
+    let diagnostics = if o.sensitivity || o.bridges.is_some() {
+        let sensitivity = if o.sensitivity {
+            let near = lp
+                .protocol
+                .link_rules
+                .iter()
+                .find(|r| r.kind == crate::protocol::LinkKind::NearDuplicatePassage);
+            let spec = near.map_or_else(
+                || components::sensitivity::SensitivitySpec::around(5, 0.8),
+                |r| components::sensitivity::SensitivitySpec::around(r.shingle_size(), r.jaccard()),
+            );
+            Some(components::sensitivity::sweep(&lp.protocol, &corpus, &spec, progress)?)
+        } else {
+            None
+        };
+        let bridges = match o.bridges {
+            Some(n) => Some(components::bridges::bridges(&lp.protocol, &corpus, n, progress)?),
+            None => None,
+        };
+        Some(Diagnostics { sensitivity, bridges })
+    } else {
+        None
+    };
     let rows = assignment.as_ref().map_or(&count.rows, |x| &x.rows);
     let bytes = assignment::to_csv(rows);
     let out_sha256 = crate::io::sha256_hex(&bytes);
@@ -158,15 +197,34 @@ pub fn run(
         count,
         stop,
         assignment,
+        diagnostics,
         out: None,
         out_sha256: out_sha256.clone(),
         ledger_entries: vec![],
         notes: read_notes,
     };
+    if outcome.diagnostics.is_some() {
+        outcome.notes.push(Note::info(
+            "the sensitivity sweep and bridges are diagnostics: the count and the stop rule's decision rest on the registered rules alone",
+        ));
+    }
+    let svg = match (
+        &o.sensitivity_svg,
+        outcome.diagnostics.as_ref().and_then(|d| d.sensitivity.as_ref()),
+    ) {
+        (Some(path), Some(curve)) => Some((path.clone(), crate::report::diagnostics::sensitivity_svg(curve)?)),
+        _ => None,
+    };
     let Some(ledger) = ledger.filter(|_| !o.dry_run) else {
         outcome.notes.push(Note::info(
             "dry run: nothing was written (no ledger entry, no assignment file)",
         ));
+        if let Some((path, text)) = &svg {
+            crate::io::write_atomic(path, text.as_bytes())?;
+            outcome
+                .notes
+                .push(Note::info(format!("sensitivity curve written to {}", path.display())));
+        }
         return Ok(outcome);
     };
     let out = match &o.out {
@@ -232,6 +290,7 @@ pub fn run(
             record_version: RECORD_VERSION,
             count: outcome.count.clone(),
             stop: outcome.stop.clone(),
+            diagnostics: outcome.diagnostics.clone(),
         })?),
         ..Draft::default()
     };
@@ -307,6 +366,12 @@ pub fn run(
             .with_hint("the ledger recorded the file's hash: run the command again with --dry-run to compare")
     })?;
     outcome.out = Some(out.display().to_string());
+    if let Some((path, text)) = &svg {
+        crate::io::write_atomic(path, text.as_bytes())?;
+        outcome
+            .notes
+            .push(Note::info(format!("sensitivity curve written to {}", path.display())));
+    }
     Ok(outcome)
 }
 

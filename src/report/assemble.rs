@@ -157,6 +157,7 @@ pub fn assemble(entries: &[StoredEntry], study_id: &str, verification: Verificat
         (Some(c), Some(r)) => sections::components_view(c, r, &mut svgs)?,
         _ => ComponentsView::default(),
     };
+    let diagnostics = super::diagnostics::diagnostics_view(&mine, &mut svgs)?;
     let mut results = match &analysis {
         Some(a) => sections::results_view(a, &protocol, &mut svgs)?,
         None => ResultsView::default(),
@@ -191,6 +192,7 @@ pub fn assemble(entries: &[StoredEntry], study_id: &str, verification: Verificat
             verification,
             summary,
             components,
+            diagnostics,
             power,
             results,
             pool,

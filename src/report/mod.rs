@@ -6,6 +6,7 @@
 //! retrieval experiments?", SIGIR 1998, for pool bias).
 
 mod assemble;
+pub mod diagnostics;
 pub mod model;
 mod render;
 mod sections;

@@ -15,6 +15,8 @@ pub struct ReportData {
     pub summary: Vec<String>,
     /// Component count, ablation table and stop-rule decision.
     pub components: ComponentsView,
+    /// Diagnostics of a count (sensitivity curve, bridges), when one was run with them.
+    pub diagnostics: super::diagnostics::DiagnosticsView,
     /// Registered target and achieved detectable difference.
     pub power: PowerView,
     /// Per-system means and comparisons.

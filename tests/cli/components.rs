@@ -407,3 +407,157 @@ fn statute_corpus_counts() {
         (Some(25), Some(1))
     );
 }
+
+/// Every `font-size` in an SVG, in pixels.
+fn font_sizes(svg: &str) -> Vec<f64> {
+    svg.match_indices("font-size=\"")
+        .map(|(i, m)| {
+            let rest = &svg[i + m.len()..];
+            rest[..rest.find('"').unwrap()].trim_end_matches("px").parse().unwrap()
+        })
+        .collect()
+}
+
+#[test]
+fn sensitivity_and_bridges_by_hand_change_nothing() {
+    let env = env_with(PROTOCOL);
+    let plain = env.run(&[&ARGS[..], &["--dry-run", "--format", "json"]].concat());
+    let r = env.run(
+        &[
+            &ARGS[..],
+            &[
+                "--dry-run",
+                "--format",
+                "json",
+                "--sensitivity",
+                "--bridges",
+                "5",
+                "--sensitivity-svg",
+                "s.svg",
+            ],
+        ]
+        .concat(),
+    );
+    assert_eq!(r.code, 3, "{}", r.stderr);
+    assert!(r.stderr.contains("are diagnostics"), "{}", r.stderr);
+    let v: serde_json::Value = serde_json::from_str(&r.stdout).unwrap();
+    let p: serde_json::Value = serde_json::from_str(&plain.stdout).unwrap();
+    // The registered count, decision and assignment are those of a count without diagnostics.
+    assert_eq!(v["count"], p["count"]);
+    assert_eq!(v["stop"], p["stop"]);
+    assert_eq!(v["out_sha256"], p["out_sha256"]);
+    assert!(p.get("diagnostics").is_none());
+    // 5-character shingles: J(d1:1, d2:1) = 1, J(d2:2, d3:2) = 18/19 ≈ 0.947, every other pair
+    // < 0.5; the decoys join all four laws at every threshold.
+    let s = &v["diagnostics"]["sensitivity"];
+    assert_eq!(s["rule"], "plus near-identical articles");
+    let n5: Vec<(f64, u64, u64, bool)> = s["points"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|x| x["shingle_size"] == 5)
+        .map(|x| {
+            (
+                x["jaccard"].as_f64().unwrap(),
+                x["pairs"].as_u64().unwrap(),
+                x["with_candidates"].as_u64().unwrap(),
+                x["registered"].as_bool().unwrap(),
+            )
+        })
+        .collect();
+    let expect: Vec<(f64, u64, u64, bool)> = (10..=20)
+        .map(|k| {
+            let t = k as f64 / 20.0;
+            (t, if k <= 18 { 2 } else { 1 }, 1, k == 16)
+        })
+        .collect();
+    assert_eq!(n5, expect);
+    let sizes: std::collections::BTreeSet<u64> = s["points"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|x| x["shingle_size"].as_u64().unwrap())
+        .collect();
+    assert_eq!(sizes.into_iter().collect::<Vec<_>>(), vec![4, 5, 6]);
+    // Bridges: the identical pair {d1:1, d2:1} and the near pair {d2:2, d3:2} (2 laws each), and
+    // the decoys d2:1, d3:2, d4:1 (2 laws each); only without d4:1 does the largest component
+    // (4 laws, 4 questions) lose a law.
+    let b = &v["diagnostics"]["bridges"];
+    assert_eq!((b["largest_units"].as_u64(), b["total"].as_u64()), (Some(4), Some(5)));
+    let top: Vec<(String, String, u64, u64, u64)> = b["top"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|x| {
+            (
+                x["kind"].as_str().unwrap().to_string(),
+                x["label"].as_str().unwrap().to_string(),
+                x["units"].as_u64().unwrap(),
+                x["questions"].as_u64().unwrap(),
+                x["largest_units_without"].as_u64().unwrap(),
+            )
+        })
+        .collect();
+    let row = |k: &str, l: &str, w: u64| (k.to_string(), l.to_string(), 2, 2, w);
+    assert_eq!(
+        top,
+        vec![
+            row("passage", "d1:1", 4),
+            row("decoy", "d2:1", 4),
+            row("passage", "d2:2", 4),
+            row("decoy", "d3:2", 4),
+            row("decoy", "d4:1", 3),
+        ]
+    );
+    // The plot marks the registered rule and writes no text smaller than 12 px.
+    let svg = std::fs::read_to_string(env.join("s.svg")).unwrap();
+    assert!(svg.contains("registered: n = 5, J ≥ 0.8"), "{}", svg);
+    let fonts = font_sizes(&svg);
+    assert!(!fonts.is_empty() && fonts.iter().all(|&f| f >= 12.0), "{:?}", fonts);
+    assert_eq!(ledger_tip(&env), "", "dry run must not write the ledger");
+    // The text form says the diagnostics change nothing, and marks the registered row.
+    let human = env.run(&[&ARGS[..], &["--dry-run", "--sensitivity", "--bridges", "2"]].concat());
+    assert!(
+        human.stdout.contains("do not change the registered count"),
+        "{}",
+        human.stdout
+    );
+    assert!(human.stdout.contains("*       5     0.80"), "{}", human.stdout);
+    assert!(human.stdout.contains("Top 2 of 5 bridges"), "{}", human.stdout);
+}
+
+#[test]
+fn diagnostics_are_recorded_with_the_count_and_reported() {
+    let env = env_with(PROTOCOL);
+    assert_eq!(env.run(&["register", "p.toml"]).code, 0);
+    let r = env.run(&[&ARGS[..], &["--sensitivity", "--bridges", "3"]].concat());
+    assert_eq!(r.code, 3, "{}", r.stderr);
+    let log = env.run(&["log", "--format", "json"]);
+    assert!(log.stdout.contains("\"stop\""), "{}", log.stdout);
+    let rep = env.run(&["report", "--out", "rep"]);
+    assert_eq!(rep.code, 0, "{}", rep.stderr);
+    let md = std::fs::read_to_string(env.join("rep/report.md")).unwrap();
+    assert!(md.contains("## Diagnostics of the count"), "{}", md);
+    assert!(md.contains("do not change the registered count"), "{}", md);
+    assert!(md.contains("| **5** | **0.80** | **2** | **1** | **1** |"), "{}", md);
+    assert!(md.contains("| decoy | d2:1 |"), "{}", md);
+    assert!(md.contains("![Sensitivity of the count](sensitivity.svg)"), "{}", md);
+    assert!(env.join("rep/sensitivity.svg").exists());
+}
+
+#[test]
+fn sensitivity_needs_a_near_duplicate_rule() {
+    let protocol = PROTOCOL.replace(
+        "[[link-rules]]\nname = \"plus near-identical articles\"\nkind = \"near-duplicate-passage\"\nshingle-size = 5\njaccard = 0.8\n",
+        "",
+    );
+    assert_ne!(protocol, PROTOCOL);
+    let env = env_with(&protocol);
+    let r = env.run(&[&ARGS[..], &["--dry-run", "--sensitivity"]].concat());
+    assert_eq!(r.code, 2, "{}", r.stderr);
+    assert!(r.stderr.contains("near-duplicate-passage"), "{}", r.stderr);
+    let r = env.run(&[&ARGS[..], &["--dry-run", "--sensitivity-svg", "s.svg"]].concat());
+    assert_eq!(r.code, 2, "{}", r.stderr);
+    let r = env.run(&[&ARGS[..], &["--dry-run", "--bridges", "0"]].concat());
+    assert_eq!(r.code, 2, "{}", r.stderr);
+}

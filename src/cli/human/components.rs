@@ -89,6 +89,9 @@ impl Human for ComponentsOutcome {
                 label, b.components, b.questions
             );
         }
+        if let Some(d) = &self.diagnostics {
+            diagnostics(&mut s, d);
+        }
         let _ = writeln!(s, "\n{}", stop_line(&self.stop));
         if let Some(asg) = &self.assignment {
             let _ = writeln!(
@@ -131,5 +134,70 @@ impl Human for ComponentsOutcome {
             );
         }
         s
+    }
+}
+
+/// The sensitivity table and the bridges, under the statement that they change nothing.
+fn diagnostics(s: &mut String, d: &components::Diagnostics) {
+    let _ = writeln!(s, "\n{}", crate::report::diagnostics::STATEMENT);
+    if let Some(k) = &d.sensitivity {
+        let _ = writeln!(
+            s,
+            "\nSensitivity of the final count to rule `{}` (registered: shingle size {}, Jaccard >= {}; * marks it):",
+            k.rule, k.registered_shingle_size, k.registered_jaccard
+        );
+        let _ = writeln!(
+            s,
+            "  {:>7} {:>8} {:>10} {:>11} {:>16} {:>22}",
+            "shingle", "Jaccard", "pairs", "components", "with candidates", "largest (units/quest.)"
+        );
+        for p in &k.points {
+            let _ = writeln!(
+                s,
+                "{} {:>7} {:>8.2} {:>10} {:>11} {:>16} {:>22}",
+                if p.registered { "*" } else { " " },
+                p.shingle_size,
+                p.jaccard,
+                p.pairs,
+                p.counts.components,
+                p.counts.with_candidates,
+                format!("{} / {}", p.counts.largest_units, p.counts.largest_questions)
+            );
+        }
+    }
+    if let Some(b) = &d.bridges {
+        let _ = writeln!(
+            s,
+            "\nTop {} of {} bridges (elements joining 2 or more units); largest component now {} units / {} questions:",
+            b.top.len(),
+            b.total,
+            b.largest_units,
+            b.largest_questions
+        );
+        let _ = writeln!(
+            s,
+            "  {:<8} {:<28} {:>8} {:>7} {:>9}  {:>26}",
+            "kind", "passage or value", "passages", "units", "questions", "largest without it (u/q)"
+        );
+        for x in &b.top {
+            let _ = writeln!(
+                s,
+                "  {:<8} {:<28} {:>8} {:>7} {:>9}  {:>26}",
+                x.kind.as_str(),
+                x.label,
+                x.passages,
+                x.units,
+                x.questions,
+                format!(
+                    "{} / {} (-{} units)",
+                    x.largest_units_without,
+                    x.largest_questions_without,
+                    b.largest_units.saturating_sub(x.largest_units_without)
+                )
+            );
+            if !x.excerpt.is_empty() {
+                let _ = writeln!(s, "           {}", x.excerpt);
+            }
+        }
     }
 }
