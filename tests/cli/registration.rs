@@ -535,6 +535,7 @@ fn report_with_a_stop_a_recount_a_deviation_and_two_analyses_snapshot() {
     let rep = env.run(&["report", "--out", "rep"]);
     assert_eq!(rep.code, 0, "{}", rep.stderr);
     let md = std::fs::read_to_string(env.join("rep/report.md")).unwrap();
+    crate::report::assert_tables_whole(&md);
     insta::assert_snapshot!("report_stop_recount_deviation_two_analyses", md);
 }
 
