@@ -1,5 +1,5 @@
 //! The results as a LaTeX table for a paper, rendered from the same
-//! [`ReportData`](super::model::ReportData) as the Markdown report: the per-system means, then
+//! [`super::model::ReportData`] as the Markdown report: the per-system means, then
 //! each comparison's difference, paired-resampling interval, reversal rate, adjusted p and
 //! effect size. It uses `booktabs` rules (`\toprule`, `\midrule`, `\bottomrule`) and plain
 //! LaTeX otherwise, and compiles with pdfLaTeX, XeLaTeX or LuaLaTeX.
