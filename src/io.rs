@@ -50,6 +50,22 @@ pub fn sha256_file(path: &Path) -> Result<String> {
     Ok(sha256_hex(&raw))
 }
 
+/// A new temporary file in `dir`, to be renamed over an output file. It is created with mode
+/// 0666 less the process's umask (as `open(2)` and every shell redirection do), so the renamed
+/// output has the permissions the user expects (0644 under umask 022), not the 0600 a temporary
+/// file gets by default.
+///
+/// Errors: the directory is not writable (exit 2, naming it).
+pub fn temp_file_in(dir: &Path) -> Result<tempfile::NamedTempFile> {
+    let mut b = tempfile::Builder::new();
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        b.permissions(std::fs::Permissions::from_mode(0o666));
+    }
+    b.tempfile_in(dir).map_err(|e| Error::io("creating a file in", dir, e))
+}
+
 /// Writes `bytes` to `path` atomically: a temporary file in the same directory is written,
 /// fsynced and renamed over `path`, so a reader sees the old or the new file, never half of one.
 ///
@@ -59,7 +75,7 @@ pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<()> {
         Some(p) if !p.as_os_str().is_empty() => p,
         _ => Path::new("."),
     };
-    let mut tmp = tempfile::NamedTempFile::new_in(dir).map_err(|e| Error::io("creating a file in", dir, e))?;
+    let mut tmp = temp_file_in(dir)?;
     tmp.write_all(bytes).map_err(|e| Error::io("writing", path, e))?;
     tmp.as_file().sync_all().map_err(|e| Error::io("syncing", path, e))?;
     tmp.persist(path).map_err(|e| Error::io("writing", path, e.error))?;

@@ -22,6 +22,7 @@ mod ledger;
 mod power;
 mod register;
 mod report;
+mod shell;
 mod values;
 mod verify;
 
@@ -145,16 +146,24 @@ enum Command {
     Report(report::Args),
     /// Run the whole pipeline on the bundled HotpotQA example in a scratch directory.
     Demo(demo::Args),
+    /// Print the shell completion script (bash, elvish, fish, powershell, zsh).
+    Completions(shell::CompletionsArgs),
+    /// Print the man page pledge(1) in roff.
+    Man(shell::ManArgs),
 }
 
 /// Parses `args` and runs the command; returns the exit code and what goes to stdout and
-/// stderr. An error becomes its `error:` / `Caused by:` / `hint:` text on stderr.
+/// stderr. An error becomes its `error:` / `Caused by:` / `hint:` text on stderr, or one JSON
+/// object there under `--format json` (see [`error_output_json`]).
 pub fn run(args: Vec<OsString>, ctx: &Ctx) -> Output {
+    let json = wants_json(&args);
     let cli = match Cli::try_parse_from(args) {
         Ok(c) => c,
         Err(e) => {
             let rendered = e.render().to_string();
-            return if e.use_stderr() {
+            return if e.use_stderr() && json {
+                usage_error_json(&rendered)
+            } else if e.use_stderr() {
                 Output {
                     code: exit::INPUT,
                     stdout: String::new(),
@@ -198,8 +207,58 @@ pub fn run(args: Vec<OsString>, ctx: &Ctx) -> Output {
         Command::Formats(a) => formats::run(a, &ctx),
         Command::Report(a) => report::run(a, &ctx),
         Command::Demo(a) => demo::run(a, &ctx),
+        Command::Completions(a) => shell::completions(a, &ctx),
+        Command::Man(a) => shell::man(a, &ctx),
     };
-    res.unwrap_or_else(|e| error_output(&e))
+    res.unwrap_or_else(|e| if json { error_output_json(&e) } else { error_output(&e) })
+}
+
+/// Whether the command line asks for `--format json` (`--format json` or `--format=json`
+/// before any `--`). Read from the raw arguments so that a usage error, which clap reports
+/// before any command is parsed, is JSON too.
+fn wants_json(args: &[OsString]) -> bool {
+    let mut it = args.iter().skip(1).map(|a| a.to_string_lossy());
+    while let Some(a) = it.next() {
+        match a.as_ref() {
+            "--" => return false,
+            "--format=json" => return true,
+            "--format" if it.next().as_deref() == Some("json") => return true,
+            _ => {}
+        }
+    }
+    false
+}
+
+/// The output of a failed command under `--format json`: on stderr one JSON object
+/// `{"error": MESSAGE, "causes": [CAUSE, ...], "hint": HINT or null, "exit_code": N}` and a
+/// newline, the same fields as the `error:` / `Caused by:` / `hint:` lines.
+pub fn error_output_json(e: &Error) -> Output {
+    json_error(&e.message, e.causes(), e.hint.as_deref(), e.exit_code())
+}
+
+fn json_error(message: &str, causes: Vec<String>, hint: Option<&str>, code: u8) -> Output {
+    let v = serde_json::json!({
+        "error": message,
+        "causes": causes,
+        "hint": hint,
+        "exit_code": code,
+    });
+    Output {
+        code,
+        stdout: String::new(),
+        stderr: format!("{}\n", v),
+    }
+}
+
+/// A usage error from clap under `--format json`: its first line is the message, the rest
+/// (usage and the pointer to `--help`) the hint.
+fn usage_error_json(rendered: &str) -> Output {
+    let mut lines = rendered.lines().map(str::trim).filter(|l| !l.is_empty());
+    let first = lines.next().unwrap_or("bad usage");
+    let message = first.strip_prefix("error: ").unwrap_or(first);
+    let rest: Vec<&str> = lines.collect();
+    let hint = (!rest.is_empty()).then(|| rest.join(" "));
+    json_error(message, Vec::new(), hint.as_deref(), exit::INPUT)
 }
 
 /// The output of a failed command: the error's rendering on stderr and its exit code.

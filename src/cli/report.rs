@@ -19,6 +19,12 @@ pub struct Args {
     /// A minijinja template to use instead of the built-in one (undefined variables are an error).
     #[arg(long, value_name = "FILE")]
     pub template: Option<PathBuf>,
+    /// Also write a self-contained HTML report (no external file: the SVG pictures are inlined).
+    #[arg(long, value_name = "FILE")]
+    pub html: Option<PathBuf>,
+    /// Also write the results (system means, comparisons) as a LaTeX table (needs `booktabs`).
+    #[arg(long, value_name = "FILE")]
+    pub latex: Option<PathBuf>,
     /// `human` writes the files and prints their paths; `json` prints the report data instead.
     #[arg(long, value_parser = named::<Format>(), default_value = "human")]
     pub format: Format,
@@ -30,11 +36,16 @@ pub fn run(a: Args, ctx: &Ctx) -> Outcome {
         out: resolve(ctx, &a.out),
         template: a.template.as_deref().map(|p| resolve(ctx, p)),
         data_only: a.format == Format::Json,
+        html: a.html.as_deref().map(|p| resolve(ctx, p)),
+        latex: a.latex.as_deref().map(|p| resolve(ctx, p)),
     };
     let r = crate::ops::report::report(&open_ledger(ctx)?, &o)?;
     let stdout = match &r.path {
         None => to_json(&r.data),
-        Some(p) => format!("{}\n", p.display()),
+        Some(p) => std::iter::once(p)
+            .chain(&r.also)
+            .map(|p| format!("{}\n", p.display()))
+            .collect(),
     };
     let code = if r.verified || r.path.is_none() {
         exit::OK

@@ -9,25 +9,27 @@ use crate::output::Format;
 use clap::Args;
 use std::path::PathBuf;
 
-/// `pledge verify [PROTOCOL]`.
+/// `pledge verify [PROTOCOL...]`.
 #[derive(Debug, Args)]
 #[command(after_help = "\
 Checks every entry's entry_sha256 over its canonical form, the prev_sha256 links, sequence numbers
 1..n in order, the stored result.json and protocol.toml against their hashes, and the registration
 rules, entry times (RFC 3339, in order), every time-stamp token offline and, with
---allowed-signers, every commit's SSH signature. With PROTOCOL, also its hash against the latest
-registration of its study (a difference in line endings only passes with a note). Exit 1 lists
-every finding. The output ends with a reviewer summary per study (registered when and by whom,
-witnessed or not, amendments, deviations, analyses, the tip id to cite).
+--allowed-signers, every commit's SSH signature. With PROTOCOL files, also each one's hash against
+the latest registration of its study (a difference in line endings only passes with a note). Exit
+1 lists every finding; one failing protocol fails the whole run. The output ends with a reviewer
+summary per study (registered when and by whom, witnessed or not, amendments, deviations,
+analyses, the tip id to cite).
 
 Examples:
   pledge verify protocols/hotpotqa.toml
+  pledge verify protocols/*.toml
   pledge verify --remote ../ledger-mirror.git
   pledge verify --ledger ledger.jsonl --format json
   pledge verify --tsa-trust digicert-ca.pem --allowed-signers .allowed_signers")]
 pub struct VerifyArgs {
-    /// Also check this protocol file against its registration.
-    pub protocol: Option<PathBuf>,
+    /// Also check these protocol files, each against its registration.
+    pub protocols: Vec<PathBuf>,
     /// Verify an export (from `pledge export`) offline, without git.
     #[arg(long, value_name = "FILE", conflicts_with = "remote")]
     pub ledger: Option<PathBuf>,
@@ -59,7 +61,7 @@ pub struct VerifyArgs {
 
 pub fn verify(a: VerifyArgs, ctx: &Ctx) -> Outcome {
     let o = ops::verify::VerifyOptions {
-        protocol: a.protocol.as_deref().map(|p| resolve(ctx, p)),
+        protocols: a.protocols.iter().map(|p| resolve(ctx, p)).collect(),
         export: a.ledger.as_deref().map(|p| resolve(ctx, p)),
         remote: a.remote.clone(),
         rerun: a.rerun,
@@ -77,5 +79,34 @@ pub fn verify(a: VerifyArgs, ctx: &Ctx) -> Outcome {
     };
     let report = ops::verify::verify(ledger.as_ref(), &o, &ctx.cwd)?;
     let code = if report.ok { exit::OK } else { exit::FINDINGS };
-    Ok(Output::with_code(code, render(&report, a.format), &vec![]))
+    let mut out = Output::with_code(code, render(&report, a.format), &vec![]);
+    if let (Some(l), None) = (&ledger, &report.tip) {
+        out.stderr.push_str(&missing_ledger_hint(l));
+    }
+    Ok(out)
 }
+
+/// The hint for a repository without `refs/pledge/ledger`, as a fresh clone is: git does not
+/// fetch refs outside `refs/heads` and `refs/tags`, and `pledge publish` pushes the ledger to
+/// `refs/pledge/ledger` on the remote, so the clone fetches it with an explicit refspec. The
+/// remote is `origin`, or the only remote when there is one other.
+fn missing_ledger_hint(l: &crate::ledger::Ledger) -> String {
+    let remotes: Vec<String> = l
+        .repo()
+        .remotes()
+        .map(|r| r.iter().flatten().map(str::to_string).collect())
+        .unwrap_or_default();
+    let remote = match remotes.as_slice() {
+        [one] => one.clone(),
+        _ => "origin".to_string(),
+    };
+    format!(
+        "hint: this repository has no {}; in a clone, fetch the published ledger with: git fetch {} '{}'\n",
+        crate::ledger::LEDGER_REF,
+        remote,
+        LEDGER_REFSPEC
+    )
+}
+
+/// The refspec that fetches every ref under `refs/pledge/` (the ledger) into the same names.
+pub const LEDGER_REFSPEC: &str = "refs/pledge/*:refs/pledge/*";

@@ -423,7 +423,7 @@ fn stage(out: &Path, bytes: &[u8]) -> Result<tempfile::NamedTempFile> {
         Some(p) if !p.as_os_str().is_empty() => p,
         _ => Path::new("."),
     };
-    let mut tmp = tempfile::NamedTempFile::new_in(dir).map_err(|e| Error::io("creating a file in", dir, e))?;
+    let mut tmp = crate::io::temp_file_in(dir)?;
     tmp.write_all(bytes).map_err(|e| Error::io("writing", out, e))?;
     tmp.as_file().sync_all().map_err(|e| Error::io("syncing", out, e))?;
     Ok(tmp)

@@ -1,4 +1,5 @@
-//! `pledge report`: the reviewer-facing Markdown report, built from the ledger alone.
+//! `pledge report`: the reviewer-facing Markdown report, built from the ledger alone, and from
+//! the same data a self-contained HTML page and a LaTeX table of the results.
 
 use super::{Note, Notes};
 use crate::error::{Error, Result};
@@ -17,6 +18,10 @@ pub struct ReportOptions {
     pub template: Option<PathBuf>,
     /// Only build the data (for `--format json`); write nothing.
     pub data_only: bool,
+    /// Also write the self-contained HTML report (SVGs inlined) to this file.
+    pub html: Option<PathBuf>,
+    /// Also write the results as a LaTeX table to this file.
+    pub latex: Option<PathBuf>,
 }
 
 /// What `report` did.
@@ -26,13 +31,16 @@ pub struct ReportOutcome {
     pub data: ReportData,
     /// The Markdown file written (`None` with `data_only`).
     pub path: Option<PathBuf>,
+    /// The other files written: the HTML report and the LaTeX table, when asked for.
+    pub also: Vec<PathBuf>,
     /// Whether the ledger verified (a failed verification is shown at the top of the report).
     pub verified: bool,
     /// Notes for people.
     pub notes: Notes,
 }
 
-/// Builds the report of a study and writes `report.md` and its SVG pictures into `out`.
+/// Builds the report of a study and writes `report.md` and its SVG pictures into `out`, and
+/// the HTML report and the LaTeX table where `html` and `latex` ask for them.
 ///
 /// Errors: no such study, no analysis to report, an unreadable stored record (exit 2, naming the
 /// entry and field); a bad template (exit 2, with its line); an unwritable directory (exit 2).
@@ -50,9 +58,16 @@ pub fn report(ledger: &Ledger, o: &ReportOptions) -> Result<ReportOutcome> {
         ));
     }
     if o.data_only {
+        if o.html.is_some() || o.latex.is_some() {
+            return Err(
+                Error::input("--html and --latex write files, but --format json writes none")
+                    .with_hint("run `pledge report --html FILE` without --format json"),
+            );
+        }
         return Ok(ReportOutcome {
             data: built.data,
             path: None,
+            also: Vec::new(),
             verified,
             notes,
         });
@@ -64,9 +79,20 @@ pub fn report(ledger: &Ledger, o: &ReportOptions) -> Result<ReportOutcome> {
     }
     let path = o.out.join("report.md");
     crate::io::write_atomic(&path, md.as_bytes())?;
+    let mut also = Vec::new();
+    if let Some(h) = &o.html {
+        let page = crate::report::html::to_html(&md, &built.data.study.title, &built.svgs);
+        crate::io::write_atomic(h, page.as_bytes())?;
+        also.push(h.clone());
+    }
+    if let Some(l) = &o.latex {
+        crate::io::write_atomic(l, crate::report::latex::results_table(&built.data).as_bytes())?;
+        also.push(l.clone());
+    }
     Ok(ReportOutcome {
         data: built.data,
         path: Some(path),
+        also,
         verified,
         notes,
     })

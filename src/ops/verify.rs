@@ -1,5 +1,5 @@
 //! `pledge verify`: the ledger (the git ref, a published copy, or an export file) and, when
-//! given, a protocol file against its registration; with `--rerun`, every recorded analysis
+//! given, protocol files against their registrations; with `--rerun`, every recorded analysis
 //! recomputed.
 
 use crate::error::{Error, Result};
@@ -11,8 +11,9 @@ use std::path::{Path, PathBuf};
 /// What `pledge verify` is asked to check. Paths are absolute.
 #[derive(Debug, Clone, Default)]
 pub struct VerifyOptions {
-    /// A protocol file to check against its study's latest registration.
-    pub protocol: Option<PathBuf>,
+    /// Protocol files to check, each against its study's latest registration (a pre-commit
+    /// hook passes every staged one).
+    pub protocols: Vec<PathBuf>,
     /// Verify this export file offline instead of the repository's ledger.
     pub export: Option<PathBuf>,
     /// Also fetch the ledger published at this remote and check it is a prefix of the local one.
@@ -30,15 +31,19 @@ pub struct VerifyOptions {
     pub allowed_signers: Option<PathBuf>,
 }
 
-/// Runs the checks. Problems are findings in the report (exit 1), never errors.
+/// Runs the checks. Problems are findings in the report (exit 1), never errors. With several
+/// protocols, the report's `protocol` is the first one's check and the findings and notes of
+/// every one are listed, each naming its file.
 ///
 /// Errors: an unreadable protocol or export (exit 2); no repository when one is needed (exit 2);
 /// git failures (exit 70).
 pub fn verify(ledger: Option<&Ledger>, o: &VerifyOptions, cwd: &Path) -> Result<VerifyReport> {
-    let lp = match &o.protocol {
-        Some(p) => Some(load_protocol(p)?),
-        None => None,
-    };
+    let lps = o
+        .protocols
+        .iter()
+        .map(|p| load_protocol(p))
+        .collect::<Result<Vec<_>>>()?;
+    let lp = lps.first();
     let expect = match &o.expect_tip {
         Some(t) => Some(expected_tip(t)?),
         None => None,
@@ -54,7 +59,10 @@ pub fn verify(ledger: Option<&Ledger>, o: &VerifyOptions, cwd: &Path) -> Result<
         },
     };
     if let Some(file) = &o.export {
-        let mut report = ledger::verify_export(file, lp.as_ref())?;
+        let mut report = ledger::verify_export(file, lp)?;
+        for more in lps.iter().skip(1) {
+            merge_protocol(&mut report, ledger::verify_export(file, Some(more))?);
+        }
         ledger::witness::check_export(file, &mut report, &wo)?;
         check_tip(&mut report, expect.as_deref());
         report.settle();
@@ -64,10 +72,13 @@ pub fn verify(ledger: Option<&Ledger>, o: &VerifyOptions, cwd: &Path) -> Result<
     let mut report = match &o.remote {
         Some(r) => {
             let remote = ledger::resolve_remote(l, r, cwd)?;
-            ledger::verify_remote(l, &remote, lp.as_ref())?
+            ledger::verify_remote(l, &remote, lp)?
         }
-        None => ledger::verify_ledger(l, lp.as_ref())?,
+        None => ledger::verify_ledger(l, lp)?,
     };
+    for more in lps.iter().skip(1) {
+        merge_protocol(&mut report, ledger::verify_ledger(l, Some(more))?);
+    }
     if o.rerun {
         super::rerun::rerun_all(l, &mut report)?;
     }
@@ -107,6 +118,19 @@ fn check_tip(report: &mut VerifyReport, expect: Option<&str>) {
         ),
     ));
     report.settle();
+}
+
+/// Adds the protocol findings and notes of `other` (the same ledger checked with another
+/// protocol file) to `report`; its chain findings are the ones `report` already has.
+fn merge_protocol(report: &mut VerifyReport, other: VerifyReport) {
+    let of_protocol = |f: &Finding| {
+        matches!(
+            f.code,
+            FindingCode::ProtocolUnregistered | FindingCode::ProtocolChanged | FindingCode::LineEndingsOnly
+        )
+    };
+    report.findings.extend(other.findings.into_iter().filter(of_protocol));
+    report.notes.extend(other.notes.into_iter().filter(of_protocol));
 }
 
 /// Every deviation entry as a note: a study that deviated from its registration verifies, and

@@ -137,8 +137,8 @@ pub fn assemble(entries: &[StoredEntry], study_id: &str, verification: Verificat
             .entry
             .git_head
             .as_deref()
-            .map(|h| format!("`{}`", crate::text::short(h, 12)))
-            .unwrap_or_else(|| "— (the repository had no commit yet)".into()),
+            .map(|h| crate::text::short(h, 12).to_string())
+            .unwrap_or_default(),
         data_access: first_reg.entry.data_access_label(),
         registered_after_results_seen: mine
             .iter()

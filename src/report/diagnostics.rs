@@ -120,8 +120,8 @@ fn bridge_rows(b: &Bridges) -> Vec<BridgeRow> {
                 }
                 k => k.as_str().to_string(),
             },
-            label: cell(&x.label),
-            excerpt: cell(&x.excerpt),
+            label: x.label.clone(),
+            excerpt: x.excerpt.clone(),
             units: fmt_count(x.units as u64),
             questions: fmt_count(x.questions as u64),
             largest_without: format!(
@@ -135,10 +135,6 @@ fn bridge_rows(b: &Bridges) -> Vec<BridgeRow> {
 }
 
 /// Text safe in a Markdown table cell: `|` escaped, line breaks as spaces.
-fn cell(s: &str) -> String {
-    s.replace('|', "\\|").replace(['\n', '\r'], " ")
-}
-
 fn plot_err<E: std::fmt::Debug>(e: E) -> Error {
     Error::internal("drawing the sensitivity chart").caused_by(format!("{:?}", e))
 }

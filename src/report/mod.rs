@@ -1,5 +1,6 @@
 //! The reviewer-facing Markdown report, rendered from the ledger alone with minijinja, with SVG
-//! pictures beside it. It leads with the three statements an honest benchmark report makes: the
+//! pictures beside it; from the same data, a self-contained HTML page ([`html`]) and a LaTeX
+//! table of the results ([`latex`]). It leads with the three statements an honest benchmark report makes: the
 //! mean and the topic count, the paired-resampling interval and reversal rate, and whether the
 //! evaluated runs contributed to the judgment pool (Sakai, *Laboratory Experiments in
 //! Information Retrieval*, 2018; Zobel, "How reliable are the results of large-scale information
@@ -7,6 +8,9 @@
 
 mod assemble;
 pub mod diagnostics;
+pub mod html;
+pub mod latex;
+pub mod markdown;
 pub mod model;
 mod render;
 mod sections;

@@ -1,5 +1,7 @@
 //! The data a report template sees. Every number is already formatted in Rust, with its unit,
 //! so a template never formats numbers and the same ledger always renders the same text.
+//! Every string is plain text, never Markdown: the renderers (Markdown, HTML, LaTeX) escape it
+//! and add the emphasis themselves.
 
 use serde::Serialize;
 
@@ -45,6 +47,8 @@ pub struct StudyView {
     /// registration's clock was fixed.
     pub time_witness: String,
     pub registered_seq: u64,
+    /// The git commit checked out at registration, shortened to 12 hex digits; empty when the
+    /// repository had no commit yet.
     pub registered_commit: String,
     pub data_access: String,
     pub registered_after_results_seen: bool,
@@ -54,8 +58,16 @@ pub struct StudyView {
 #[derive(Debug, Clone, Serialize)]
 pub struct VerificationView {
     pub ok: bool,
+    /// "passed: …" or "FAILED with N finding(s) …".
     pub summary: String,
-    pub findings: Vec<String>,
+    pub findings: Vec<FindingView>,
+}
+
+/// One ledger verification finding: what is wrong, and its code (a `FindingCode` value).
+#[derive(Debug, Clone, Serialize)]
+pub struct FindingView {
+    pub message: String,
+    pub code: String,
 }
 
 /// One row of the rule ablation table.
@@ -135,7 +147,13 @@ pub struct HypothesisView {
     pub interval: String,
     pub reversal: String,
     pub p_adjusted: String,
+    /// `supported` or `not supported`.
+    pub outcome: String,
+    /// The test behind the outcome: "at α = 0.05: difference …, adjusted p = … over …".
     pub verdict: String,
+    /// Whether the achieved detectable difference is larger than the registered target.
+    pub underpowered: bool,
+    /// The detectable difference achieved against the registered target, in words.
     pub power: String,
     pub amended: String,
 }
@@ -200,7 +218,8 @@ pub struct CountHistoryView {
     pub decision: String,
     pub counted: String,
     pub required: String,
-    pub inputs: String,
+    /// The questions and passages files counted, each with its SHA-256 shortened to 12 digits.
+    pub inputs: Vec<InputView>,
     pub reason: String,
 }
 

@@ -83,7 +83,7 @@ pub fn components_view(
             "  R{} --> R{}[\"{}<br/>{} components ({} with candidates)\"]",
             i,
             i + 1,
-            row.rule.replace('"', "'"),
+            mermaid_label(&row.rule),
             fmt_count(k.components as u64),
             fmt_count(k.with_candidates as u64)
         ));
@@ -156,6 +156,17 @@ pub fn components_view(
         },
         sizes_svg: name,
     })
+}
+
+/// A rule name as Mermaid node text: quotes and angle brackets as Mermaid's entity codes
+/// (`#quot;`, `#lt;`, `#gt;`), so a name cannot end the label or open an HTML tag, and the
+/// code fence's backticks replaced by `'`.
+fn mermaid_label(name: &str) -> String {
+    name.replace('"', "#quot;")
+        .replace('<', "#lt;")
+        .replace('>', "#gt;")
+        .replace('`', "'")
+        .replace(['\n', '\r'], " ")
 }
 
 fn interval(b: &Bootstrap, scale: Scale) -> String {
@@ -284,7 +295,7 @@ pub fn results_view(r: &AnalysisRecord, p: &Protocol, svgs: &mut BTreeMap<String
                     fmt_value(t, scale)
                 ),
                 (Some(a), Some(t)) => format!(
-                    "**underpowered**: the detectable difference at {} {}s is {}, larger than the registered {}",
+                    "the detectable difference at {} {}s is {}, larger than the registered {}",
                     m.n,
                     m.unit,
                     fmt_value(a, scale),
@@ -297,8 +308,7 @@ pub fn results_view(r: &AnalysisRecord, p: &Protocol, svgs: &mut BTreeMap<String
                 ),
             };
             let verdict = format!(
-                "**{}** at α = {}: difference {} {}, {} test, adjusted {} over {}{}",
-                if h.supported { "supported" } else { "not supported" },
+                "at α = {}: difference {} {}, {} test, adjusted {} over {}{}",
                 h.alpha,
                 est,
                 iv,
@@ -327,7 +337,9 @@ pub fn results_view(r: &AnalysisRecord, p: &Protocol, svgs: &mut BTreeMap<String
                     .map(fmt_pct)
                     .unwrap_or_else(|| "— (no difference)".into()),
                 p_adjusted: fmt_p(h.p_adjusted),
+                outcome: if h.supported { "supported" } else { "not supported" }.into(),
                 verdict,
+                underpowered: matches!((m.achieved, m.target), (Some(a), Some(t)) if a > t),
                 power,
                 amended: String::new(),
             })
@@ -569,19 +581,22 @@ pub fn reproduce_view(
 /// [`crate::ledger::verify_ledger`]): every finding listed, a failure never hidden.
 pub fn verification_view(ledger: &crate::ledger::Ledger) -> Result<VerificationView> {
     let v = crate::ledger::verify_ledger(ledger, None)?;
-    let findings: Vec<String> = v
+    let findings: Vec<FindingView> = v
         .findings
         .iter()
-        .map(|f| format!("{} (`{}`)", f.message, f.code))
+        .map(|f| FindingView {
+            message: f.message.clone(),
+            code: f.code.to_string(),
+        })
         .collect();
     let summary = if v.ok {
         format!(
-            "passed: {} entries, hash chain intact, tip `{}`",
+            "passed: {} entries, hash chain intact, tip {}",
             v.entries,
             v.tip.as_deref().map(|t| crate::text::short(t, 12)).unwrap_or("-")
         )
     } else {
-        format!("**FAILED** with {} finding(s), listed at the top", findings.len())
+        format!("FAILED with {} finding(s), listed at the top", findings.len())
     };
     Ok(VerificationView {
         ok: v.ok,
@@ -629,12 +644,15 @@ pub fn history_view(mine: &[&StoredEntry], confirmatory: Option<&StoredEntry>, p
         match e.entry.kind {
             EntryKind::Count | EntryKind::Stop | EntryKind::Go => {
                 let s: crate::records::CountSummary = crate::records::read_summary(&e.entry, "count")?;
-                let inputs: Vec<String> = e
+                let inputs: Vec<InputView> = e
                     .entry
                     .inputs
                     .iter()
                     .filter(|(k, _)| matches!(k.role, InputRole::Questions | InputRole::Passages))
-                    .map(|(k, h)| format!("`{}` ({})", k, crate::text::short(h, 12)))
+                    .map(|(k, h)| InputView {
+                        name: k.to_string(),
+                        sha256: crate::text::short(h, 12).to_string(),
+                    })
                     .collect();
                 counts.push(CountHistoryView {
                     seq: e.entry.seq,
@@ -642,7 +660,7 @@ pub fn history_view(mine: &[&StoredEntry], confirmatory: Option<&StoredEntry>, p
                     decision: s.decision.to_string(),
                     counted: fmt_count(s.counted as u64),
                     required: s.required.map(fmt_count).unwrap_or_else(|| "—".into()),
-                    inputs: inputs.join(", "),
+                    inputs,
                     reason: if reason.is_empty() { "—".into() } else { reason },
                 });
             }

@@ -6,12 +6,20 @@ use crate::error::{Error, Result};
 use plotters::prelude::*;
 use serde::{Deserialize, Serialize};
 
-/// Caption font size: smaller for long titles so they fit the 640-pixel width.
+/// Tick-label and legend font size as plotters takes it. plotters' SVG backend writes
+/// `font-size` as the requested size / 1.24, so 15 gives 12.1 px: no text of a chart is
+/// smaller than 12 px.
+const LABEL_PX: u32 = 15;
+/// Axis-description font size (12.9 px in the SVG).
+const AXIS_PX: u32 = 16;
+
+/// Caption font size (see [`LABEL_PX`] for the scale): smaller for long titles so they fit the
+/// 640-pixel width, never below 12 px.
 fn caption_size(title: &str) -> u32 {
     match title.chars().count() {
-        0..=56 => 18,
-        57..=72 => 15,
-        _ => 12,
+        0..=56 => 20,
+        57..=72 => 17,
+        _ => 15,
     }
 }
 
@@ -54,6 +62,8 @@ pub fn bootstrap_svg(title: &str, h: &Histogram, lo: f64, hi: f64, observed: f64
         chart
             .configure_mesh()
             .disable_mesh()
+            .label_style(("sans-serif", LABEL_PX))
+            .axis_desc_style(("sans-serif", AXIS_PX))
             .x_desc("difference (first − second)")
             .y_desc("resamples")
             .x_label_formatter(&|v| format!("{:.3}", if v.abs() < 5e-4 { 0.0 } else { *v }))
@@ -91,6 +101,7 @@ pub fn bootstrap_svg(title: &str, h: &Histogram, lo: f64, hi: f64, observed: f64
             .legend(move |(x, y)| Rectangle::new([(x, y - 5), (x + 16, y + 5)], band.filled()));
         chart
             .configure_series_labels()
+            .label_font(("sans-serif", LABEL_PX))
             .background_style(WHITE.mix(0.8))
             .border_style(BLACK)
             .position(SeriesLabelPosition::UpperLeft)
@@ -122,6 +133,8 @@ pub fn component_sizes_svg(title: &str, sizes: &[(u64, u64)], labels: &[String])
         chart
             .configure_mesh()
             .disable_mesh()
+            .label_style(("sans-serif", LABEL_PX))
+            .axis_desc_style(("sans-serif", AXIS_PX))
             .x_desc("questions in the component")
             .y_desc("components")
             .x_labels(n + 1)
@@ -166,6 +179,16 @@ mod tests {
         assert!(a.contains("interval [-0.0500, 0.1500]"), "{}", a);
         let c = component_sizes_svg("sizes", &[(1, 90), (2, 5)], &["1".into(), "2".into()]).unwrap();
         assert!(c.contains("<rect"));
+        let long = bootstrap_svg(&"x".repeat(90), &h, -0.05, 0.15, 0.11).unwrap();
+        for svg in [&a, &c, &long] {
+            let sizes: Vec<f64> = svg
+                .split("font-size=\"")
+                .skip(1)
+                .map(|t| t.split('"').next().unwrap().parse().unwrap())
+                .collect();
+            assert!(!sizes.is_empty());
+            assert!(sizes.iter().all(|&px| px >= 12.0), "{:?}", sizes);
+        }
         assert!(bootstrap_svg(
             "x",
             &Histogram {

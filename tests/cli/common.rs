@@ -75,6 +75,19 @@ impl Env {
         run_output(cmd.output().expect("running pledge"))
     }
 
+    /// Runs `pledge ARGS` under `umask MASK` (set by `sh`, then `exec`), hermetically.
+    pub fn run_umask(&self, mask: &str, args: &[&str]) -> Run {
+        let mut cmd = Command::new("sh");
+        hermetic(&mut cmd);
+        cmd.env("PLEDGE_NOW", NOW)
+            .arg("-c")
+            .arg(format!("umask {} && exec \"$0\" \"$@\"", mask))
+            .arg(env!("CARGO_BIN_EXE_pledge"))
+            .args(args)
+            .current_dir(self.path());
+        run_output(cmd.output().expect("running sh"))
+    }
+
     /// Runs `git ARGS` in the scratch directory, hermetically.
     pub fn git(&self, args: &[&str]) -> Run {
         let mut cmd = Command::new("git");

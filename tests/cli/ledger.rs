@@ -1160,3 +1160,133 @@ fn repository_states_get_a_clear_error_or_work() {
         eprintln!("skipped the SHA-256 case: this git cannot create such a repository");
     }
 }
+
+/// `verify` takes several protocol files (as a pre-commit hook passes them): every one that
+/// matches passes, and one edited without `amend` fails the whole run (exit 1, naming it).
+#[test]
+fn verify_checks_several_protocols_and_fails_if_one_changed() {
+    let env = Env::init();
+    let a = std::fs::read_to_string(crate::common::data("../../protocols/hotpotqa.toml")).unwrap();
+    env.write("a.toml", &a);
+    env.write("b.toml", a.replace("id = \"hotpotqa-100-agents\"", "id = \"other\""));
+    assert_eq!(env.run(&["register", "a.toml"]).code, 0);
+    assert_eq!(env.run(&["register", "b.toml"]).code, 0);
+    let ok = env.run(&["verify", "a.toml", "b.toml"]);
+    assert_eq!(ok.code, 0, "{}{}", ok.stdout, ok.stderr);
+    env.write(
+        "b.toml",
+        a.replace("id = \"hotpotqa-100-agents\"", "id = \"other\"") + "# edited\n",
+    );
+    let r = env.run(&["verify", "a.toml", "b.toml", "--format", "json"]);
+    assert_eq!(r.code, 1, "{}{}", r.stdout, r.stderr);
+    let v: serde_json::Value = serde_json::from_str(&r.stdout).unwrap();
+    let findings = v["findings"].as_array().unwrap();
+    assert_eq!(findings.len(), 1, "{}", r.stdout);
+    assert_eq!(findings[0]["code"], "protocol-changed");
+    assert!(findings[0]["message"]
+        .as_str()
+        .unwrap()
+        .contains("b.toml changed since study `other`"));
+    // Order does not matter: the changed file first fails the same way.
+    assert_eq!(env.run(&["verify", "b.toml", "a.toml"]).code, 1);
+    // An unreadable protocol among them is bad input (exit 2).
+    assert_eq!(env.run(&["verify", "a.toml", "missing.toml"]).code, 2);
+}
+
+/// A clone does not fetch `refs/pledge/ledger`: `verify` says so with the exact refspec, and
+/// running that `git fetch` brings the published ledger in.
+#[test]
+fn a_clone_without_the_ledger_ref_gets_the_fetch_refspec() {
+    let env = Env::new();
+    let a = std::fs::read_to_string(crate::common::data("../../protocols/hotpotqa.toml")).unwrap();
+    env.write("origin/p.toml", &a);
+    let origin = env.join("origin");
+    assert_eq!(env.run(&["-C", origin.to_str().unwrap(), "init"]).code, 0);
+    assert_eq!(env.run(&["-C", origin.to_str().unwrap(), "register", "p.toml"]).code, 0);
+    let c = env.git(&["clone", "-q", origin.to_str().unwrap(), "clone"]);
+    assert_eq!(c.code, 0, "{}", c.stderr);
+    env.write("clone/p.toml", &a);
+    let clone = env.join("clone");
+    let r = env.run(&["-C", clone.to_str().unwrap(), "verify", "p.toml"]);
+    assert_eq!(r.code, 1, "{}", r.stderr);
+    let hint = "git fetch origin 'refs/pledge/*:refs/pledge/*'";
+    assert!(
+        r.stderr.contains(&format!(
+            "hint: this repository has no refs/pledge/ledger; in a clone, fetch the published ledger with: {}",
+            hint
+        )),
+        "{}",
+        r.stderr
+    );
+    let f = env.git(&[
+        "-C",
+        clone.to_str().unwrap(),
+        "fetch",
+        "-q",
+        "origin",
+        "refs/pledge/*:refs/pledge/*",
+    ]);
+    assert_eq!(f.code, 0, "{}", f.stderr);
+    let r = env.run(&["-C", clone.to_str().unwrap(), "verify", "p.toml"]);
+    assert_eq!(r.code, 0, "{}{}", r.stdout, r.stderr);
+    assert!(!r.stderr.contains("hint:"), "{}", r.stderr);
+}
+
+/// Under `--format json` an error is one JSON object on stderr with the fields of the
+/// `error:` / `Caused by:` / `hint:` lines and the exit code; a usage error too.
+#[test]
+fn errors_are_json_under_format_json() {
+    let env = Env::init();
+    let r = env.run(&["verify", "missing.toml", "--format", "json"]);
+    assert_eq!(r.code, 2);
+    assert_eq!(r.stdout, "");
+    let v: serde_json::Value = serde_json::from_str(r.stderr.trim()).unwrap();
+    assert!(
+        v["error"]
+            .as_str()
+            .unwrap()
+            .ends_with("missing.toml: no such file or directory"),
+        "{}",
+        v
+    );
+    assert_eq!(
+        v["causes"],
+        serde_json::json!(["No such file or directory (os error 2)"])
+    );
+    assert_eq!(v["hint"], serde_json::Value::Null);
+    assert_eq!(v["exit_code"], 2);
+    let u = env.run(&["report", "--format=json", "--bogus"]);
+    assert_eq!(u.code, 2);
+    let v: serde_json::Value = serde_json::from_str(u.stderr.trim()).unwrap();
+    assert_eq!(v["error"], "unexpected argument '--bogus' found");
+    assert!(v["hint"].as_str().unwrap().contains("Usage: pledge report"), "{}", v);
+    assert_eq!(v["exit_code"], 2);
+    // Without --format json the text form stays.
+    let t = env.run(&["verify", "missing.toml"]);
+    assert!(t.stderr.starts_with("error: "), "{}", t.stderr);
+}
+
+/// `pledge completions SHELL` and `pledge man` come from the clap definition.
+#[test]
+fn completions_and_man_page() {
+    let env = Env::new();
+    let b = env.run(&["completions", "bash"]);
+    assert_eq!(b.code, 0, "{}", b.stderr);
+    assert!(
+        b.stdout.contains("_pledge()") && b.stdout.contains("complete -F _pledge"),
+        "{}",
+        b.stdout
+    );
+    let z = env.run(&["completions", "zsh"]);
+    assert!(z.stdout.starts_with("#compdef pledge"), "{}", z.stdout);
+    let f = env.run(&["completions", "fish"]);
+    assert!(f.stdout.contains("complete -c pledge"), "{}", f.stdout);
+    assert_eq!(env.run(&["completions", "tcsh"]).code, 2);
+    let m = env.run(&["man"]);
+    assert_eq!(m.code, 0);
+    assert!(
+        m.stdout.contains(".TH pledge 1") && m.stdout.contains("pledge\\-verify"),
+        "{}",
+        m.stdout
+    );
+}

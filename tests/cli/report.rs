@@ -55,12 +55,13 @@ fn demo_report_numbers_match_independent_computation() {
     // scipy.stats.ttest_rel gives t = 2.594910052150576, p = 0.010898407566560443.
     assert!((t - 2.594910052150576).abs() < 1e-9);
     assert!((p - 0.010898407566560443).abs() < 1e-9);
-    let row = md
+    // The comparison is split over two tables (interval columns, then test columns).
+    let mut rows = md
         .lines()
-        .find(|l| l.starts_with("| cot_context_gpt-4_trial1 − cot_context_gpt-3.5-turbo_trial1 |"))
-        .unwrap();
+        .filter(|l| l.starts_with("| cot_context_gpt-4_trial1 − cot_context_gpt-3.5-turbo_trial1 |"));
+    let (row, tests) = (rows.next().unwrap(), rows.next().unwrap());
     assert!(row.contains(&format!("| {:+.4} |", md_)), "{}", row);
-    assert!(row.contains(&format!("| {:.4} |", p)), "{}", row);
+    assert!(tests.contains(&format!("| {:.4} |", p)), "{}", tests);
     // Reversal rate: resamples where gpt-4 falls behind. The normal approximation of the
     // bootstrap distribution puts it near Φ(-t·sqrt((n-1)/n)) ≈ 0.5%; allow the Monte-Carlo and
     // discreteness error.
@@ -200,7 +201,7 @@ fn a_tampered_ledger_still_gives_a_report_with_the_failure_first() {
     let warn = md.find("Ledger verification failed").expect("failure stated");
     let components = md.find("## Components").unwrap();
     assert!(warn < components, "the failure comes first");
-    assert!(md.contains("| Ledger verification | **FAILED**"));
+    assert!(md.contains("| Ledger verification | **FAILED with "), "{}", md);
 }
 
 /// The whole demo report, as a snapshot: it is deterministic for a fixed clock (`PLEDGE_NOW`),
@@ -284,4 +285,191 @@ fn multibyte_git_head_in_a_tampered_ledger_renders_without_panic() {
     let v = env.run(&["-C", dir.to_str().unwrap(), "verify"]);
     assert_eq!(v.code, 1, "{}", v.stdout);
     assert!(v.stdout.contains("entry-hash-mismatch") || v.stdout.contains("entry-not-canonical"));
+}
+
+/// A study whose system names, title, author and description hold Markdown syntax (`|`, `*`,
+/// `_`, `<`, backticks, a leading `#` and `-`), analyzed and reported with `--html` and
+/// `--latex`, under umask 022.
+fn awkward_names() -> (Env, crate::common::Run) {
+    let env = Env::init();
+    env.write(
+        "p.toml",
+        r#"schema-version = 2
+
+[study]
+id = "esc"
+title = "Names *with* | pipes"
+registered-by = "a <b> & `c`"
+description = """
+# not a heading
+- not a list
+"""
+
+[target]
+metric = "accuracy"
+mde = 0.15
+sd = 0.45
+
+[scores]
+layout = "wide"
+
+[analysis]
+seed = 7
+trials = 200
+randomization-trials = 200
+"#,
+    );
+    // 30 topics; per-topic correctness made by a fixed pattern.
+    let mut csv = String::from("topic,sys|a,*b_c*,<base>\n");
+    for i in 0..30 {
+        csv.push_str(&format!("q{},{},{},{}\n", i, i % 2, (i / 2) % 2, (i % 3 == 0) as u8));
+    }
+    env.write("s.csv", csv);
+    assert_eq!(env.run(&["register", "p.toml"]).code, 0);
+    let a = env.run(&["analyze", "p.toml", "--scores", "s.csv"]);
+    assert_eq!(a.code, 0, "{}", a.stderr);
+    let r = env.run_umask("022", &["report", "--html", "report.html", "--latex", "results.tex"]);
+    (env, r)
+}
+
+/// Every table of a Markdown text, parsed back with pulldown-cmark (GitHub's table extension):
+/// for each table its header cells and its rows of cells, as plain text.
+fn tables(md: &str) -> Vec<(Vec<String>, Vec<Vec<String>>)> {
+    use pulldown_cmark::{Event, Options, Parser, Tag, TagEnd};
+    let mut out = Vec::new();
+    let mut head: Vec<String> = Vec::new();
+    let mut rows: Vec<Vec<String>> = Vec::new();
+    let mut row: Vec<String> = Vec::new();
+    let mut cell: Option<String> = None;
+    let mut columns = 0;
+    for ev in Parser::new_ext(md, Options::ENABLE_TABLES) {
+        match ev {
+            Event::Start(Tag::Table(align)) => {
+                columns = align.len();
+                head.clear();
+                rows.clear();
+            }
+            Event::Start(Tag::TableCell) => cell = Some(String::new()),
+            Event::End(TagEnd::TableCell) => row.push(cell.take().unwrap()),
+            Event::Text(t) | Event::Code(t) => {
+                if let Some(c) = cell.as_mut() {
+                    c.push_str(&t);
+                }
+            }
+            Event::End(TagEnd::TableHead) => head = std::mem::take(&mut row),
+            Event::End(TagEnd::TableRow) => rows.push(std::mem::take(&mut row)),
+            Event::End(TagEnd::Table) => {
+                assert_eq!(head.len(), columns, "header of {:?}", head);
+                out.push((head.clone(), rows.clone()));
+            }
+            _ => {}
+        }
+    }
+    out
+}
+
+/// Parses the Markdown back and checks every table: at most six columns, a header whose every
+/// cell has text, and
+/// every row as many cells as the header (GitHub drops the cells past the header's count, so a
+/// stray `|` in a name would silently lose a column; the cell texts below catch that too).
+pub(crate) fn assert_tables_whole(md: &str) -> Vec<(Vec<String>, Vec<Vec<String>>)> {
+    let t = tables(md);
+    assert!(!t.is_empty());
+    for (head, rows) in &t {
+        // At most six columns: GitHub's column fits them (the comparison table is split in two).
+        assert!(head.len() <= 6, "{} columns: {:?}", head.len(), head);
+        assert!(
+            head.iter().all(|h| !h.trim().is_empty()),
+            "empty header cell: {:?}",
+            head
+        );
+        for r in rows {
+            assert_eq!(r.len(), head.len(), "row {:?} under {:?}", r, head);
+        }
+    }
+    t
+}
+
+#[test]
+fn markdown_tables_parse_back_with_their_columns() {
+    let (_env, md) = demo();
+    assert_tables_whole(&md);
+    let (_env, r) = awkward_names();
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    let md = std::fs::read_to_string(_env.join("report/report.md")).unwrap();
+    let t = assert_tables_whole(&md);
+    let (_, systems) = t.iter().find(|(h, _)| h[0] == "system").unwrap();
+    let names: Vec<&str> = systems.iter().map(|r| r[0].as_str()).collect();
+    assert_eq!(names, ["sys|a", "*b_c*", "<base>"]);
+    assert!(systems.iter().all(|r| r[3] == "—"), "{:?}", systems);
+    let (_, cmp) = t
+        .iter()
+        .find(|(h, _)| h[0] == "comparison" && h[1] == "t-test p")
+        .unwrap();
+    assert_eq!(cmp[0][0], "sys|a − *b_c*");
+    let (_, reg) = t.iter().find(|(h, _)| h[0] == "registration").unwrap();
+    assert_eq!(reg[0], ["Study", "esc"]);
+    assert_eq!(reg[1], ["Registered by", "a <b> & `c`"]);
+    // The title stays one heading's text and the description plain paragraphs.
+    use pulldown_cmark::{Event, Parser, Tag};
+    let headings = Parser::new(&md)
+        .filter(|e| matches!(e, Event::Start(Tag::Heading { .. })))
+        .count();
+    assert_eq!(headings, md.lines().filter(|l| l.starts_with('#')).count());
+    assert!(md.starts_with("# Names \\*with\\* \\| pipes\n"), "{}", md);
+    // No name became a link or raw HTML.
+    assert!(!Parser::new(&md).any(|e| matches!(
+        e,
+        Event::Start(Tag::Link { .. }) | Event::Html(_) | Event::InlineHtml(_)
+    )));
+    assert!(md.contains("\n\\# not a heading\n\\- not a list\n"), "{}", md);
+}
+
+#[test]
+fn html_and_latex_come_from_the_same_report() {
+    let (env, r) = awkward_names();
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    let lines: Vec<&str> = r.stdout.lines().collect();
+    assert_eq!(lines.len(), 3, "{}", r.stdout);
+    assert!(lines[1].ends_with("report.html") && lines[2].ends_with("results.tex"));
+    let html = std::fs::read_to_string(env.join("report.html")).unwrap();
+    assert!(html.starts_with("<!DOCTYPE html>"));
+    assert!(html.contains("<title>Names *with* | pipes</title>"), "{}", html);
+    assert!(html.contains("<td>sys|a</td>") && html.contains("<td>&lt;base&gt;</td>"));
+    // Self-contained: the three bootstrap pictures are inlined, nothing is linked.
+    assert_eq!(html.matches("<svg role=\"img\"").count(), 3);
+    assert!(!html.contains("src=") && !html.contains("<script"), "{}", html);
+    let tex = std::fs::read_to_string(env.join("results.tex")).unwrap();
+    assert!(tex.contains("\\begin{tabular}{lrrr}"), "{}", tex);
+    assert!(tex.contains("\nsys\\textbar{}a & 0.5000 & 30 & --- \\\\\n"), "{}", tex);
+    assert!(
+        tex.contains("\n*b\\_c* $-$ \\textless{}base\\textgreater{} & "),
+        "{}",
+        tex
+    );
+    assert_eq!(
+        tex.matches("\\begin{tabular}").count(),
+        tex.matches("\\end{tabular}").count()
+    );
+    // --format json writes no file, so the file flags are refused there.
+    let j = env.run(&["report", "--format", "json", "--html", "x.html"]);
+    assert_eq!(j.code, 2, "{}", j.stderr);
+    assert!(!env.join("x.html").exists());
+}
+
+/// Files pledge writes get the user's umask (0644 under umask 022), not a temporary file's 0600.
+#[test]
+fn written_files_honour_the_umask() {
+    use std::os::unix::fs::PermissionsExt;
+    let (env, r) = awkward_names();
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    for f in [
+        "report/report.md",
+        "report/bootstrap-1-sys_a.svg",
+        "report.html",
+        "results.tex",
+    ] {
+        let mode = std::fs::metadata(env.join(f)).unwrap().permissions().mode() & 0o777;
+        assert_eq!(mode, 0o644, "{}: {:o}", f, mode);
+    }
 }
