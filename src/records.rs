@@ -249,6 +249,10 @@ pub struct DeviationSummary {
 pub struct NoteSummary {
     /// The level declared before, when the note changed it.
     pub access_changed_from: Option<DataAccess>,
+    /// The verification findings of the ledger the note was appended onto (`note
+    /// --despite-findings`), one `code: message` each; absent when the ledger verified.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub ledger_findings: Vec<String>,
 }
 
 /// A record that knows its version (every `result.json` type).

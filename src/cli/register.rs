@@ -112,6 +112,10 @@ pub struct NoteArgs {
     /// The study the note concerns (default: the whole ledger).
     #[arg(long, default_value = "")]
     pub study: String,
+    /// Append even onto a ledger that fails verification (every other command refuses to),
+    /// recording its findings in the note.
+    #[arg(long)]
+    pub despite_findings: bool,
     /// Output format.
     #[arg(long, value_parser = named::<Format>(), default_value = "human")]
     pub format: Format,
@@ -175,8 +179,9 @@ pub fn timestamp(a: TimestampArgs, ctx: &Ctx) -> Outcome {
 }
 
 pub fn note(a: NoteArgs, ctx: &Ctx) -> Outcome {
-    let ledger = open_ledger(ctx)?;
-    let e = ops::note::note(&ledger, &a.study, a.access, &a.reason, ctx.now)?;
+    let mut ledger = open_ledger(ctx)?;
+    ledger.set_accept_findings(a.despite_findings);
+    let e = ops::note::note(&ledger, &a.study, a.access, &a.reason, a.despite_findings, ctx.now)?;
     let out = match a.format {
         Format::Json => to_json(&e),
         Format::Human => Noted(&e).human(),

@@ -37,6 +37,8 @@ pub struct Ledger {
     clock: Option<ClockSource>,
     /// Signs every commit this handle writes (see [`Ledger::set_signer`]).
     signer: Option<CommitSigner>,
+    /// Append onto a ledger whose chain has findings (see [`Ledger::set_accept_findings`]).
+    accept_findings: bool,
 }
 
 /// How long an append waits for another pledge process's append lock before giving up.
@@ -103,6 +105,7 @@ impl Ledger {
             notes: Default::default(),
             clock: None,
             signer: None,
+            accept_findings: false,
         }
     }
 
@@ -333,6 +336,7 @@ impl Ledger {
         }
         for attempt in 0..400u32 {
             let tip = self.tip()?;
+            let clean = self.check_chain_at(tip)?;
             let (drafts, prev) = make(tip)?;
             if drafts.is_empty() {
                 return Ok(vec![]);
@@ -376,7 +380,13 @@ impl Ledger {
                 .reference_matching(LEDGER_REF, new_tip, true, tip.unwrap_or_else(Oid::zero), &msg)
                 .map(|_| ());
             match res {
-                Ok(()) => return Ok(written),
+                Ok(()) => {
+                    // What this append wrote on a verified tip is verified by construction.
+                    if clean {
+                        self.remember_verified(new_tip);
+                    }
+                    return Ok(written);
+                }
                 Err(e)
                     if matches!(e.code(), ErrorCode::Modified | ErrorCode::Exists | ErrorCode::Locked)
                         || e.class() == git2::ErrorClass::Reference =>
@@ -397,6 +407,74 @@ impl Ledger {
                 ),
             ),
         )
+    }
+
+    /// Appends onto a ledger whose chain fails verification from now on, instead of refusing
+    /// them (for a `note` that records the failure); the findings are then handed to
+    /// [`Ledger::take_notes`].
+    pub fn set_accept_findings(&mut self, accept: bool) {
+        self.accept_findings = accept;
+    }
+
+    /// Where the id of the last tip whose chain verified is kept (inside the git directory, so
+    /// it is never committed or pushed).
+    fn verified_tip_file(&self) -> PathBuf {
+        self.repo.path().join("pledge").join("verified-tip")
+    }
+
+    fn remember_verified(&self, tip: Oid) {
+        let f = self.verified_tip_file();
+        // A cache: failing to write it only costs a full check next time.
+        if let Some(dir) = f.parent() {
+            let _ = std::fs::create_dir_all(dir);
+        }
+        let _ = crate::io::write_atomic(&f, format!("{}\n", tip).as_bytes());
+    }
+
+    /// Checks the chain ending at `tip` (entry hashes, links, sequence numbers, times, stored
+    /// blobs, registration rules: [`super::chain`]) unless `tip` is the one recorded as
+    /// verified, which is then trusted only because it is that exact commit id (a commit id
+    /// covers its whole history). Returns whether the chain is clean.
+    ///
+    /// Errors (exit 1): the chain has findings and [`Ledger::set_accept_findings`] was not set;
+    /// the error lists them, with a hint to run `pledge verify` or to record the failure.
+    fn check_chain_at(&self, tip: Option<Oid>) -> Result<bool> {
+        let Some(tip) = tip else { return Ok(true) };
+        let cached = std::fs::read_to_string(self.verified_tip_file()).unwrap_or_default();
+        if cached.trim() == tip.to_string() {
+            return Ok(true);
+        }
+        let records = super::records::git_records(self, tip)?;
+        let check = super::chain::check_chain(&records);
+        if check.findings.is_empty() {
+            self.remember_verified(tip);
+            return Ok(true);
+        }
+        let listed: Vec<String> = check
+            .findings
+            .iter()
+            .map(|f| format!("{}: {}", f.code.as_str(), f.message))
+            .collect();
+        if self.accept_findings {
+            self.notes.borrow_mut().push(format!(
+                "appended onto a ledger that fails verification ({} {}): {}",
+                listed.len(),
+                if listed.len() == 1 { "finding" } else { "findings" },
+                listed.join("; ")
+            ));
+            return Ok(false);
+        }
+        let mut err = Error::refused(format!(
+            "the ledger fails verification ({} {}): appending would extend a broken chain",
+            listed.len(),
+            if listed.len() == 1 { "finding" } else { "findings" }
+        ));
+        for l in listed {
+            err = err.caused_by(l);
+        }
+        Err(err.with_hint(
+            "run `pledge verify` to see the findings; to record the failure in the ledger itself, `pledge note --reason \"...\" --despite-findings`",
+        ))
     }
 
     /// Refuses states in which an append cannot be right: a symbolic ledger ref (the

@@ -7,19 +7,33 @@ use crate::records::{self, NoteSummary};
 use chrono::{DateTime, Utc};
 
 /// Records a `note` entry, optionally tied to `study_id` (empty for the whole ledger); its
-/// summary is a [`NoteSummary`].
+/// summary is a [`NoteSummary`]. With `despite_findings` the note is appended even onto a
+/// ledger whose chain fails verification (every other append is refused there), and records
+/// the findings in its summary (`ledger_findings`); `ledger` must then have been given
+/// [`Ledger::set_accept_findings`].
 ///
-/// Errors: an empty `reason` (exit 2); a study id that is not registered (exit 1).
+/// Errors: an empty `reason` (exit 2); a study id that is not registered (exit 1); a ledger that
+/// fails verification without `despite_findings` (exit 1).
 pub fn note(
     ledger: &Ledger,
     study_id: &str,
     access: Option<DataAccess>,
     reason: &str,
+    despite_findings: bool,
     now: DateTime<Utc>,
 ) -> Result<Entry> {
     if reason.trim().is_empty() {
         return Err(Error::input("a note needs a non-empty --reason"));
     }
+    let ledger_findings: Vec<String> = if despite_findings {
+        crate::ledger::verify_ledger(ledger, None)?
+            .findings
+            .iter()
+            .map(|f| format!("{}: {}", f.code.as_str(), f.message))
+            .collect()
+    } else {
+        vec![]
+    };
     ledger.append_with(now, |entries| {
         if !study_id.is_empty() && query::latest_registration(entries, study_id).is_none() {
             return Err(
@@ -36,6 +50,7 @@ pub fn note(
             data_access: access,
             summary: records::to_value(&NoteSummary {
                 access_changed_from: changed.map(|_| before),
+                ledger_findings: ledger_findings.clone(),
             })?,
             ..Default::default()
         })

@@ -1290,3 +1290,59 @@ fn completions_and_man_page() {
         m.stdout
     );
 }
+
+/// An append onto a ledger that fails verification is refused with the findings and a hint
+/// (the verified-tip cache is keyed by the exact tip commit, so a rewritten ledger is checked
+/// again); `note --despite-findings` records the failure in the ledger itself.
+#[test]
+fn appending_onto_a_failing_ledger_is_refused_unless_a_note_records_it() {
+    let env = four_entries();
+    // A clean append first: the tip is remembered as verified.
+    ok(&env.run(&["note", "--reason", "before the edit"]));
+    rewrite(&env, |repo, nodes| {
+        let mut b = entry_json(repo, nodes[1].tree);
+        let s = String::from_utf8(b.clone()).unwrap();
+        let at = s.find("12:00:00Z").unwrap() + 7;
+        b[at] = b'1'; // 12:00:00Z -> 12:00:01Z: the content no longer hashes to entry_sha256
+        nodes[1].tree = with_entry(repo, nodes[1].tree, &b);
+    });
+    let before = env.git(&["rev-parse", "refs/pledge/ledger"]).stdout;
+    let r = env.run(&["note", "--reason", "after the edit"]);
+    assert_eq!(r.code, 1, "{}", r.stderr);
+    assert!(
+        r.stderr.contains("error: the ledger fails verification")
+            && r.stderr.contains("Caused by:")
+            && r.stderr.contains("#2")
+            && r.stderr.contains("--despite-findings"),
+        "{}",
+        r.stderr
+    );
+    assert_eq!(
+        env.git(&["rev-parse", "refs/pledge/ledger"]).stdout,
+        before,
+        "nothing appended"
+    );
+    let r = env.run(&[
+        "note",
+        "--reason",
+        "entry #2 was edited by hand; reported",
+        "--despite-findings",
+        "--format",
+        "json",
+    ]);
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    assert!(
+        r.stderr.contains("appended onto a ledger that fails verification"),
+        "{}",
+        r.stderr
+    );
+    let e = json(&r.stdout);
+    let recorded = e["summary"]["ledger_findings"].as_array().unwrap();
+    assert!(
+        !recorded.is_empty() && recorded.iter().all(|f| f.as_str().unwrap().contains(": ")),
+        "{}",
+        r.stdout
+    );
+    // Other appends stay refused.
+    assert_eq!(env.run(&["note", "--reason", "again"]).code, 1);
+}
