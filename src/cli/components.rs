@@ -44,7 +44,7 @@ pub struct Args {
     /// Near-duplicate passage pairs computed elsewhere (JSON Lines {a, b, intersection, union,
     /// jaccard}, e.g. by the Spark job in spark/): used instead of the near-duplicate rule's
     /// join, hashed into the count entry, a random sample checked exactly.
-    #[arg(long, value_name = "FILE")]
+    #[arg(long, value_name = "FILE", conflicts_with_all = ["sensitivity", "bridges"])]
     pub pairs: Option<PathBuf>,
     /// How many listed pairs to check exactly against the passages (seeded by analysis.seed).
     #[arg(long, value_name = "N", default_value_t = 1000, requires = "pairs")]

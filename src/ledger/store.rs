@@ -341,6 +341,21 @@ impl Ledger {
             if drafts.is_empty() {
                 return Ok(vec![]);
             }
+            // An entry dated before the one it follows would leave the ledger failing
+            // verification (`time-decreased`) for good: refuse it before writing.
+            if let Some(p) = &prev {
+                if let Some(t) = super::chain::parse_time(&p.time) {
+                    if now < t {
+                        return Err(Error::input(format!(
+                            "the clock says {}, before the ledger's last entry #{} ({}): an entry dated earlier would break the order of times",
+                            now.to_rfc3339_opts(SecondsFormat::Secs, true),
+                            p.seq,
+                            p.time
+                        ))
+                        .with_hint("check the system clock, or PLEDGE_NOW if you set it"));
+                    }
+                }
+            }
             let head = self.head_commit();
             let mut parent = tip;
             let mut prev = prev;

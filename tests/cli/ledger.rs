@@ -1346,3 +1346,24 @@ fn appending_onto_a_failing_ledger_is_refused_unless_a_note_records_it() {
     // Other appends stay refused.
     assert_eq!(env.run(&["note", "--reason", "again"]).code, 1);
 }
+
+/// An append whose clock is before the ledger's last entry is refused before anything is written
+/// (it would leave the ledger failing `time-decreased` for good).
+#[test]
+fn an_append_dated_before_the_last_entry_is_refused() {
+    let env = four_entries();
+    let before = env.git(&["rev-parse", "refs/pledge/ledger"]).stdout;
+    let r = env.run_env(
+        &["note", "--reason", "back-dated"],
+        &[("PLEDGE_NOW", "2020-01-01T00:00:00Z")],
+    );
+    assert_eq!(r.code, 2, "{}", r.stderr);
+    assert!(
+        r.stderr
+            .contains("the clock says 2020-01-01T00:00:00Z, before the ledger's last entry #4"),
+        "{}",
+        r.stderr
+    );
+    assert_eq!(env.git(&["rev-parse", "refs/pledge/ledger"]).stdout, before);
+    ok(&verify_json(&env, &[]));
+}

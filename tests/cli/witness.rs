@@ -498,25 +498,16 @@ fn the_clock_is_recorded_and_times_compared_as_instants() {
     let r = registered(&e, &["--format", "json"], &[]);
     assert_eq!(r.code, 0);
     assert_eq!(json(&r)["clock"], "fixed");
-    // An entry dated before the one preceding it: a finding naming both.
-    assert_eq!(
-        e.run_env(
-            &["note", "--reason", "earlier"],
-            &[("PLEDGE_NOW", "2026-11-30T11:00:00Z")]
-        )
-        .code,
-        0
+    // An entry dated before the one preceding it is refused at append time (exit 2), so the
+    // ledger keeps verifying; a decreasing time written by other means is caught below, in an
+    // export.
+    let r = e.run_env(
+        &["note", "--reason", "earlier"],
+        &[("PLEDGE_NOW", "2026-11-30T11:00:00Z")],
     );
+    assert_eq!(r.code, 2, "{}", r.stderr);
     let v = e.run(&["verify", "--format", "json"]);
-    assert_eq!(v.code, 1);
-    assert_eq!(codes(&v, "findings"), vec!["time-decreased"]);
-    assert!(
-        v.stdout.contains(
-            "entry #2 is dated 2026-11-30T11:00:00Z, before the entry preceding it, #1 (2026-11-30T12:00:00Z)"
-        ),
-        "{}",
-        v.stdout
-    );
+    assert_eq!(v.code, 0, "{}", v.stdout);
     assert!(codes(&v, "notes").contains(&"clock-fixed".to_string()));
     let human = e.run(&["verify"]);
     assert!(
