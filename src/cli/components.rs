@@ -15,7 +15,7 @@ use std::path::PathBuf;
 pub struct Args {
     /// The registered protocol TOML file.
     pub protocol: PathBuf,
-    /// Passages: JSON Lines {id, text, ...} (gzip accepted). Optional with a HotpotQA or MuSiQue
+    /// Passages: JSON Lines {id, text, ...} (gzip, zstd, bzip2 or xz accepted). Optional with a HotpotQA or MuSiQue
     /// questions file, whose paragraphs are then the passages.
     #[arg(long)]
     pub passages: Option<PathBuf>,
