@@ -7,7 +7,7 @@
 
 use crate::common::Env;
 use pledge::error::Error;
-use pledge::input::{Input, Limits};
+use pledge::input::{Compression, Input, Kind, Limits};
 use proptest::prelude::*;
 use proptest::test_runner::{Config, TestCaseError};
 use std::panic::{catch_unwind, AssertUnwindSafe};
@@ -81,8 +81,26 @@ fn input_bytes(samples: Vec<Vec<u8>>) -> impl Strategy<Value = Vec<u8>> {
 /// Runs `read` on `bytes` as the file `name`: no panic; an error has exit code 2 and names
 /// the file.
 fn check(name: &str, bytes: Vec<u8>, read: impl FnOnce(&Input) -> Result<(), Error>) -> Result<(), TestCaseError> {
+    check_lines(name, bytes, false, read)
+}
+
+/// As [`check`]; with `lined`, an error about a plain non-blank text input (not compressed, not
+/// a container, UTF-8) also names the line, as `name:LINE:`, unless it says the file holds
+/// nothing.
+fn check_lines(
+    name: &str,
+    bytes: Vec<u8>,
+    lined: bool,
+    read: impl FnOnce(&Input) -> Result<(), Error>,
+) -> Result<(), TestCaseError> {
+    let mut plain_text = false;
     let outcome = catch_unwind(AssertUnwindSafe(|| {
-        Input::from_bytes(name, bytes.clone(), LIMITS).and_then(|input| read(&input))
+        Input::from_bytes(name, bytes.clone(), LIMITS).and_then(|input| {
+            plain_text = input.compression() == Compression::None
+                && input.kind() == Kind::Text
+                && input.text().is_ok_and(|t| !t.trim().is_empty());
+            read(&input)
+        })
     }));
     match outcome {
         Err(_) => Err(TestCaseError::fail(format!(
@@ -91,7 +109,21 @@ fn check(name: &str, bytes: Vec<u8>, read: impl FnOnce(&Input) -> Result<(), Err
             name
         ))),
         Ok(Ok(())) => Ok(()),
-        Ok(Err(e)) => check_error(name, &e),
+        Ok(Err(e)) => {
+            check_error(name, &e)?;
+            if lined && plain_text {
+                let text = e.render();
+                let after = text.split(&format!("{}:", name)).nth(1).unwrap_or("");
+                // A statement about the whole file (nothing in it) has no line to name.
+                let whole_file = text.contains(" empty") || text.contains("no judgments");
+                prop_assert!(
+                    whole_file || after.starts_with(|c: char| c.is_ascii_digit()),
+                    "no line named: {}",
+                    text
+                );
+            }
+            Ok(())
+        }
     }
 }
 
@@ -158,7 +190,7 @@ proptest! {
     /// TREC run reader.
     #[test]
     fn run_reader_never_panics(bytes in input_bytes(vec![sample("trec/results.test"), sample("trec/results.ties")])) {
-        check("fuzzed.run", bytes, |input| {
+        check_lines("fuzzed.run", bytes, true, |input| {
             pledge::trec::Run::from_input(input, pledge::trec::Duplicates::Error).map(drop)
         })?;
     }
@@ -170,7 +202,7 @@ proptest! {
         sample("trec/qrels.rel_level"),
         sample("formats/beir/qrels/test.tsv"),
     ])) {
-        check("fuzzed.qrels", bytes, |input| {
+        check_lines("fuzzed.qrels", bytes, true, |input| {
             pledge::trec::Qrels::from_input(input, pledge::trec::Duplicates::Error).map(drop)
         })?;
     }
@@ -203,7 +235,7 @@ proptest! {
     #[test]
     fn pairs_reader_never_panics(bytes in input_bytes(vec![PAIRS.as_bytes().to_vec()])) {
         let ids = ["d1:1", "d1:2", "d2:1", "d2:2", "d3:1", "d3:2", "d4:1", "d4:2"];
-        check("fuzzed-pairs.jsonl", bytes, |input| {
+        check_lines("fuzzed-pairs.jsonl", bytes, true, |input| {
             pledge::components::pairs::read_pairs(input, &ids).map(drop)
         })?;
     }
