@@ -313,8 +313,19 @@ pub fn cell_text(v: &serde_json::Value) -> String {
 /// The rows of a Parquet file as JSON objects in schema order, numbered from 1 (nested lists and
 /// structs become JSON arrays and objects, as `parquet::record::Row::to_json_value` maps them).
 ///
-/// Errors (exit 2): not a readable Parquet file (naming the file).
+/// Errors (exit 2): not a readable Parquet file (naming the file), including a corrupt file on
+/// which the `parquet` decoder itself panics (caught here, so a damaged input is bad input, not
+/// a crash).
 pub fn parquet_objects(input: &crate::input::Input) -> Result<Vec<(usize, Fields)>> {
+    std::panic::catch_unwind(|| parquet_rows(input)).unwrap_or_else(|_| {
+        Err(Error::in_file(
+            input.path(),
+            "is not a readable Parquet file (its encoded data is corrupt)",
+        ))
+    })
+}
+
+fn parquet_rows(input: &crate::input::Input) -> Result<Vec<(usize, Fields)>> {
     use parquet::file::reader::{FileReader, SerializedFileReader};
     let path = input.path();
     let bad = |e: parquet::errors::ParquetError| Error::in_file(path, "is not a readable Parquet file").caused_by(e);
@@ -396,5 +407,28 @@ mod tests {
         assert_eq!(t.records[1].cells, vec!["x", "", "true"]);
         let r = Table::from_objects(Path::new("f.parquet"), Unit::Row, vec![]);
         assert_eq!(r.err_at(3, "bad").message, "f.parquet: row 3: bad");
+    }
+
+    /// Single-byte corruptions of a real Parquet file: the `parquet` decoder panics on some of
+    /// them (RLE and buffer slicing); every one must be `Ok` or an input error naming the file.
+    #[test]
+    fn corrupt_parquet_is_an_input_error_not_a_panic() {
+        let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/formats/hf/hotpotqa-100-correctness.parquet");
+        let good = std::fs::read(path).unwrap();
+        let (mut errors, mut checked) = (0, 0);
+        for at in (4..good.len() - 8).step_by(3) {
+            for b in [0x00, 0xff, 0x7f] {
+                let mut bytes = good.clone();
+                bytes[at] = b;
+                let input = crate::input::Input::from_bytes("bad.parquet", bytes, Default::default()).unwrap();
+                checked += 1;
+                if let Err(e) = parquet_objects(&input) {
+                    assert_eq!(e.exit_code(), 2, "{}", e.render());
+                    assert!(e.render().contains("bad.parquet"), "{}", e.render());
+                    errors += 1;
+                }
+            }
+        }
+        assert!(errors > 0 && checked > errors, "{} errors in {} cases", errors, checked);
     }
 }

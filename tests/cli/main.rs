@@ -9,6 +9,7 @@ mod formats;
 mod ledger;
 mod power;
 mod protocol;
+mod readers_fuzz;
 mod registration;
 mod report;
 mod trec;
