@@ -40,6 +40,9 @@ crate::named_enum! {
         /// (`--expect-tip`) The ledger ends at another commit than the tip the reviewer expects
         /// (e.g. the id from a published repository): the copy was rewritten or cut short.
         TipMismatch = "tip-mismatch",
+        /// The repository has a remote (it is a clone) but no `refs/pledge/ledger`: the
+        /// published ledger was not fetched, so there is nothing to verify.
+        LedgerMissing = "ledger-missing",
         /// `result.json` does not hash to `result_sha256`.
         ResultMismatch = "result-mismatch",
         /// The entry records a result but `result.json` is missing.

@@ -79,6 +79,19 @@ pub fn verify(ledger: Option<&Ledger>, o: &VerifyOptions, cwd: &Path) -> Result<
     for more in lps.iter().skip(1) {
         merge_protocol(&mut report, ledger::verify_ledger(l, Some(more))?);
     }
+    // A clone without the ledger ref verifies nothing: say so, so that a CI job that forgot to
+    // fetch it fails instead of passing on an empty ledger.
+    let cloned = l.repo().remotes().is_ok_and(|r| !r.is_empty());
+    if o.remote.is_none() && report.tip.is_none() && cloned {
+        report.findings.push(Finding::new(
+            FindingCode::LedgerMissing,
+            None,
+            format!(
+                "this clone has no {}: the published ledger was not fetched (or never published), so nothing was verified",
+                ledger::LEDGER_REF
+            ),
+        ));
+    }
     if o.rerun {
         super::rerun::rerun_all(l, &mut report)?;
     }

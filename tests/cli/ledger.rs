@@ -1209,6 +1209,11 @@ fn a_clone_without_the_ledger_ref_gets_the_fetch_refspec() {
     let clone = env.join("clone");
     let r = env.run(&["-C", clone.to_str().unwrap(), "verify", "p.toml"]);
     assert_eq!(r.code, 1, "{}", r.stderr);
+    // Without a protocol too: a clone with no ledger ref verifies nothing, and says so.
+    let bare = env.run(&["-C", clone.to_str().unwrap(), "verify", "--format", "json"]);
+    assert_eq!(bare.code, 1, "{}", bare.stdout);
+    let v: serde_json::Value = serde_json::from_str(&bare.stdout).unwrap();
+    assert_eq!(v["findings"][0]["code"], "ledger-missing", "{}", bare.stdout);
     let hint = "git fetch origin 'refs/pledge/*:refs/pledge/*'";
     assert!(
         r.stderr.contains(&format!(
