@@ -289,65 +289,11 @@ pub fn run(
         })
         .collect();
     let mut comparisons: Vec<Comparison> = pairs.iter().map(|&(a, b)| compare_pair(&p, a, b, s, ties)).collect();
-    if !s.hypotheses.is_empty() {
-        let tukey_hsd = answer_hypotheses(&mut comparisons, &p, s, ties);
-        return Ok(AnalysisResult {
-            schema: "pledge.analysis/1".into(),
-            record_version: crate::records::RECORD_VERSION,
-            mode: mode.into(),
-            registration: registration.into(),
-            study_id,
-            settings: s.clone(),
-            generator: RngInfo::chacha8(s.seed),
-            topics: p.topics_info.clone(),
-            components: p.components_info.clone(),
-            strata: inputs
-                .strata_field
-                .clone()
-                .filter(|_| p.stratum_of.is_some())
-                .map(|field| StrataInfo {
-                    field,
-                    sizes: p.strata_sizes.clone(),
-                }),
-            systems,
-            comparisons,
-            notes,
-            tukey_hsd,
-            topic_filter: topic_filter.clone(),
-            pool_bias: inputs.pool_bias.clone(),
-            options: None,
-        });
-    }
-    let ps: Vec<f64> = comparisons.iter().map(|c| c.randomization.p).collect();
-    let tukey_hsd = match multiple::adjust(&ps, s.adjust) {
-        Some(adj) => {
-            for (c, q) in comparisons.iter_mut().zip(adj) {
-                c.p_adjusted = Adjusted {
-                    method: multiple::method_name(s.adjust).into(),
-                    of: "randomization".into(),
-                    family: ps.len(),
-                    p: q,
-                };
-            }
-            None
-        }
-        None => {
-            let t = tukey(&p, s, ties);
-            let of = format!(
-                "randomized Tukey HSD: range of the {} system means over permutations of each {}'s scores across systems",
-                t.systems.len(),
-                t.unit
-            );
-            for c in comparisons.iter_mut() {
-                c.p_adjusted = Adjusted {
-                    method: multiple::method_name(Adjust::TukeyHsd).into(),
-                    of: of.clone(),
-                    family: t.family,
-                    p: t.p_of(&c.system, &c.baseline).unwrap_or(1.0),
-                };
-            }
-            Some(t)
-        }
+    // Registered hypotheses are adjusted per family; otherwise every comparison is one family.
+    let tukey_hsd = if !s.hypotheses.is_empty() {
+        answer_hypotheses(&mut comparisons, &p, s, ties)
+    } else {
+        adjust_all(&mut comparisons, &p, s, ties)
     };
     Ok(AnalysisResult {
         schema: "pledge.analysis/1".into(),
@@ -413,6 +359,43 @@ fn hypothesis_pairs(systems: &[String], hs: &[crate::protocol::Hypothesis]) -> R
     hs.iter()
         .map(|h| Ok((find(&h.system, h)?, find(&h.comparator, h)?)))
         .collect()
+}
+
+/// Adjusts every comparison's randomization p as one family with the protocol's adjustment, or
+/// gives each the randomized Tukey HSD p over all systems; returns the Tukey HSD result when that
+/// is the adjustment.
+fn adjust_all(comparisons: &mut [Comparison], p: &Prepared, s: &Settings, ties: Ties) -> Option<TukeyHsd> {
+    let ps: Vec<f64> = comparisons.iter().map(|c| c.randomization.p).collect();
+    match multiple::adjust(&ps, s.adjust) {
+        Some(adj) => {
+            for (c, q) in comparisons.iter_mut().zip(adj) {
+                c.p_adjusted = Adjusted {
+                    method: multiple::method_name(s.adjust).into(),
+                    of: "randomization".into(),
+                    family: ps.len(),
+                    p: q,
+                };
+            }
+            None
+        }
+        None => {
+            let t = tukey(p, s, ties);
+            let of = format!(
+                "randomized Tukey HSD: range of the {} system means over permutations of each {}'s scores across systems",
+                t.systems.len(),
+                t.unit
+            );
+            for c in comparisons.iter_mut() {
+                c.p_adjusted = Adjusted {
+                    method: multiple::method_name(Adjust::TukeyHsd).into(),
+                    of: of.clone(),
+                    family: t.family,
+                    p: t.p_of(&c.system, &c.baseline).unwrap_or(1.0),
+                };
+            }
+            Some(t)
+        }
+    }
 }
 
 /// Fills each comparison's hypothesis answer: the sided randomization p, adjusted over its
