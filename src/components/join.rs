@@ -24,7 +24,7 @@ pub fn similar(inter: usize, a: usize, b: usize, t: f64) -> bool {
 }
 
 /// Size of the intersection of two sorted, distinct slices.
-pub fn intersection(a: &[u32], b: &[u32]) -> usize {
+pub fn intersection<T: Ord>(a: &[T], b: &[T]) -> usize {
     let (mut i, mut j, mut n) = (0, 0, 0);
     while i < a.len() && j < b.len() {
         match a[i].cmp(&b[j]) {

@@ -189,7 +189,7 @@ pub fn check_sample(
         let p = pairs[i];
         let sa = shingle::shingles(texts[p.a as usize].as_ref(), n);
         let sb = shingle::shingles(texts[p.b as usize].as_ref(), n);
-        let inter = sorted_intersection(&sa, &sb);
+        let inter = join::intersection(&sa, &sb);
         let union = sa.len() + sb.len() - inter;
         let name = |x: u32| crate::text::short(ids[x as usize], 80);
         let stated_ok = p.intersection.is_none_or(|v| v == inter as u64) && p.union.is_none_or(|v| v == union as u64);
@@ -220,23 +220,6 @@ pub fn check_sample(
         checked: k,
         seed,
     })
-}
-
-/// Size of the intersection of two sorted, distinct slices.
-fn sorted_intersection(a: &[&str], b: &[&str]) -> usize {
-    let (mut i, mut j, mut k) = (0, 0, 0);
-    while i < a.len() && j < b.len() {
-        match a[i].cmp(b[j]) {
-            std::cmp::Ordering::Less => i += 1,
-            std::cmp::Ordering::Greater => j += 1,
-            std::cmp::Ordering::Equal => {
-                k += 1;
-                i += 1;
-                j += 1;
-            }
-        }
-    }
-    k
 }
 
 /// A near-duplicate pair with its exact shingle-set sizes, as [`write_pairs`] writes it.
