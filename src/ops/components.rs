@@ -398,6 +398,8 @@ fn recount_changes(entries: &[crate::ledger::StoredEntry], study: &str, now: &In
         (InputRole::Questions, "questions"),
         (InputRole::Passages, "passages"),
         (InputRole::Qrels, "qrels"),
+        // Pairs listed in a file instead of the join (or another pairs file) can change the count.
+        (InputRole::Pairs, "pairs"),
     ] {
         let hashes = |inputs: &Inputs| -> Vec<String> {
             inputs

@@ -341,6 +341,10 @@ fn pairs_written_and_read_back_give_the_same_count() {
     assert_eq!(env.run(&[&ARGS[..], &["--pairs", "pairs.jsonl"]].concat()).code, 3);
     let log = env.run(&["log", "--format", "json"]);
     assert!(log.stdout.contains("pairs:pairs.jsonl"), "{}", log.stdout);
+    // Switching between listed pairs and the join is a recount on other inputs: it needs a reason.
+    let switched = env.run(&ARGS);
+    assert_eq!(switched.code, 1, "{}", switched.stderr);
+    assert!(switched.stderr.contains("pairs"), "{}", switched.stderr);
     // A forged pair: d1:1 and d1:2 are not near-duplicates.
     env.write(
         "forged.jsonl",
