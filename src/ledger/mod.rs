@@ -23,6 +23,7 @@
 mod chain;
 pub mod entry;
 pub mod export;
+mod index;
 pub mod log;
 pub mod publish;
 mod records;
@@ -41,6 +42,7 @@ pub use entry::{
     ClockSource, DataAccess, Draft, Entry, EntryKind, InputKey, InputRole, Inputs, RngInfo, Tool, GENESIS,
 };
 pub use export::{export_jsonl, export_to, verify_export, ExportLine, ExportSummary, EXPORT_FORMAT};
+pub use index::Snapshot;
 pub use log::{log, LogItem};
 pub use publish::{fetch_published, publish, resolve_remote, verify_remote, PublishReport, Remote};
 pub use signer::CommitSigner;

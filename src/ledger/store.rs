@@ -1,6 +1,7 @@
 //! Git storage of the ledger through git2.
 
-use super::entry::{ClockSource, DataAccess, Draft, Entry, EntryKind, Tool, GENESIS};
+use super::entry::{ClockSource, Draft, Entry, EntryKind, Tool, GENESIS};
+use super::index::Snapshot;
 use super::signer::CommitSigner;
 use crate::error::{Error, Result};
 use chrono::{DateTime, SecondsFormat, Utc};
@@ -239,53 +240,44 @@ impl Ledger {
     ///
     /// Errors: a draft without kind (internal), git failures (exit 70).
     pub fn append(&self, draft: &Draft, now: DateTime<Utc>) -> Result<Entry> {
-        self.cas_loop(now, |tip| {
-            let mut d = draft.clone();
-            let prev = match tip {
-                Some(t) => Some(self.read_commit(t)?.entry),
-                None => None,
-            };
-            if d.data_access.is_none() {
-                d.data_access = Some(self.access_in_force(tip, &d.study_id)?);
-            }
-            Ok((vec![d], prev))
-        })
-        .and_then(|mut v| v.pop().ok_or_else(|| Error::internal("an append wrote no entry")))
+        let study = draft.study_id.clone();
+        self.append_with(now, &study, |_| Ok(draft.clone()))
     }
 
-    /// Appends the entry that `build` drafts from the ledger's current entries (first to last),
-    /// atomically: `build` is called again on the new entries whenever another writer moved the
-    /// tip first, so a check made in `build` (e.g. "this study is not registered yet") holds for
-    /// the entry that lands. An error from `build` aborts without writing anything.
+    /// Appends the entry that `build` drafts from the ledger as it is (a [`Snapshot`] for
+    /// `study`: the latest entry of each kind of the study and of the ledger-wide entries, and
+    /// the tip), atomically: `build` is called again on the new tip whenever another writer
+    /// moved it first, so a check made in `build` (e.g. "this study is not registered yet")
+    /// holds for the entry that lands. An error from `build` aborts without writing anything.
+    /// Preparing the append costs the same however long the ledger is (the snapshot comes from
+    /// the tip-keyed index of [`Ledger::snapshot`]).
     ///
     /// Errors: whatever `build` returns; a draft without kind (internal); git failures (exit 70);
     /// a ref lock left behind by a killed process for longer than the retries last (exit 70,
     /// with a hint naming the lock file).
-    pub fn append_with<F>(&self, now: DateTime<Utc>, mut build: F) -> Result<Entry>
+    pub fn append_with<F>(&self, now: DateTime<Utc>, study: &str, mut build: F) -> Result<Entry>
     where
-        F: FnMut(&[StoredEntry]) -> Result<Draft>,
+        F: FnMut(&Snapshot) -> Result<Draft>,
     {
-        let mut out = self.append_many_with(now, |entries| Ok(vec![build(entries)?]))?;
+        let mut out = self.append_many_with(now, study, |snap| Ok(vec![build(snap)?]))?;
         out.pop().ok_or_else(|| Error::internal("an append wrote no entry"))
     }
 
     /// Appends the entries that `build` drafts (in order) as one atomic step: their commits are
     /// chained on the current tip and the ref moves once, by compare-and-swap, so either all of
     /// them land or none does (a command's deviation and analysis, or its count and assignment,
-    /// are never separated). As [`Ledger::append_with`], `build` runs again on the new entries
-    /// when another writer moved the tip first. An empty list writes nothing.
+    /// are never separated). As [`Ledger::append_with`], `build` runs again on the new tip when
+    /// another writer moved it first. An empty list writes nothing. A draft without a data-access
+    /// level gets the one in force for its study (that of an earlier draft of the batch, else the
+    /// ledger's).
     ///
     /// Errors: as [`Ledger::append_with`].
-    pub fn append_many_with<F>(&self, now: DateTime<Utc>, mut build: F) -> Result<Vec<Entry>>
+    pub fn append_many_with<F>(&self, now: DateTime<Utc>, study: &str, mut build: F) -> Result<Vec<Entry>>
     where
-        F: FnMut(&[StoredEntry]) -> Result<Vec<Draft>>,
+        F: FnMut(&Snapshot) -> Result<Vec<Draft>>,
     {
-        self.cas_loop(now, |tip| {
-            let entries = match tip {
-                Some(oid) => self.entries_from(oid)?,
-                None => vec![],
-            };
-            let mut drafts = build(&entries)?;
+        self.cas_loop(now, study, |snap| {
+            let mut drafts = build(snap)?;
             for i in 0..drafts.len() {
                 if drafts[i].data_access.is_some() {
                     continue;
@@ -297,34 +289,44 @@ impl Ledger {
                     .rev()
                     .find(|d| d.study_id == id || d.study_id.is_empty())
                     .and_then(|d| d.data_access);
-                drafts[i].data_access =
-                    Some(earlier.unwrap_or_else(|| DataAccess::in_force(entries.iter().map(|s| &s.entry), &id)));
+                drafts[i].data_access = Some(match earlier {
+                    Some(a) => a,
+                    None => snap.access_in_force(&id)?,
+                });
             }
-            Ok((drafts, entries.last().map(|s| s.entry.clone())))
+            Ok(drafts)
         })
     }
 
-    /// The data-access level in force for `study_id` at commit `tip` (see
-    /// [`DataAccess::in_force`]), walking back only as far as needed.
-    fn access_in_force(&self, tip: Option<Oid>, study_id: &str) -> Result<DataAccess> {
-        let mut next = tip;
-        while let Some(oid) = next {
-            let e = self.read_commit(oid)?.entry;
-            if e.study_id == study_id || e.study_id.is_empty() {
-                return Ok(e.data_access);
-            }
-            next = self.repo.find_commit(oid).ok().and_then(|c| c.parent_id(0).ok());
-        }
-        Ok(DataAccess::default())
+    /// The first parent of ledger commit `oid`, if any.
+    pub(crate) fn first_parent(&self, oid: Oid) -> Option<Oid> {
+        self.repo.find_commit(oid).ok().and_then(|c| c.parent_id(0).ok())
+    }
+
+    /// Reads only the entry (`entry.json`) of ledger commit `oid`.
+    ///
+    /// Errors: as [`Ledger::read_commit`].
+    pub(crate) fn read_entry(&self, oid: Oid) -> Result<Entry> {
+        let commit = self
+            .repo
+            .find_commit(oid)
+            .map_err(|e| Error::git(format!("reading ledger commit {}", oid), e))?;
+        let tree = commit.tree().map_err(|e| Error::git("reading a ledger tree", e))?;
+        let bytes = tree
+            .get_name("entry.json")
+            .and_then(|t| t.to_object(&self.repo).ok())
+            .and_then(|o| o.as_blob().map(|b| b.content().to_vec()))
+            .ok_or_else(|| Error::input(format!("ledger commit {} has no entry.json", oid)))?;
+        Entry::parse(&bytes, &format!("ledger commit {}", oid))
     }
 
     /// The compare-and-swap loop: `make` drafts the entries (with their data access set) and
     /// returns the previous entry for the tip it was given; the commits are written on that tip,
     /// chained, and the ref is moved to the last one only if it still names the tip, else `make`
     /// runs again on the new tip.
-    fn cas_loop<F>(&self, now: DateTime<Utc>, mut make: F) -> Result<Vec<Entry>>
+    fn cas_loop<F>(&self, now: DateTime<Utc>, study: &str, mut make: F) -> Result<Vec<Entry>>
     where
-        F: FnMut(Option<Oid>) -> Result<(Vec<Draft>, Option<Entry>)>,
+        F: FnMut(&Snapshot) -> Result<Vec<Draft>>,
     {
         // The OS advisory lock is held for the whole append (released when this returns, or
         // by the OS when the process dies). Under it, a ref lock file is one a killed pledge
@@ -337,7 +339,9 @@ impl Ledger {
         for attempt in 0..400u32 {
             let tip = self.tip()?;
             let clean = self.check_chain_at(tip)?;
-            let (drafts, prev) = make(tip)?;
+            let snap = self.snapshot(tip, study)?;
+            let drafts = make(&snap)?;
+            let prev = snap.last().cloned();
             if drafts.is_empty() {
                 return Ok(vec![]);
             }
@@ -379,14 +383,14 @@ impl Ledger {
                 let oid = self.write_commit(&entry, parent, result_bytes.as_deref(), draft.protocol_text.as_deref())?;
                 parent = Some(oid);
                 prev = Some(entry.clone());
-                written.push(entry);
+                written.push((entry, oid));
             }
             let Some(new_tip) = parent else {
                 return Ok(vec![]);
             };
             let last = written
                 .last()
-                .map(|e| format!("{} #{} {}", e.kind.as_str(), e.seq, e.study_id));
+                .map(|(e, _)| format!("{} #{} {}", e.kind.as_str(), e.seq, e.study_id));
             let msg = format!("pledge: {}", last.unwrap_or_default());
             // A zero current id means "must not exist", checked under the ref lock (libgit2's
             // non-forced create checks existence before locking, which races).
@@ -400,7 +404,8 @@ impl Ledger {
                     if clean {
                         self.remember_verified(new_tip);
                     }
-                    return Ok(written);
+                    self.save_index(&snap.advanced(&written));
+                    return Ok(written.into_iter().map(|(e, _)| e).collect());
                 }
                 Err(e)
                     if matches!(e.code(), ErrorCode::Modified | ErrorCode::Exists | ErrorCode::Locked)
@@ -653,6 +658,7 @@ pub(crate) fn build_entry(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::ledger::DataAccess;
     use chrono::TimeZone;
 
     #[test]
@@ -709,7 +715,7 @@ mod tests {
         l.append(&d("", Some(DataAccess::PilotOnly)), now).unwrap();
         assert_eq!(l.append(&d("b", None), now).unwrap().data_access, DataAccess::PilotOnly);
         let tip = l.tip().unwrap();
-        let err = l.append_with(now, |_| Err(Error::refused("no"))).unwrap_err();
+        let err = l.append_with(now, "a", |_| Err(Error::refused("no"))).unwrap_err();
         assert_eq!(err.exit_code(), 1);
         assert_eq!(l.tip().unwrap(), tip);
         assert_eq!(l.entries().unwrap().len(), 5);

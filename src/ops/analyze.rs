@@ -418,8 +418,9 @@ pub fn analyze(ledger: &Ledger, req: &AnalyzeRequest, now: DateTime<Utc>) -> Res
     };
     // A first look, so that a refused analysis is refused before its inputs are read; the
     // checks that count run again inside the append.
-    let first = ledger.entries()?;
-    if let Some(e) = no_registration(&first) {
+    let first_look = ledger.snapshot(ledger.tip()?, &study)?;
+    let first = first_look.entries();
+    if let Some(e) = no_registration(first) {
         return Err(e);
     }
     let rel = |p: &Path| ledger.relative(p);
@@ -436,7 +437,7 @@ pub fn analyze(ledger: &Ledger, req: &AnalyzeRequest, now: DateTime<Utc>) -> Res
             .collect();
         refusal(&study, &all)
     };
-    let (_, refused) = all_refusals(&first, &lp, assign_hash.as_deref());
+    let (_, refused) = all_refusals(first, &lp, assign_hash.as_deref());
     if (!refused.is_empty() || !fields.is_empty()) && req.deviation.is_none() {
         return Err(refuse_all(refused, &fields));
     }
@@ -483,7 +484,8 @@ pub fn analyze(ledger: &Ledger, req: &AnalyzeRequest, now: DateTime<Utc>) -> Res
     }
     let protocol_path = Some(rel(&lp.path));
     let mut landed: Option<(AnalysisResult, Vec<Refusal>)> = None;
-    let written = ledger.append_many_with(now, |entries| {
+    let written = ledger.append_many_with(now, &study, |snap| {
+        let entries = snap.entries();
         if let Some(e) = no_registration(entries) {
             return Err(e);
         }

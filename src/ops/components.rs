@@ -314,7 +314,8 @@ pub fn run(
             return Err(Error::input("--deviation needs a non-empty reason"));
         }
     }
-    let written = ledger.append_many_with(now, |entries| {
+    let written = ledger.append_many_with(now, &outcome.study, |snap| {
+        let entries = snap.entries();
         let reg = query::check_registered(entries, &lp).map_err(query::refusal_error)?;
         let changed = recount_changes(entries, &outcome.study, &count_draft.inputs);
         let mut drafts = Vec::new();

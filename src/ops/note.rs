@@ -34,7 +34,8 @@ pub fn note(
     } else {
         vec![]
     };
-    ledger.append_with(now, |entries| {
+    ledger.append_with(now, study_id, |snap| {
+        let entries = snap.entries();
         if !study_id.is_empty() && query::latest_registration(entries, study_id).is_none() {
             return Err(
                 Error::refused(format!("study `{}` is not registered in this ledger", study_id))

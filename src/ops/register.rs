@@ -94,8 +94,8 @@ fn write(
     super::checks::metric(lp)?;
     let rel = ledger.relative(&lp.path);
     let pilot = estimate_pilot(lp, |f| ledger.relative(f))?;
-    let entry = ledger.append_with(now, |entries| {
-        draft(entries, lp, &rel, amend_reason, access, pilot.as_ref())
+    let entry = ledger.append_with(now, &lp.protocol.study.id, |snap| {
+        draft(snap.entries(), lp, &rel, amend_reason, access, pilot.as_ref())
     })?;
     let mut notes: Notes = ledger.take_notes().into_iter().map(Note::info).collect();
     let s: RegistrationSummary = records::read_summary(&entry, "registration")?;

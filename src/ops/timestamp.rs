@@ -6,7 +6,7 @@
 use super::{Note, Notes};
 use crate::error::{Error, Result};
 use crate::ledger::tsa::{self, TrustAnchors, TsaClient};
-use crate::ledger::{Draft, Entry, EntryKind, Ledger, StoredEntry};
+use crate::ledger::{Draft, Entry, EntryKind, Ledger};
 use crate::records::{self, TimestampSummary};
 use chrono::{DateTime, SecondsFormat, Utc};
 use sha2::Digest as _;
@@ -62,22 +62,23 @@ pub struct TimestampOutcome {
 /// such entry, an unreadable trust file, a TSA that cannot be reached, refuses, or answers with a
 /// token that does not verify (exit 2); git failures (exit 70).
 pub fn timestamp(ledger: &Ledger, o: &TimestampOptions, now: DateTime<Utc>) -> Result<TimestampOutcome> {
-    let entries = ledger.entries()?;
+    let snap = ledger.snapshot(ledger.tip()?, "")?;
     let target = match o.entry {
-        Some(seq) => entries.iter().find(|e| e.entry.seq == seq).ok_or_else(|| {
+        Some(seq) => snap.by_seq(seq)?.map(|s| s.entry).ok_or_else(|| {
             Error::input(format!("the ledger has no entry #{}", seq)).with_hint("`pledge log` lists the entries")
         })?,
-        None => entries
+        None => snap
             .last()
+            .cloned()
             .ok_or_else(|| Error::refused("the ledger is empty: there is no entry to timestamp"))?,
     };
-    if o.entry.is_none() && target.entry.kind == EntryKind::Timestamp {
+    if o.entry.is_none() && target.kind == EntryKind::Timestamp {
         return Err(Error::refused(format!(
             "the last entry (#{}) is already a timestamp: every entry before it is witnessed",
-            target.entry.seq
+            target.seq
         )));
     }
-    witness(ledger, &target.entry, o, now)
+    witness(ledger, &target, o, now)
 }
 
 /// Witnesses `covered` (an entry of `ledger`), as [`timestamp`] does; used right after an
@@ -128,11 +129,8 @@ pub fn witness(ledger: &Ledger, covered: &Entry, o: &TimestampOptions, now: Date
         token_der: hex::encode(&got.token),
     })?;
     let (seq, sha) = (covered.seq, covered.entry_sha256.clone());
-    let entry = ledger.append_with(now, |entries: &[StoredEntry]| {
-        if !entries
-            .iter()
-            .any(|e| e.entry.seq == seq && e.entry.entry_sha256 == sha)
-        {
+    let entry = ledger.append_with(now, &covered.study_id, |snap| {
+        if !snap.by_seq(seq)?.is_some_and(|e| e.entry.entry_sha256 == sha) {
             return Err(Error::refused(format!(
                 "entry #{} is no longer in the ledger as it was when the token was asked for",
                 seq

@@ -823,14 +823,14 @@ fn a_batch_of_entries_lands_whole_or_not_at_all() {
         ..Draft::default()
     };
     let written = l
-        .append_many_with(now, |_| Ok(vec![d(EntryKind::Note), d(EntryKind::Note)]))
+        .append_many_with(now, "", |_| Ok(vec![d(EntryKind::Note), d(EntryKind::Note)]))
         .unwrap();
     assert_eq!(written.iter().map(|e| e.seq).collect::<Vec<_>>(), vec![1, 2]);
     assert_eq!(written[1].prev_sha256, written[0].entry_sha256);
     // A draft without a kind fails the batch: nothing of it is written.
     let bad = Draft::default();
     assert!(l
-        .append_many_with(now, |_| Ok(vec![d(EntryKind::Note), bad.clone()]))
+        .append_many_with(now, "", |_| Ok(vec![d(EntryKind::Note), bad.clone()]))
         .is_err());
     assert_eq!(l.entries().unwrap().len(), 2);
     ok(&verify_json(&env, &[]));
