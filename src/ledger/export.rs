@@ -81,21 +81,9 @@ pub fn export_jsonl(ledger: &Ledger) -> Result<(String, Option<String>, usize)> 
         return Ok((String::new(), None, 0));
     };
     let records = git_records(ledger, tip)?;
-    let odb = ledger
-        .repo()
-        .odb()
-        .map_err(|e| crate::error::Error::git("opening the object database", e))?;
     let mut out = String::new();
-    for r in &records {
-        let commit_raw = match r.commit.as_deref().map(git2::Oid::from_str) {
-            Some(Ok(oid)) => {
-                let obj = odb
-                    .read(oid)
-                    .map_err(|e| Error::git(format!("reading ledger commit {}", oid), e))?;
-                Some(String::from_utf8_lossy(obj.data()).into_owned())
-            }
-            _ => None,
-        };
+    for r in records.iter() {
+        let commit_raw = r.commit_raw.as_deref().map(|b| String::from_utf8_lossy(b).into_owned());
         let entry = r
             .entry_bytes
             .as_deref()

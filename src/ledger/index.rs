@@ -263,8 +263,9 @@ impl Ledger {
                 reached = true;
                 break;
             }
-            newer.push((self.read_entry(oid)?, oid));
-            next = self.first_parent(oid);
+            let (entry, parent) = self.read_entry_and_parent(oid)?;
+            newer.push((entry, oid));
+            next = parent;
         }
         let mut ix = match (reached, cached) {
             (true, Some(ix)) => ix,

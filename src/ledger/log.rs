@@ -19,12 +19,20 @@ pub struct LogItem {
 /// All entries of the ledger, first to last. Errors: a malformed entry (exit 2; `verify` lists
 /// such problems as findings), git failures (exit 70).
 pub fn log(ledger: &Ledger) -> Result<Vec<LogItem>> {
-    Ok(ledger
-        .entries()?
-        .into_iter()
-        .map(|s| LogItem {
-            commit: s.commit,
-            entry: s.entry,
-        })
-        .collect())
+    let Some(tip) = ledger.tip()? else {
+        return Ok(vec![]);
+    };
+    // Only `entry.json` is read of each commit (not the result or protocol files).
+    let mut out = Vec::new();
+    let mut next = Some(tip);
+    while let Some(oid) = next {
+        let (entry, parent) = ledger.read_entry_and_parent(oid)?;
+        out.push(LogItem {
+            commit: oid.to_string(),
+            entry,
+        });
+        next = parent;
+    }
+    out.reverse();
+    Ok(out)
 }

@@ -222,7 +222,7 @@ pub fn verify_remote(ledger: &Ledger, remote: &Remote, protocol: Option<&LoadedP
     let published = git_records(ledger, ptip)?;
     let local = match ledger.tip()? {
         Some(t) => git_records(ledger, t)?,
-        None => vec![],
+        None => Default::default(),
     };
     rc.published_entries = published.len();
     let pcheck = super::chain::check_chain(&published);
@@ -232,7 +232,10 @@ pub fn verify_remote(ledger: &Ledger, remote: &Remote, protocol: Option<&LoadedP
             .push(Finding::new(f.code, f.seq, format!("published copy: {}", f.message)));
     }
     let label = |r: &super::records::Record, i: usize| r.seq().unwrap_or(i as u64 + 1);
-    let diverged = local.iter().zip(&published).position(|(l, p)| l.commit != p.commit);
+    let diverged = local
+        .iter()
+        .zip(published.iter())
+        .position(|(l, p)| l.commit != p.commit);
     if let Some(i) = diverged {
         let p = &published[i];
         report.findings.push(Finding::new(

@@ -40,15 +40,35 @@ impl Record {
 }
 
 /// Reads the records of the chain ending at commit `tip`, first to last, following first
-/// parents. Errors (exit 70): the repository cannot be read, or `tip` is not a commit.
-pub(crate) fn git_records(ledger: &Ledger, tip: Oid) -> Result<Vec<Record>> {
+/// parents, each with its raw commit object. Errors (exit 70): the repository cannot be read,
+/// or `tip` is not a commit.
+///
+/// The records of the last tip read are kept by the [`Ledger`] handle (a commit id covers its
+/// whole history, and objects are read with their ids checked), so the checks of one command
+/// (the chain, tokens and signatures, deviations) read the chain once.
+pub(crate) fn git_records(ledger: &Ledger, tip: Oid) -> Result<std::sync::Arc<Vec<Record>>> {
+    if let Some(hit) = ledger.memo_records(tip) {
+        return Ok(hit);
+    }
+    let records = std::sync::Arc::new(read_records(ledger, tip)?);
+    ledger.remember_records(tip, records.clone());
+    Ok(records)
+}
+
+fn read_records(ledger: &Ledger, tip: Oid) -> Result<Vec<Record>> {
     let repo = ledger.repo();
+    let odb = repo.odb().map_err(|e| Error::git("opening the object database", e))?;
     let mut out = Vec::new();
     let mut next = Some(tip);
     while let Some(oid) = next {
         let commit = repo
             .find_commit(oid)
             .map_err(|e| Error::git(format!("reading ledger commit {}", oid), e))?;
+        let raw = odb
+            .read(oid)
+            .map_err(|e| Error::git(format!("reading ledger commit {}", oid), e))?
+            .data()
+            .to_vec();
         let tree = commit
             .tree()
             .map_err(|e| Error::git(format!("reading the tree of ledger commit {}", oid), e))?;
@@ -65,15 +85,12 @@ pub(crate) fn git_records(ledger: &Ledger, tip: Oid) -> Result<Vec<Record>> {
                 .message()
                 .and_then(|m| m.lines().find_map(|l| l.strip_prefix("entry_sha256 ")))
                 .map(|s| s.trim().to_string()),
-            commit_raw: None,
+            commit_raw: Some(raw),
         };
         for item in tree.iter() {
             let name = item.name().unwrap_or("?").to_string();
             let blob = match item.kind() {
-                Some(ObjectType::Blob) => item
-                    .to_object(repo)
-                    .ok()
-                    .and_then(|o| o.as_blob().map(|b| b.content().to_vec())),
+                Some(ObjectType::Blob) => odb.read(item.id()).ok().map(|o| o.data().to_vec()),
                 _ => None,
             };
             match (name.as_str(), blob) {

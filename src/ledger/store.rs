@@ -40,6 +40,8 @@ pub struct Ledger {
     signer: Option<CommitSigner>,
     /// Append onto a ledger whose chain has findings (see [`Ledger::set_accept_findings`]).
     accept_findings: bool,
+    /// The records of the last chain read, by tip (see `records::git_records`).
+    records_memo: std::cell::RefCell<Option<(Oid, std::sync::Arc<Vec<super::records::Record>>)>>,
 }
 
 /// How long an append waits for another pledge process's append lock before giving up.
@@ -107,7 +109,21 @@ impl Ledger {
             clock: None,
             signer: None,
             accept_findings: false,
+            records_memo: Default::default(),
         }
+    }
+
+    /// The records read last, if they are those of the chain ending at `tip`.
+    pub(crate) fn memo_records(&self, tip: Oid) -> Option<std::sync::Arc<Vec<super::records::Record>>> {
+        match &*self.records_memo.borrow() {
+            Some((t, r)) if *t == tip => Some(r.clone()),
+            _ => None,
+        }
+    }
+
+    /// Keeps the records of the chain ending at `tip` for the next reader.
+    pub(crate) fn remember_records(&self, tip: Oid, records: std::sync::Arc<Vec<super::records::Record>>) {
+        *self.records_memo.borrow_mut() = Some((tip, records));
     }
 
     /// What appends through this handle did besides appending, one sentence each (e.g. a ref
@@ -188,16 +204,33 @@ impl Ledger {
     }
 
     /// All entries from the first to the one in commit `tip`, following first parents.
+    ///
+    /// Errors: a commit without `entry.json`, or whose entry does not parse (exit 2); git
+    /// failures (exit 70).
     pub fn entries_from(&self, tip: Oid) -> Result<Vec<StoredEntry>> {
-        let mut out = Vec::new();
-        let mut next = Some(tip);
-        while let Some(oid) = next {
-            let stored = self.read_commit(oid)?;
-            next = self.repo.find_commit(oid).ok().and_then(|c| c.parent_id(0).ok());
-            out.push(stored);
-        }
-        out.reverse();
-        Ok(out)
+        let records = super::records::git_records(self, tip)?;
+        records
+            .iter()
+            .map(|r| {
+                let commit = r.commit.clone().unwrap_or_default();
+                let entry = match (&r.entry, &r.entry_bytes) {
+                    (Ok(e), Some(_)) => e.clone(),
+                    (Err(_), None) => return Err(Error::input(format!("ledger commit {} has no entry.json", commit))),
+                    _ => Entry::parse(
+                        r.entry_bytes.as_deref().unwrap_or_default(),
+                        &format!("ledger commit {}", commit),
+                    )?,
+                };
+                Ok(StoredEntry {
+                    entry,
+                    entry_bytes: r.entry_bytes.clone().unwrap_or_default(),
+                    commit,
+                    parents: r.parents.clone(),
+                    result: r.result.clone(),
+                    protocol_text: r.protocol.clone().and_then(|b| String::from_utf8(b).ok()),
+                })
+            })
+            .collect()
     }
 
     /// All entries of [`LEDGER_REF`], first to last.
@@ -307,17 +340,32 @@ impl Ledger {
     ///
     /// Errors: as [`Ledger::read_commit`].
     pub(crate) fn read_entry(&self, oid: Oid) -> Result<Entry> {
+        Ok(self.read_entry_and_parent(oid)?.0)
+    }
+
+    /// Reads only the entry (`entry.json`) of ledger commit `oid`, and the commit's first parent.
+    ///
+    /// Errors: as [`Ledger::read_commit`].
+    pub(crate) fn read_entry_and_parent(&self, oid: Oid) -> Result<(Entry, Option<Oid>)> {
         let commit = self
             .repo
             .find_commit(oid)
             .map_err(|e| Error::git(format!("reading ledger commit {}", oid), e))?;
         let tree = commit.tree().map_err(|e| Error::git("reading a ledger tree", e))?;
+        let odb = self
+            .repo
+            .odb()
+            .map_err(|e| Error::git("opening the object database", e))?;
         let bytes = tree
             .get_name("entry.json")
-            .and_then(|t| t.to_object(&self.repo).ok())
-            .and_then(|o| o.as_blob().map(|b| b.content().to_vec()))
+            .filter(|t| t.kind() == Some(git2::ObjectType::Blob))
+            .and_then(|t| odb.read(t.id()).ok())
+            .map(|o| o.data().to_vec())
             .ok_or_else(|| Error::input(format!("ledger commit {} has no entry.json", oid)))?;
-        Entry::parse(&bytes, &format!("ledger commit {}", oid))
+        Ok((
+            Entry::parse(&bytes, &format!("ledger commit {}", oid))?,
+            commit.parent_id(0).ok(),
+        ))
     }
 
     /// The compare-and-swap loop: `make` drafts the entries (with their data access set) and

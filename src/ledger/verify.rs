@@ -271,7 +271,7 @@ pub fn verify_ref(ledger: &Ledger, refname: &str, protocol: Option<&LoadedProtoc
     };
     let records = match tip {
         Some(t) => git_records(ledger, t)?,
-        None => vec![],
+        None => Default::default(),
     };
     Ok(VerifyReport::build(
         refname.to_string(),

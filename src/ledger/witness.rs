@@ -149,19 +149,15 @@ pub fn check_ledger(ledger: &Ledger, refname: &str, report: &mut VerifyReport, o
     };
     let records = match tip {
         Some(t) => super::records::git_records(ledger, t)?,
-        None => vec![],
+        None => Default::default(),
     };
     let mut items = Vec::with_capacity(records.len());
-    for r in records {
-        if let Ok(entry) = r.entry {
-            let raw = match &r.commit {
-                Some(c) => Some(ledger.raw_commit(c)?),
-                None => None,
-            };
+    for r in records.iter() {
+        if let Ok(entry) = &r.entry {
             items.push(Item {
-                entry,
-                commit: r.commit,
-                raw,
+                entry: entry.clone(),
+                commit: r.commit.clone(),
+                raw: r.commit_raw.clone(),
             });
         }
     }
