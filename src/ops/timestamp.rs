@@ -130,7 +130,7 @@ pub fn witness(ledger: &Ledger, covered: &Entry, o: &TimestampOptions, now: Date
     })?;
     let (seq, sha) = (covered.seq, covered.entry_sha256.clone());
     let entry = ledger.append_with(now, &covered.study_id, |snap| {
-        if !snap.by_seq(seq)?.is_some_and(|e| e.entry.entry_sha256 == sha) {
+        if snap.by_seq(seq)?.is_none_or(|e| e.entry.entry_sha256 != sha) {
             return Err(Error::refused(format!(
                 "entry #{} is no longer in the ledger as it was when the token was asked for",
                 seq
