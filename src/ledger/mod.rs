@@ -17,6 +17,9 @@
 //! tokens, see [`tsa`]) and their commits signed with an SSH key ([`signer`], [`sshsig`]);
 //! [`witness`] checks both at verification.
 //!
+//! Appends prepare their checks from a tip-keyed index of the ledger's state ([`Snapshot`],
+//! [`Ledger::snapshot`]), so they cost the same at any ledger length.
+//!
 //! [`verify`] checks a ledger copy, [`export`] writes and verifies the portable JSON Lines form,
 //! [`publish()`] pushes the ledger to (and fetches it back from) another local repository.
 
