@@ -82,6 +82,21 @@ pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<()> {
     Ok(())
 }
 
+/// Writes a cache file atomically (temporary file renamed over `path`) without syncing it to
+/// disk: a reader sees the old or the new file, and a cache lost in a crash is only rebuilt.
+///
+/// Errors: the directory is not writable (exit 2, naming the path).
+pub fn write_cache(path: &Path, bytes: &[u8]) -> Result<()> {
+    let dir = match path.parent() {
+        Some(p) if !p.as_os_str().is_empty() => p,
+        _ => Path::new("."),
+    };
+    let mut tmp = temp_file_in(dir)?;
+    tmp.write_all(bytes).map_err(|e| Error::io("writing", path, e))?;
+    tmp.persist(path).map_err(|e| Error::io("writing", path, e.error))?;
+    Ok(())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -240,7 +240,7 @@ impl Ledger {
             let _ = std::fs::create_dir_all(dir);
         }
         if let Ok(bytes) = serde_json::to_vec(index) {
-            let _ = crate::io::write_atomic(&f, &bytes);
+            let _ = crate::io::write_cache(&f, &bytes);
         }
     }
 

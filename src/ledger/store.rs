@@ -496,7 +496,7 @@ impl Ledger {
         if let Some(dir) = f.parent() {
             let _ = std::fs::create_dir_all(dir);
         }
-        let _ = crate::io::write_atomic(&f, format!("{}\n", tip).as_bytes());
+        let _ = crate::io::write_cache(&f, format!("{}\n", tip).as_bytes());
     }
 
     /// Checks the chain ending at `tip` (entry hashes, links, sequence numbers, times, stored
