@@ -210,6 +210,9 @@ fn hash_bytes(hex_hash: &str) -> Option<[u8; 32]> {
 fn check_tokens(items: &[Item], report: &mut VerifyReport, o: &WitnessOptions) -> Vec<Testimony> {
     let mut out = Vec::new();
     let mut untrusted = Vec::new();
+    // The signature checks (the costly part) run on every core first; the findings are then
+    // made in ledger order from their results.
+    let mut verified = token_checks(items, o);
     for (i, it) in items.iter().enumerate() {
         let e = &it.entry;
         if e.kind != EntryKind::Timestamp {
@@ -259,7 +262,8 @@ fn check_tokens(items: &[Item], report: &mut VerifyReport, o: &WitnessOptions) -
                 ),
             );
         }
-        let w = match tsa::verify_token(&token, &hash, o.trust.as_ref()) {
+        let checked = verified[i].take();
+        let w = match checked.unwrap_or_else(|| tsa::verify_token(&token, &hash, o.trust.as_ref())) {
             Ok(w) => w,
             Err(p @ tsa::TokenProblem::ImprintMismatch { .. }) => {
                 bad(
@@ -371,14 +375,55 @@ fn span(secs: i64) -> String {
 }
 
 /// Verifies every commit's signature; returns each item's state (`Some` from git).
+/// Each timestamp entry's token verified against the hash of the entry it covers (by index in
+/// `items`; `None` where the entry is not a well-formed timestamp, which the sequential pass
+/// reports), on every core.
+fn token_checks(items: &[Item], o: &WitnessOptions) -> Vec<Option<Result<tsa::Witness, tsa::TokenProblem>>> {
+    use rayon::prelude::*;
+    let by_seq: std::collections::HashMap<u64, usize> =
+        items.iter().enumerate().map(|(i, it)| (it.entry.seq, i)).collect();
+    items
+        .par_iter()
+        .enumerate()
+        .map(|(i, it)| {
+            if it.entry.kind != EntryKind::Timestamp {
+                return None;
+            }
+            let s = TimestampSummary::deserialize(&it.entry.summary).ok()?;
+            let c = *by_seq.get(&s.covers_seq).filter(|&&c| c < i)?;
+            let hash = hash_bytes(&items[c].entry.entry_sha256)?;
+            let token = hex::decode(&s.token_der).ok()?;
+            Some(tsa::verify_token(&token, &hash, o.trust.as_ref()))
+        })
+        .collect()
+}
+
 fn check_signatures(
     items: &[Item],
     report: &mut VerifyReport,
     o: &WitnessOptions,
 ) -> Vec<Option<(SignatureState, Option<String>)>> {
+    use rayon::prelude::*;
     let mut states = Vec::with_capacity(items.len());
     let (mut unsigned, mut unchecked) = (Vec::new(), Vec::new());
-    for it in items {
+    // Every commit signature is verified on every core first; the findings follow in order.
+    let mut verified: Vec<Option<CommitSignature>> = match &o.allowed_signers {
+        Some(allowed) => items
+            .par_iter()
+            .map(|it| {
+                let raw = it.raw.as_ref()?;
+                let format = it
+                    .commit
+                    .as_deref()
+                    .and_then(|c| ObjectFormat::from_hex_len(c.len()))
+                    .unwrap_or(ObjectFormat::Sha1);
+                let fallback = parse_time(&it.entry.time).unwrap_or_default();
+                Some(sshsig::verify_commit(allowed, format, raw, fallback))
+            })
+            .collect(),
+        None => Vec::new(),
+    };
+    for (i, it) in items.iter().enumerate() {
         let e = &it.entry;
         let Some(raw) = &it.raw else {
             states.push(None);
@@ -400,7 +445,8 @@ fn check_signatures(
             continue;
         };
         let fallback = parse_time(&e.time).unwrap_or_default();
-        match sshsig::verify_commit(allowed, format, raw, fallback) {
+        let checked = verified.get_mut(i).and_then(Option::take);
+        match checked.unwrap_or_else(|| sshsig::verify_commit(allowed, format, raw, fallback)) {
             CommitSignature::Verified(v) => {
                 let mut by = v.principal.clone();
                 if e.kind == EntryKind::Register {
