@@ -1372,3 +1372,65 @@ fn an_append_dated_before_the_last_entry_is_refused() {
     assert_eq!(env.git(&["rev-parse", "refs/pledge/ledger"]).stdout, before);
     ok(&verify_json(&env, &[]));
 }
+
+/// A file that is not a whole export is bad input (exit 2, the file and what was expected
+/// named), not a list of findings: a file cut short, another file given by mistake, an empty one.
+#[test]
+fn a_cut_short_or_foreign_export_file_is_bad_input() {
+    let env = four_entries();
+    ok(&env.run(&["export", "ledger.jsonl"]));
+    let text = std::fs::read_to_string(env.join("ledger.jsonl")).unwrap();
+    let first_two = text.lines().take(2).map(|l| format!("{}\n", l)).collect::<String>();
+    env.write(
+        "cut.jsonl",
+        format!("{}{}", first_two, &text.lines().nth(2).unwrap()[..300]),
+    );
+    let r = env.run(&["verify", "--ledger", "cut.jsonl"]);
+    assert_eq!(r.code, 2, "{}", r.stdout);
+    assert_eq!(r.stdout, "");
+    assert_eq!(
+        r.stderr,
+        format!(
+            "error: {}:3: the file ends inside this line's JSON, at column 300: it was cut short (expected the JSON Lines written by `pledge export`, one object per entry, each ending in a newline)\n\
+             hint: export the ledger again (pledge export FILE), or copy the whole file\n",
+            env.join("cut.jsonl").display()
+        )
+    );
+    // The whole lines before the cut still verify as a (shorter) export.
+    env.write("two.jsonl", &first_two);
+    ok(&env.run(&["verify", "--ledger", "two.jsonl"]));
+    // A protocol given where an export was meant.
+    let r = env.run(&["verify", "--ledger", "a.toml"]);
+    assert_eq!(r.code, 2, "{}", r.stdout);
+    assert_eq!(
+        r.stderr,
+        format!(
+            "error: {}: is not a ledger export: no line is a JSON object with \"format\": \"pledge-ledger-export/2\" (expected the JSON Lines written by `pledge export`, one object per entry)\n",
+            env.join("a.toml").display()
+        )
+    );
+    env.write("empty.jsonl", "\n");
+    let r = env.run(&["verify", "--ledger", "empty.jsonl"]);
+    assert_eq!(r.code, 2);
+    assert!(r.stderr.ends_with("empty.jsonl: holds no ledger entry (expected the JSON Lines written by `pledge export`, one object per entry)\n"), "{}", r.stderr);
+    // One edited line among good ones stays a finding (exit 1).
+    let edited: String = text
+        .lines()
+        .enumerate()
+        .map(|(i, l)| {
+            if i == 1 {
+                "{\"format\": 5}\n".to_string()
+            } else {
+                format!("{}\n", l)
+            }
+        })
+        .collect();
+    env.write("edited.jsonl", edited);
+    let r = env.run(&["verify", "--ledger", "edited.jsonl", "--format", "json"]);
+    assert_eq!(r.code, 1, "{}", r.stderr);
+    assert!(
+        findings(&r).contains(&("malformed-entry".to_string(), None)),
+        "{}",
+        r.stdout
+    );
+}
