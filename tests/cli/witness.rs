@@ -797,3 +797,58 @@ fn a_forged_signature_in_an_export_is_caught() {
     assert_eq!(codes(&v, "findings"), vec!["signature-invalid"]);
     assert_eq!(json(&v)["review"]["studies"][0]["signature"], "invalid");
 }
+
+/// The protocol's `[witness] tsa` witnesses `register` and `amend` without a flag; `--tsa` wins
+/// over it, and it wins over git config `pledge.tsa` (each loser names a TSA nobody answers at).
+#[test]
+fn the_tsa_default_comes_from_the_protocol_between_flag_and_git_config() {
+    let Some(tsa) = Tsa::start() else { return };
+    let port = TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
+    let dead = format!("http://127.0.0.1:{}/tsr", port);
+    let with = |url: &str, extra: &str| {
+        let p = std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("protocols/hotpotqa.toml")).unwrap();
+        format!("{}{}\n[witness]\ntsa = \"{}\"\n", p, extra, url)
+    };
+    let tsa_urls = |e: &Env| -> Vec<String> {
+        json(&e.run(&["log", "--format", "json"]))
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|x| x["kind"] == "timestamp")
+            .map(|x| x["summary"]["tsa_url"].as_str().unwrap().to_string())
+            .collect()
+    };
+    // Protocol over git config.
+    let e = Env::init();
+    assert_eq!(e.git(&["config", "pledge.tsa", &dead]).code, 0);
+    e.write("p.toml", with(&tsa.url, ""));
+    let r = e.run_env(&["register", "p.toml"], &[SYSTEM_CLOCK]);
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    assert!(
+        r.stderr.contains("entry #1 witnessed by CN=loopback TSA tsa"),
+        "{}",
+        r.stderr
+    );
+    // amend too.
+    e.write("p.toml", with(&tsa.url, "\n# clarified"));
+    let r = e.run_env(&["amend", "p.toml", "--reason", "clarified"], &[SYSTEM_CLOCK]);
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    assert_eq!(tsa_urls(&e), vec![tsa.url.clone(), tsa.url.clone()]);
+    // The flag over the protocol.
+    let e = Env::init();
+    e.write("p.toml", with(&dead, ""));
+    let r = e.run_env(&["register", "p.toml", "--tsa", &tsa.url], &[SYSTEM_CLOCK]);
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    assert_eq!(tsa_urls(&e), vec![tsa.url.clone()]);
+    // Without the flag the protocol's (dead) TSA is asked: registered, not witnessed, exit 2.
+    let e = Env::init();
+    e.write("p.toml", with(&dead, ""));
+    let r = e.run_env(&["register", "p.toml"], &[SYSTEM_CLOCK]);
+    assert_eq!(r.code, 2, "{}", r.stderr);
+    assert!(
+        r.stderr.contains(&format!("time-stamp request to {} failed", dead)),
+        "{}",
+        r.stderr
+    );
+    assert_eq!(tsa_urls(&e), Vec::<String>::new());
+}
