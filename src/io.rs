@@ -55,7 +55,7 @@ pub fn sha256_file(path: &Path) -> Result<String> {
 /// output has the permissions the user expects (0644 under umask 022), not the 0600 a temporary
 /// file gets by default.
 ///
-/// Errors: the directory is not writable (exit 2, naming it).
+/// Errors: the directory is not writable (exit 2, naming it, not the temporary file).
 pub fn temp_file_in(dir: &Path) -> Result<tempfile::NamedTempFile> {
     let mut b = tempfile::Builder::new();
     #[cfg(unix)]
@@ -63,18 +63,40 @@ pub fn temp_file_in(dir: &Path) -> Result<tempfile::NamedTempFile> {
         use std::os::unix::fs::PermissionsExt;
         b.permissions(std::fs::Permissions::from_mode(0o666));
     }
-    b.tempfile_in(dir).map_err(|e| Error::io("creating a file in", dir, e))
+    b.tempfile_in(dir)
+        .map_err(|e| Error::io("creating a file in", dir, without_temp_path(e)))
+}
+
+/// The operating system's error under an error of the `tempfile` crate, which appends the
+/// temporary file's random name (meaningless to a user) to it; other errors as they are.
+fn without_temp_path(e: std::io::Error) -> std::io::Error {
+    let os = e
+        .get_ref()
+        .and_then(|inner| inner.source())
+        .and_then(|s| s.downcast_ref::<std::io::Error>())
+        .and_then(std::io::Error::raw_os_error);
+    match os {
+        Some(code) => std::io::Error::from_raw_os_error(code),
+        None => e,
+    }
 }
 
 /// Writes `bytes` to `path` atomically: a temporary file in the same directory is written,
 /// fsynced and renamed over `path`, so a reader sees the old or the new file, never half of one.
 ///
-/// Errors: the directory is not writable (exit 2, naming the path).
+/// Errors (exit 2, naming `path`): its directory does not exist or is not writable.
 pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<()> {
     let dir = match path.parent() {
         Some(p) if !p.as_os_str().is_empty() => p,
         _ => Path::new("."),
     };
+    if !dir.is_dir() {
+        return Err(Error::in_file(
+            path,
+            format!("cannot be written: the directory {} does not exist", dir.display()),
+        )
+        .with_hint("create the directory first, or name a file in an existing one"));
+    }
     let mut tmp = temp_file_in(dir)?;
     tmp.write_all(bytes).map_err(|e| Error::io("writing", path, e))?;
     tmp.as_file().sync_all().map_err(|e| Error::io("syncing", path, e))?;
@@ -112,5 +134,27 @@ mod tests {
         assert_eq!(read_text(&p).unwrap(), "héllo\n");
         let missing = read_text(&dir.path().join("nope")).unwrap_err();
         assert!(missing.message.contains("no such file"), "{}", missing);
+    }
+
+    #[test]
+    fn a_write_into_a_missing_directory_names_the_path_given() {
+        let dir = tempfile::tempdir().unwrap();
+        let p = dir.path().join("nodir/x.html");
+        let e = write_atomic(&p, b"x").unwrap_err();
+        assert_eq!(
+            e.message,
+            format!(
+                "{}: cannot be written: the directory {} does not exist",
+                p.display(),
+                dir.path().join("nodir").display()
+            )
+        );
+        assert_eq!(e.causes(), Vec::<String>::new());
+        // An error of the tempfile crate loses the temporary name but keeps the OS error.
+        let tf = tempfile::Builder::new()
+            .tempfile_in(dir.path().join("nodir"))
+            .unwrap_err();
+        assert!(tf.to_string().contains(".tmp"), "{}", tf);
+        assert_eq!(without_temp_path(tf).raw_os_error(), Some(2));
     }
 }
