@@ -67,16 +67,16 @@ pub fn temp_file_in(dir: &Path) -> Result<tempfile::NamedTempFile> {
         .map_err(|e| Error::io("creating a file in", dir, without_temp_path(e)))
 }
 
-/// The operating system's error under an error of the `tempfile` crate, which appends the
-/// temporary file's random name (meaningless to a user) to it; other errors as they are.
+/// An error of the `tempfile` crate without the temporary file's random name it appends
+/// (` at path "DIR/.tmpXXXX"`, meaningless to a user): the operating system's words and the
+/// error kind; other errors as they are.
 fn without_temp_path(e: std::io::Error) -> std::io::Error {
-    let os = e
-        .get_ref()
-        .and_then(|inner| inner.source())
-        .and_then(|s| s.downcast_ref::<std::io::Error>())
-        .and_then(std::io::Error::raw_os_error);
-    match os {
-        Some(code) => std::io::Error::from_raw_os_error(code),
+    if e.raw_os_error().is_some() {
+        return e;
+    }
+    let text = e.to_string();
+    match text.split_once(" at path \"") {
+        Some((os, _)) => std::io::Error::new(e.kind(), os.to_string()),
         None => e,
     }
 }
@@ -155,6 +155,8 @@ mod tests {
             .tempfile_in(dir.path().join("nodir"))
             .unwrap_err();
         assert!(tf.to_string().contains(".tmp"), "{}", tf);
-        assert_eq!(without_temp_path(tf).raw_os_error(), Some(2));
+        let plain = without_temp_path(tf);
+        assert_eq!(plain.kind(), std::io::ErrorKind::NotFound);
+        assert_eq!(plain.to_string(), std::io::Error::from_raw_os_error(2).to_string());
     }
 }

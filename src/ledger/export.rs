@@ -231,8 +231,9 @@ pub(crate) fn export_records(file: &Path, text: &str) -> Result<Vec<Record>> {
 /// [`super::verify_ledger`], the export's own commit links, and `protocol` against its
 /// registration when given.
 ///
-/// Errors (exit 2): the input is not UTF-8, or is not an export at all (see
-/// [`export_records`]). Everything else, an edited line included, is a finding.
+/// Errors (exit 2): the input is not UTF-8, or is not an export at all: no line, no line with
+/// a `pledge-ledger-export/` format, or a last line cut short inside its JSON. Everything else,
+/// an edited line included, is a finding.
 pub fn verify_export(input: &Input, protocol: Option<&LoadedProtocol>) -> Result<VerifyReport> {
     let file = input.path();
     let records = export_records(file, input.text()?)?;
