@@ -46,7 +46,8 @@ fn main() {
     ledger::export_to(&l, &file).expect("export");
     let export = t.elapsed();
     let t = Instant::now();
-    let off = ledger::verify_export(&file, None).expect("verify export");
+    let input = pledge::input::Input::from_path(&file, pledge::input::Limits::default()).expect("read export");
+    let off = ledger::verify_export(&input, None).expect("verify export");
     let offline = t.elapsed();
     assert!(off.ok);
     println!("ledger bench, {} entries (each with a 50-number result.json):", n);

@@ -121,13 +121,14 @@ impl Error {
     }
 
     /// An I/O error on `path` while doing `what` (e.g. "reading"): a missing input file is bad
-    /// input (exit 2), anything else too, since it concerns a path the user named.
+    /// input (exit 2), anything else too, since it concerns a path the user named. A missing file
+    /// is said once, in the message (`PATH: no such file or directory`), with no `Caused by:`
+    /// line repeating the operating system's words; any other error is `WHAT PATH` caused by it.
     pub fn io(what: &str, path: &Path, err: std::io::Error) -> Self {
-        let msg = match err.kind() {
-            std::io::ErrorKind::NotFound => format!("{}: no such file or directory", path.display()),
-            _ => format!("{} {}", what, path.display()),
-        };
-        Error::input(msg).caused_by(err)
+        match err.kind() {
+            std::io::ErrorKind::NotFound => Error::input(format!("{}: no such file or directory", path.display())),
+            _ => Error::input(format!("{} {}", what, path.display())).caused_by(err),
+        }
     }
 
     /// A git error while doing `what` (exit 70), the [`git2::Error`] kept as the cause.
@@ -165,12 +166,17 @@ impl Error {
         }
     }
 
-    /// Every cause of the chain as text, outermost first (one `Caused by:` line each).
+    /// Every cause of the chain as text, outermost first (one `Caused by:` line each). A cause
+    /// whose text is the one before it (an error that displays its source, as a wrapped
+    /// [`std::io::Error`] does) is shown once.
     pub fn causes(&self) -> Vec<String> {
-        let mut out = Vec::new();
+        let mut out: Vec<String> = Vec::new();
         let mut cur: Option<&(dyn StdError + 'static)> = self.source();
         while let Some(e) = cur {
-            out.push(e.to_string());
+            let text = e.to_string();
+            if out.last() != Some(&text) {
+                out.push(text);
+            }
             cur = e.source();
         }
         out
@@ -330,5 +336,23 @@ mod tests {
         assert_eq!(r.find_cause::<Refusal>(), Some(&Refusal::Stopped { seq: 4 }));
         assert_eq!(r.causes(), vec!["the stop rule said stop (entry #4)"]);
         assert_eq!(r.exit_code(), exit::FINDINGS);
+    }
+
+    #[test]
+    fn an_os_error_is_said_once() {
+        let missing = Error::io("reading", Path::new("x.csv"), std::io::Error::from_raw_os_error(2));
+        assert_eq!(missing.render(), "error: x.csv: no such file or directory");
+        let denied = Error::io("reading", Path::new("x.csv"), std::io::Error::from_raw_os_error(13));
+        assert_eq!(
+            denied.render(),
+            "error: reading x.csv\nCaused by: Permission denied (os error 13)"
+        );
+        // An error that displays its source (`#[error("{0}")]` with `#[source]`): one line.
+        #[derive(Debug, thiserror::Error)]
+        #[error("{0}")]
+        struct Wrapper(#[source] std::io::Error);
+        let e = Error::input("writing y").caused_by(Wrapper(std::io::Error::from_raw_os_error(13)));
+        assert_eq!(e.causes(), vec!["Permission denied (os error 13)"]);
+        assert_eq!(Error::input("m").caused_by("a").caused_by("b").causes(), vec!["a", "b"]);
     }
 }

@@ -55,7 +55,7 @@ pub fn sha256_file(path: &Path) -> Result<String> {
 /// output has the permissions the user expects (0644 under umask 022), not the 0600 a temporary
 /// file gets by default.
 ///
-/// Errors: the directory is not writable (exit 2, naming it).
+/// Errors: the directory is not writable (exit 2, naming it, not the temporary file).
 pub fn temp_file_in(dir: &Path) -> Result<tempfile::NamedTempFile> {
     let mut b = tempfile::Builder::new();
     #[cfg(unix)]
@@ -63,18 +63,40 @@ pub fn temp_file_in(dir: &Path) -> Result<tempfile::NamedTempFile> {
         use std::os::unix::fs::PermissionsExt;
         b.permissions(std::fs::Permissions::from_mode(0o666));
     }
-    b.tempfile_in(dir).map_err(|e| Error::io("creating a file in", dir, e))
+    b.tempfile_in(dir)
+        .map_err(|e| Error::io("creating a file in", dir, without_temp_path(e)))
+}
+
+/// An error of the `tempfile` crate without the temporary file's random name it appends
+/// (` at path "DIR/.tmpXXXX"`, meaningless to a user): the operating system's words and the
+/// error kind; other errors as they are.
+fn without_temp_path(e: std::io::Error) -> std::io::Error {
+    if e.raw_os_error().is_some() {
+        return e;
+    }
+    let text = e.to_string();
+    match text.split_once(" at path \"") {
+        Some((os, _)) => std::io::Error::new(e.kind(), os.to_string()),
+        None => e,
+    }
 }
 
 /// Writes `bytes` to `path` atomically: a temporary file in the same directory is written,
 /// fsynced and renamed over `path`, so a reader sees the old or the new file, never half of one.
 ///
-/// Errors: the directory is not writable (exit 2, naming the path).
+/// Errors (exit 2, naming `path`): its directory does not exist or is not writable.
 pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<()> {
     let dir = match path.parent() {
         Some(p) if !p.as_os_str().is_empty() => p,
         _ => Path::new("."),
     };
+    if !dir.is_dir() {
+        return Err(Error::in_file(
+            path,
+            format!("cannot be written: the directory {} does not exist", dir.display()),
+        )
+        .with_hint("create the directory first, or name a file in an existing one"));
+    }
     let mut tmp = temp_file_in(dir)?;
     tmp.write_all(bytes).map_err(|e| Error::io("writing", path, e))?;
     tmp.as_file().sync_all().map_err(|e| Error::io("syncing", path, e))?;
@@ -127,5 +149,29 @@ mod tests {
         assert_eq!(read_text(&p).unwrap(), "héllo\n");
         let missing = read_text(&dir.path().join("nope")).unwrap_err();
         assert!(missing.message.contains("no such file"), "{}", missing);
+    }
+
+    #[test]
+    fn a_write_into_a_missing_directory_names_the_path_given() {
+        let dir = tempfile::tempdir().unwrap();
+        let p = dir.path().join("nodir/x.html");
+        let e = write_atomic(&p, b"x").unwrap_err();
+        assert_eq!(
+            e.message,
+            format!(
+                "{}: cannot be written: the directory {} does not exist",
+                p.display(),
+                dir.path().join("nodir").display()
+            )
+        );
+        assert_eq!(e.causes(), Vec::<String>::new());
+        // An error of the tempfile crate loses the temporary name but keeps the OS error.
+        let tf = tempfile::Builder::new()
+            .tempfile_in(dir.path().join("nodir"))
+            .unwrap_err();
+        assert!(tf.to_string().contains(".tmp"), "{}", tf);
+        let plain = without_temp_path(tf);
+        assert_eq!(plain.kind(), std::io::ErrorKind::NotFound);
+        assert_eq!(plain.to_string(), std::io::Error::from_raw_os_error(2).to_string());
     }
 }

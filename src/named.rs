@@ -5,7 +5,9 @@
 //! implements, from that single list, `as_str`, [`std::fmt::Display`], [`std::str::FromStr`],
 //! serde's `Serialize` / `Deserialize` (a string; an unknown one is serde's "unknown variant `x`,
 //! expected one of …" error) and the [`Named`] trait (all values and names, for the CLI's value
-//! parsers and for listings). No second list of names can drift from the first.
+//! parsers and for listings). No second list of names can drift from the first. A name that is
+//! none of them gets the closest one as a hint ([`closest`], [`UnknownName::hint`]; the protocol
+//! loader does the same for serde's "unknown variant" errors).
 
 /// A fieldless enum whose values each have one name.
 pub trait Named: Sized + Copy + 'static {
@@ -21,6 +23,24 @@ pub trait Named: Sized + Copy + 'static {
     }
 }
 
+/// The name of `names` closest to `given` by Jaro–Winkler similarity (as clap and cargo suggest
+/// commands), if it is close enough (similarity ≥ 0.8) to be a likely misspelling; `None` for
+/// an exact match's absence of anything close.
+pub fn closest<'a, S: AsRef<str>>(given: &str, names: &'a [S]) -> Option<&'a str> {
+    names
+        .iter()
+        .map(|n| (strsim::jaro_winkler(given, n.as_ref()), n.as_ref()))
+        .filter(|(s, _)| *s >= 0.8)
+        .max_by(|a, b| a.0.total_cmp(&b.0))
+        .map(|(_, n)| n)
+}
+
+/// `did you mean `X`?` for the name of `names` closest to `given` (see [`closest`]), as a hint
+/// line's text.
+pub fn did_you_mean<S: AsRef<str>>(given: &str, names: &[S]) -> Option<String> {
+    closest(given, names).map(|n| format!("did you mean `{}`?", n))
+}
+
 /// A name that is none of an enum's names.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[error("unknown value `{given}`, expected one of {}", expected.iter().map(|n| format!("`{}`", n)).collect::<Vec<_>>().join(", "))]
@@ -29,6 +49,13 @@ pub struct UnknownName {
     pub given: String,
     /// The names allowed.
     pub expected: &'static [&'static str],
+}
+
+impl UnknownName {
+    /// The hint for this name: the closest allowed one (see [`did_you_mean`]), if any is close.
+    pub fn hint(&self) -> Option<String> {
+        did_you_mean(&self.given, self.expected)
+    }
 }
 
 /// Defines a fieldless enum with one name per value; see the [module docs](crate::named).
@@ -157,5 +184,17 @@ mod tests {
             err
         );
         assert_eq!(Mode::ALL.len(), Mode::NAMES.len());
+    }
+
+    #[test]
+    fn the_closest_name_is_suggested_when_close() {
+        let e = "secnd-one".parse::<Mode>().unwrap_err();
+        assert_eq!(e.hint().as_deref(), Some("did you mean `second-one`?"));
+        assert_eq!("zzz".parse::<Mode>().unwrap_err().hint(), None);
+        assert_eq!(
+            super::closest("holm", &["bonferroni", "holm-bonferroni", "none"]),
+            Some("holm-bonferroni")
+        );
+        assert_eq!(super::closest("x", &[] as &[&str]), None);
     }
 }

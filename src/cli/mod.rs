@@ -148,7 +148,7 @@ enum Command {
     Demo(demo::Args),
     /// Print the shell completion script (bash, elvish, fish, powershell, zsh).
     Completions(shell::CompletionsArgs),
-    /// Print the man page pledge(1) in roff.
+    /// Print the man page pledge(1) in roff, or write every page into a directory (--dir).
     Man(shell::ManArgs),
 }
 
@@ -250,15 +250,52 @@ fn json_error(message: &str, causes: Vec<String>, hint: Option<&str>, code: u8) 
     }
 }
 
-/// A usage error from clap under `--format json`: its first line is the message, the rest
-/// (usage and the pointer to `--help`) the hint.
+/// A usage error from clap under `--format json`: `{"error": MESSAGE, "causes": [], "hint":
+/// HINT or null, "usage": USAGE or null, "exit_code": 2}`. The message is clap's `error:` text
+/// (with its continuation lines, e.g. the missing arguments); the hint its `tip:` lines and
+/// possible values only; the usage line (`pledge report [OPTIONS]`) is a field of its own, and
+/// the pointer to `--help` is dropped.
 fn usage_error_json(rendered: &str) -> Output {
-    let mut lines = rendered.lines().map(str::trim).filter(|l| !l.is_empty());
-    let first = lines.next().unwrap_or("bad usage");
-    let message = first.strip_prefix("error: ").unwrap_or(first);
-    let rest: Vec<&str> = lines.collect();
-    let hint = (!rest.is_empty()).then(|| rest.join(" "));
-    json_error(message, Vec::new(), hint.as_deref(), exit::INPUT)
+    let (mut message, mut hints, mut usage) = (Vec::new(), Vec::new(), Vec::new());
+    let mut in_message = true;
+    let mut in_usage = false;
+    for line in rendered.lines() {
+        let l = line.trim();
+        if l.is_empty() {
+            in_message = false;
+            in_usage = false;
+            continue;
+        }
+        if let Some(v) = l.strip_prefix("[possible values: ").and_then(|v| v.strip_suffix(']')) {
+            hints.push(format!("possible values: {}", v));
+        } else if let Some(t) = l.strip_prefix("tip: ") {
+            hints.push(t.to_string());
+        } else if let Some(u) = l.strip_prefix("Usage: ") {
+            in_usage = true;
+            usage.push(u.to_string());
+        } else if in_usage {
+            usage.push(l.to_string());
+        } else if in_message {
+            message.push(l.strip_prefix("error: ").unwrap_or(l).to_string());
+        }
+    }
+    let message = if message.is_empty() {
+        "bad usage".to_string()
+    } else {
+        message.join(" ")
+    };
+    let v = serde_json::json!({
+        "error": message,
+        "causes": Vec::<String>::new(),
+        "hint": (!hints.is_empty()).then(|| hints.join("; ")),
+        "usage": (!usage.is_empty()).then(|| usage.join(" ")),
+        "exit_code": exit::INPUT,
+    });
+    Output {
+        code: exit::INPUT,
+        stdout: String::new(),
+        stderr: format!("{}\n", v),
+    }
 }
 
 /// The output of a failed command: the error's rendering on stderr and its exit code.

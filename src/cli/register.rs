@@ -22,7 +22,8 @@ pub struct RegisterArgs {
     #[arg(long, value_parser = named::<DataAccess>())]
     pub access: Option<DataAccess>,
     /// Witness the new entry's time with this RFC 3161 Time-Stamping Authority (a `timestamp`
-    /// entry follows it; default: git config `pledge.tsa`), e.g. http://timestamp.digicert.com.
+    /// entry follows it; default: the protocol's `[witness] tsa`, else git config `pledge.tsa`),
+    /// e.g. http://timestamp.digicert.com.
     #[arg(long, value_name = "URL")]
     pub tsa: Option<String>,
     /// Output format.
@@ -43,7 +44,8 @@ pub struct AmendArgs {
     #[arg(long, value_parser = named::<DataAccess>())]
     pub access: Option<DataAccess>,
     /// Witness the new entry's time with this RFC 3161 Time-Stamping Authority (a `timestamp`
-    /// entry follows it; default: git config `pledge.tsa`), e.g. http://timestamp.digicert.com.
+    /// entry follows it; default: the protocol's `[witness] tsa`, else git config `pledge.tsa`),
+    /// e.g. http://timestamp.digicert.com.
     #[arg(long, value_name = "URL")]
     pub tsa: Option<String>,
     /// Output format.
@@ -81,9 +83,11 @@ pub struct TimestampArgs {
     pub format: Format,
 }
 
-/// The TSA URL: the flag, else git config `pledge.tsa` of the ledger's repository.
-fn tsa_url(flag: &Option<String>, l: &Ledger) -> Option<String> {
-    flag.clone().or_else(|| {
+/// The TSA URL: the flag, else the protocol's `[witness] tsa` (for `register` and `amend`), else
+/// git config `pledge.tsa` of the ledger's repository.
+fn tsa_url(flag: &Option<String>, protocol: Option<&crate::protocol::Protocol>, l: &Ledger) -> Option<String> {
+    let registered = protocol.and_then(|p| p.witness.as_ref()).and_then(|w| w.tsa.clone());
+    flag.clone().or(registered).or_else(|| {
         l.repo()
             .config()
             .and_then(|c| c.get_string("pledge.tsa"))
@@ -138,7 +142,7 @@ fn registered(
 ) -> Outcome {
     let lp = load_protocol(&resolve(ctx, protocol))?;
     let l = open_ledger(ctx)?;
-    let t = tsa_url(tsa, &l).map(ops::timestamp::TimestampOptions::new);
+    let t = tsa_url(tsa, Some(&lp.protocol), &l).map(ops::timestamp::TimestampOptions::new);
     let mut o = ops::register::register_witnessed(&l, &lp, reason, access, t.as_ref(), ctx.now)?;
     if let Some(t) = &o.timestamp {
         o.notes.push(witnessed_note(t));
@@ -157,7 +161,7 @@ pub fn amend(a: AmendArgs, ctx: &Ctx) -> Outcome {
 
 pub fn timestamp(a: TimestampArgs, ctx: &Ctx) -> Outcome {
     let l = open_ledger(ctx)?;
-    let url = tsa_url(&a.tsa, &l).ok_or_else(|| {
+    let url = tsa_url(&a.tsa, None, &l).ok_or_else(|| {
         crate::error::Error::input("no TSA named: pass --tsa URL (or set git config pledge.tsa)")
             .with_hint("public TSAs: http://timestamp.digicert.com, https://freetsa.org/tsr")
     })?;

@@ -26,11 +26,12 @@ Examples:
   pledge verify protocols/*.toml
   pledge verify --remote ../ledger-mirror.git
   pledge verify --ledger ledger.jsonl --format json
+  curl -s https://example.org/ledger.jsonl | pledge verify --ledger - --allowed-signers .allowed_signers
   pledge verify --tsa-trust digicert-ca.pem --allowed-signers .allowed_signers")]
 pub struct VerifyArgs {
     /// Also check these protocol files, each against its registration.
     pub protocols: Vec<PathBuf>,
-    /// Verify an export (from `pledge export`) offline, without git.
+    /// Verify an export (from `pledge export`) offline, without git (`-`: standard input).
     #[arg(long, value_name = "FILE", conflicts_with = "remote")]
     pub ledger: Option<PathBuf>,
     /// Also fetch the ledger published at REMOTE (a path, file:// URL or configured remote) and
@@ -62,7 +63,11 @@ pub struct VerifyArgs {
 pub fn verify(a: VerifyArgs, ctx: &Ctx) -> Outcome {
     let o = ops::verify::VerifyOptions {
         protocols: a.protocols.iter().map(|p| resolve(ctx, p)).collect(),
-        export: a.ledger.as_deref().map(|p| resolve(ctx, p)),
+        export: a
+            .ledger
+            .as_deref()
+            .map(|p| super::inputs::open(ctx, p, crate::input::Limits::default()))
+            .transpose()?,
         remote: a.remote.clone(),
         rerun: a.rerun,
         expect_tip: a.expect_tip.clone(),

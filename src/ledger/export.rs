@@ -23,13 +23,15 @@
 //! recomputes each commit id: the tree from the line's files, the commit from `commit_raw`
 //! (which must name that tree and the line's parents). Every id up to the tip is then
 //! authenticated by the content, so a consistently rewritten export ends at another tip, which
-//! `verify --ledger FILE --expect-tip ID` turns into a finding.
+//! `verify --ledger FILE --expect-tip ID` turns into a finding. The raw commit keeps git's
+//! `gpgsig` header, so [`super::witness`] checks each line's SSH signature offline too.
 
 use super::entry::{canonical_json, Entry};
 use super::records::{git_records, Record};
 use super::store::Ledger;
 use super::verify::{Finding, FindingCode, VerifyReport};
 use crate::error::{Error, Result};
+use crate::input::Input;
 use crate::protocol::LoadedProtocol;
 use serde::{Deserialize, Serialize};
 use std::path::Path;
@@ -120,16 +122,24 @@ pub fn export_to(ledger: &Ledger, file: &Path) -> Result<ExportSummary> {
     })
 }
 
-/// Parses export `text` into records; a line that is not an export line becomes a record with
-/// a malformed entry (a finding, since an edited export is what verification looks for).
-pub(crate) fn export_records(text: &str) -> Vec<Record> {
+/// Parses export `text` (read from `file`, named in errors) into records; a line that is not an
+/// export line becomes a record with a malformed entry (a finding, since an edited export is what
+/// verification looks for).
+///
+/// Errors (exit 2), for a file that is not an export at all rather than an edited one: it holds
+/// no line (`holds no ledger entry`), no line is a JSON object with a `format` key naming a
+/// `pledge-ledger-export/` version (another file given by mistake), or its last line ends inside
+/// its JSON (a file cut short, e.g. by an interrupted copy).
+pub(crate) fn export_records(file: &Path, text: &str) -> Result<Vec<Record>> {
+    let expected = "expected the JSON Lines written by `pledge export`, one object per entry";
     let mut out = Vec::new();
+    let mut any_export_line = false;
+    let mut cut_short = None;
     for (no, line) in crate::io::lines(text) {
         if line.trim().is_empty() {
             continue;
         }
         let at = format!("line {}", no);
-        let parsed: std::result::Result<ExportLine, String> = serde_json::from_str(line).map_err(|e| e.to_string());
         let mut rec = Record {
             at: at.clone(),
             commit: None,
@@ -142,7 +152,20 @@ pub(crate) fn export_records(text: &str) -> Vec<Record> {
             message_sha: None,
             commit_raw: None,
         };
-        match parsed {
+        cut_short = None;
+        match serde_json::from_str::<serde_json::Value>(line) {
+            Ok(serde_json::Value::Object(o))
+                if o.get("format")
+                    .and_then(|f| f.as_str())
+                    .is_some_and(|f| f.starts_with("pledge-ledger-export/")) =>
+            {
+                any_export_line = true
+            }
+            Ok(_) => {}
+            Err(e) if e.is_eof() => cut_short = Some((no, e)),
+            Err(_) => {}
+        }
+        match serde_json::from_str::<ExportLine>(line) {
             Err(e) => rec.entry = Err(format!("not an export line: {}", e)),
             Ok(l) if l.format != EXPORT_FORMAT && l.format != EXPORT_FORMAT_V1 => {
                 rec.entry = Err(format!("format is `{}`, expected `{}`", l.format, EXPORT_FORMAT))
@@ -165,22 +188,43 @@ pub(crate) fn export_records(text: &str) -> Vec<Record> {
         }
         out.push(rec);
     }
-    out
-}
-
-/// Verifies an export file offline: the chain checks of [`super::verify_ledger`], the export's
-/// own commit links, and `protocol` against its registration when given.
-///
-/// Errors (exit 2): the file is missing or not UTF-8. Everything else is a finding.
-pub fn verify_export(file: &Path, protocol: Option<&LoadedProtocol>) -> Result<VerifyReport> {
-    let text = crate::io::read_text(file)?;
-    let records = export_records(&text);
-    if records.is_empty() {
+    if out.is_empty() {
+        return Err(Error::in_file(file, format!("holds no ledger entry ({})", expected)));
+    }
+    if let Some((no, e)) = cut_short {
+        return Err(Error::at(
+            file,
+            no,
+            format!(
+                "the file ends inside this line's JSON, at column {}: it was cut short ({}, each ending in a newline)",
+                e.column(),
+                expected
+            ),
+        )
+        .with_hint("export the ledger again (pledge export FILE), or copy the whole file"));
+    }
+    if !any_export_line {
         return Err(Error::in_file(
             file,
-            "holds no ledger entry (expected the JSON Lines written by `pledge export`)",
+            format!(
+                "is not a ledger export: no line is a JSON object with \"format\": \"{}\" ({})",
+                EXPORT_FORMAT, expected
+            ),
         ));
     }
+    Ok(out)
+}
+
+/// Verifies an export offline (`input`, a file or standard input): the chain checks of
+/// [`super::verify_ledger`], the export's own commit links, and `protocol` against its
+/// registration when given.
+///
+/// Errors (exit 2): the input is not UTF-8, or is not an export at all: no line, no line with
+/// a `pledge-ledger-export/` format, or a last line cut short inside its JSON. Everything else,
+/// an edited line included, is a finding.
+pub fn verify_export(input: &Input, protocol: Option<&LoadedProtocol>) -> Result<VerifyReport> {
+    let file = input.path();
+    let records = export_records(file, input.text()?)?;
     let tip = records.last().and_then(|r| r.commit.clone());
     let mut report = VerifyReport::build(file.display().to_string(), tip, &records, protocol);
     for w in records.windows(2) {
@@ -219,14 +263,16 @@ pub fn verify_export(file: &Path, protocol: Option<&LoadedProtocol>) -> Result<V
 /// Recomputes every commit id an export line carries a raw commit for: the tree from the line's
 /// files (layout in the module docs), the commit id from the raw commit, which must name that
 /// tree and the line's parents. Pushes a `commit-id-mismatch` finding per line that fails;
-/// returns how many lines could not be checked (no raw commit, or an entry that does not parse,
-/// already a finding).
+/// returns how many export lines carry no raw commit (format `/1`); a line that is not an export
+/// line, or whose entry does not parse, is already a finding and not counted.
 fn check_commit_ids(records: &[Record], findings: &mut Vec<Finding>) -> usize {
     use super::gitobj::{blob_id, commit_id, tree_id, Commit, ObjectFormat, TreeEntry};
     let mut unverified = 0;
     for r in records {
         let (Some(raw), Ok(e), Some(id)) = (&r.commit_raw, &r.entry, &r.commit) else {
-            unverified += 1;
+            if r.commit.is_some() && r.commit_raw.is_none() {
+                unverified += 1;
+            }
             continue;
         };
         let mut bad = |why: String| {

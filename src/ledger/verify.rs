@@ -124,8 +124,8 @@ crate::named_enum! {
         /// Note: time-stamp tokens were checked under the certificates they carry; `--tsa-trust`
         /// names the TSA certificates to trust.
         TsaNotAnchored = "tsa-not-anchored",
-        /// Note: signed ledger commits were not checked (no `--allowed-signers`, or an export,
-        /// which carries no commit objects).
+        /// Note: signed ledger commits were not checked (no `--allowed-signers`), or lines of a
+        /// `/1` export carry no raw commit to check.
         SignaturesUnchecked = "signatures-unchecked",
         /// Note: a registration's signature verifies, but not for the principal its
         /// `registered-by` names.

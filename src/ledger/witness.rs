@@ -16,7 +16,8 @@
 //! Signatures: a ledger commit is signed as git signs with `gpg.format = ssh` (its `gpgsig`
 //! header); with an allowed-signers file each is verified as `git verify-commit` does (the
 //! `git` namespace, at the committer time), unsigned commits are a finding; without one,
-//! unsigned and unchecked commits are notes.
+//! unsigned and unchecked commits are notes. An export carries each commit's raw object
+//! (`commit_raw`), so its signatures are checked the same way, offline.
 
 use super::chain::parse_time;
 use super::entry::{DataAccess, Entry, EntryKind};
@@ -26,10 +27,10 @@ use super::store::Ledger;
 use super::tsa::{self, Trust, TrustAnchors};
 use super::verify::{Finding, FindingCode, VerifyReport};
 use crate::error::Result;
+use crate::input::Input;
 use crate::records::{RegistrationSummary, TimestampSummary};
 use chrono::{DateTime, SecondsFormat, Utc};
 use serde::{Deserialize as _, Serialize};
-use std::path::Path;
 
 /// Clock difference allowed between the machine that wrote an entry and the TSA before a
 /// claimed time after the witnessed one is a finding (seconds; the TSA's stated accuracy is
@@ -55,7 +56,7 @@ crate::named_enum! {
     pub enum SignatureState {
         /// Signed, and the signature verifies for an allowed signer.
         Verified = "verified",
-        /// Signed, but not checked (no allowed-signers file, or an export).
+        /// Signed, but not checked (no allowed-signers file).
         Unchecked = "unchecked",
         /// Not signed.
         Unsigned = "unsigned",
@@ -97,8 +98,8 @@ pub struct StudyReview {
     pub witnessed: Option<WitnessedTime>,
     /// `registered-by` as the protocol declares it.
     pub registered_by: Option<String>,
-    /// How the registration commit's signature stands (`None` for an export, which carries no
-    /// commits).
+    /// How the registration commit's signature stands (`None` for a line of an export of format
+    /// `/1`, which carries no raw commit).
     pub signature: Option<SignatureState>,
     /// The allowed signer (principals) whose key signed the registration, when verified.
     pub signed_by: Option<String>,
@@ -161,44 +162,56 @@ pub fn check_ledger(ledger: &Ledger, refname: &str, report: &mut VerifyReport, o
             });
         }
     }
-    check(&items, true, report, o);
+    check(&items, report, o);
     Ok(())
 }
 
-/// As [`check_ledger`] for an export file (tokens only: an export carries no commit objects, so
-/// signatures cannot be checked, which a note says when `--allowed-signers` is given).
+/// As [`check_ledger`] for an export (a file or standard input): tokens, and each line's
+/// signature from its raw commit (`commit_raw`, whose `gpgsig` header is the signature git
+/// wrote). Lines without a raw commit (format `/1`) cannot have their signatures checked, which a
+/// note says when `--allowed-signers` is given.
 ///
-/// Errors (exit 2): the file cannot be read.
-pub fn check_export(file: &Path, report: &mut VerifyReport, o: &WitnessOptions) -> Result<()> {
-    let text = crate::io::read_text(file)?;
-    let items: Vec<Item> = super::export::export_records(&text)
+/// Errors (exit 2): the input is not UTF-8 or not an export (see [`super::verify_export`]).
+pub fn check_export(input: &Input, report: &mut VerifyReport, o: &WitnessOptions) -> Result<()> {
+    let records = super::export::export_records(input.path(), input.text()?)?;
+    let items: Vec<Item> = records
         .into_iter()
         .filter_map(|r| {
             r.entry.ok().map(|entry| Item {
                 entry,
                 commit: r.commit,
-                raw: None,
+                raw: r.commit_raw,
             })
         })
         .collect();
-    check(&items, false, report, o);
+    let without_raw: Vec<u64> = items
+        .iter()
+        .filter(|it| it.raw.is_none())
+        .map(|it| it.entry.seq)
+        .collect();
+    if let (Some(first), Some(_)) = (without_raw.first(), &o.allowed_signers) {
+        report.notes.push(Finding::new(
+            FindingCode::SignaturesUnchecked,
+            Some(*first),
+            format!(
+                "the signature{} of {} {} not checked: {} export line{} carr{} no raw commit (format `{}`); verify the repository, a published copy, or a new export, with --allowed-signers",
+                if without_raw.len() == 1 { "" } else { "s" },
+                crate::text::seq_list(&without_raw),
+                if without_raw.len() == 1 { "was" } else { "were" },
+                if without_raw.len() == 1 { "its" } else { "their" },
+                if without_raw.len() == 1 { "" } else { "s" },
+                if without_raw.len() == 1 { "ies" } else { "y" },
+                super::export::EXPORT_FORMAT_V1,
+            ),
+        ));
+    }
+    check(&items, report, o);
     Ok(())
 }
 
-fn check(items: &[Item], from_git: bool, report: &mut VerifyReport, o: &WitnessOptions) {
+fn check(items: &[Item], report: &mut VerifyReport, o: &WitnessOptions) {
     let testimonies = check_tokens(items, report, o);
-    let states = if from_git {
-        check_signatures(items, report, o)
-    } else {
-        if o.allowed_signers.is_some() {
-            report.notes.push(Finding::new(
-                FindingCode::SignaturesUnchecked,
-                None,
-                "signatures were not checked: an export carries no commit objects (verify the repository, or a published copy, with --allowed-signers)",
-            ));
-        }
-        vec![None; items.len()]
-    };
+    let states = check_signatures(items, report, o);
     report.review = Some(review(items, &testimonies, &states, report.tip.clone()));
 }
 
@@ -374,7 +387,6 @@ fn span(secs: i64) -> String {
     }
 }
 
-/// Verifies every commit's signature; returns each item's state (`Some` from git).
 /// Each timestamp entry's token verified against the hash of the entry it covers (by index in
 /// `items`; `None` where the entry is not a well-formed timestamp, which the sequential pass
 /// reports), on every core.
@@ -398,6 +410,8 @@ fn token_checks(items: &[Item], o: &WitnessOptions) -> Vec<Option<Result<tsa::Wi
         .collect()
 }
 
+/// Verifies every commit's signature (from git, or from an export line's raw commit); returns
+/// each item's state (`None` for an item without its raw commit).
 fn check_signatures(
     items: &[Item],
     report: &mut VerifyReport,

@@ -126,6 +126,14 @@ pub fn power(a: &PowerOptions) -> Result<Report> {
     let method = a.method;
     let mname = method.as_str();
     let design = Design::new(a.alpha, a.power, a.sides)?;
+    // Values given are checked before the mode is chosen, so `--mde inf` alone says what is
+    // wrong with it rather than that nothing can be computed.
+    if let Some(d) = a.mde {
+        check_mde(d, scale)?;
+    }
+    if let Some(s) = a.sd {
+        check_sd(s, scale)?;
+    }
     if !a.pilot.is_empty() {
         let pilot = &a.pilot;
         if a.sd.is_some() || a.n.is_some() || a.discordant.is_some() || a.icc.is_some() {

@@ -40,7 +40,9 @@ pub struct ReportOutcome {
 }
 
 /// Builds the report of a study and writes `report.md` and its SVG pictures into `out`, and
-/// the HTML report and the LaTeX table where `html` and `latex` ask for them.
+/// the HTML report and the LaTeX table where `html` and `latex` ask for them. Missing
+/// directories (`out`, and those of `html` and `latex`) are created first, before any file is
+/// written.
 ///
 /// Errors: no such study, no analysis to report, an unreadable stored record (exit 2, naming the
 /// entry and field); a bad template (exit 2, with its line); an unwritable directory (exit 2).
@@ -73,7 +75,16 @@ pub fn report(ledger: &Ledger, o: &ReportOptions) -> Result<ReportOutcome> {
         });
     }
     let md = crate::report::render(&built.data, template.as_ref().map(|(n, t)| (n.as_str(), t.as_str())))?;
-    std::fs::create_dir_all(&o.out).map_err(|e| Error::io("creating", &o.out, e))?;
+    // Every directory written to exists (or is made) before the first file is written, so a bad
+    // --html or --latex path fails with nothing written.
+    let named_dirs = [&o.html, &o.latex]
+        .into_iter()
+        .flatten()
+        .filter_map(|p| p.parent())
+        .filter(|d| !d.as_os_str().is_empty());
+    for dir in named_dirs.chain(std::iter::once(o.out.as_path())) {
+        std::fs::create_dir_all(dir).map_err(|e| Error::io("creating the directory", dir, e))?;
+    }
     for (name, svg) in &built.svgs {
         crate::io::write_atomic(&o.out.join(name), svg.as_bytes())?;
     }

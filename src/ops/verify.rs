@@ -14,8 +14,9 @@ pub struct VerifyOptions {
     /// Protocol files to check, each against its study's latest registration (a pre-commit
     /// hook passes every staged one).
     pub protocols: Vec<PathBuf>,
-    /// Verify this export file offline instead of the repository's ledger.
-    pub export: Option<PathBuf>,
+    /// Verify this export offline instead of the repository's ledger (a file, or standard input
+    /// read by the caller).
+    pub export: Option<crate::input::Input>,
     /// Also fetch the ledger published at this remote and check it is a prefix of the local one.
     pub remote: Option<String>,
     /// Also recompute every recorded analysis.
@@ -58,12 +59,12 @@ pub fn verify(ledger: Option<&Ledger>, o: &VerifyOptions, cwd: &Path) -> Result<
             None => None,
         },
     };
-    if let Some(file) = &o.export {
-        let mut report = ledger::verify_export(file, lp)?;
+    if let Some(input) = &o.export {
+        let mut report = ledger::verify_export(input, lp)?;
         for more in lps.iter().skip(1) {
-            merge_protocol(&mut report, ledger::verify_export(file, Some(more))?);
+            merge_protocol(&mut report, ledger::verify_export(input, Some(more))?);
         }
-        ledger::witness::check_export(file, &mut report, &wo)?;
+        ledger::witness::check_export(input, &mut report, &wo)?;
         check_tip(&mut report, expect.as_deref());
         report.settle();
         return Ok(report);

@@ -43,12 +43,14 @@ impl Design {
 /// Checks a minimum detectable difference δ: finite, > 0, at most the scale's maximum.
 pub fn check_mde(mde: f64, scale: Scale) -> Result<f64> {
     if !mde.is_finite() || mde <= 0.0 {
-        return Err(
-            Error::input(format!("the minimum detectable difference must be > 0, got {}", mde)).with_hint(
-                "give the difference as a positive number; for a one-sided test the difference is in the tested \
+        return Err(Error::input(format!(
+            "the minimum detectable difference must be a finite positive number, got {}",
+            mde
+        ))
+        .with_hint(
+            "give the difference as a positive number; for a one-sided test the difference is in the tested \
              direction (swap the systems to test the other one)",
-            ),
-        );
+        ));
     }
     if mde > scale.max() {
         return Err(scale_error("minimum detectable difference", mde, scale));
@@ -61,7 +63,7 @@ pub fn check_mde(mde: f64, scale: Scale) -> Result<f64> {
 pub fn check_sd(sd: f64, scale: Scale) -> Result<f64> {
     if !sd.is_finite() || sd <= 0.0 {
         return Err(Error::input(format!(
-            "the SD of the paired difference must be > 0, got {}",
+            "the SD of the paired difference must be a finite positive number, got {}",
             sd
         )));
     }

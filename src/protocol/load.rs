@@ -1,5 +1,6 @@
 //! Reading a protocol file: TOML parse errors and unknown keys are reported with file, line,
-//! column and the closest known key; range checks name the offending key's line.
+//! column and the closest known key (or value, for a misspelled name); range checks name the
+//! offending key's line.
 
 use super::validate::{validate, PathSeg};
 use super::Protocol;
@@ -53,9 +54,9 @@ fn toml_error(text: &str, path: &Path, e: &toml::de::Error) -> Error {
         .replace("expected u8", "expected a small whole number")
         .replace("expected f64", "expected a number");
     let mut err = Error::at_col(path, line, col, &msg);
-    if let Some((unknown, expected)) = parse_unknown_field(&raw) {
-        if let Some(best) = closest(&unknown, &expected) {
-            err = err.with_hint(format!("did you mean `{}`?", best));
+    if let Some((unknown, expected)) = parse_unknown_name(&raw) {
+        if let Some(hint) = crate::named::did_you_mean(&unknown, &expected) {
+            err = err.with_hint(hint);
         }
     }
     err
@@ -82,9 +83,13 @@ impl FloorBoundary for str {
     }
 }
 
-/// From serde's "unknown field `x`, expected one of `a`, `b`" extracts ("x", ["a", "b"]).
-fn parse_unknown_field(msg: &str) -> Option<(String, Vec<String>)> {
-    let rest = msg.strip_prefix("unknown field `")?;
+/// From serde's "unknown field `x`, expected one of `a`, `b`" (a misspelled key) or "unknown
+/// variant `x`, expected `a` or `b`" (a misspelled value of a named enum, see
+/// [`crate::named`]) extracts ("x", ["a", "b"]).
+fn parse_unknown_name(msg: &str) -> Option<(String, Vec<String>)> {
+    let rest = msg
+        .strip_prefix("unknown field `")
+        .or_else(|| msg.strip_prefix("unknown variant `"))?;
     let end = rest.find('`')?;
     let unknown = rest[..end].to_string();
     let expected: Vec<String> = rest[end + 1..]
@@ -94,16 +99,6 @@ fn parse_unknown_field(msg: &str) -> Option<(String, Vec<String>)> {
         .map(str::to_string)
         .collect();
     Some((unknown, expected))
-}
-
-/// The expected key closest to `unknown` by Jaro–Winkler similarity, if reasonably close.
-fn closest(unknown: &str, expected: &[String]) -> Option<String> {
-    expected
-        .iter()
-        .map(|k| (strsim::jaro_winkler(unknown, k), k))
-        .filter(|(s, _)| *s >= 0.8)
-        .max_by(|a, b| a.0.total_cmp(&b.0))
-        .map(|(_, k)| k.clone())
 }
 
 /// The error `message` at the line and column of the key `keys` (e.g. `["target", "metric"]`)
@@ -143,10 +138,12 @@ mod tests {
 
     #[test]
     fn unknown_field_hint() {
-        let (u, e) = parse_unknown_field("unknown field `alpah`, expected one of `alpha`, `power`").unwrap();
+        let (u, e) = parse_unknown_name("unknown field `alpah`, expected one of `alpha`, `power`").unwrap();
         assert_eq!(u, "alpah");
         assert_eq!(e, vec!["alpha", "power"]);
-        assert_eq!(closest(&u, &e).as_deref(), Some("alpha"));
+        assert_eq!(crate::named::closest(&u, &e), Some("alpha"));
+        let (u, e) = parse_unknown_name("unknown variant `holn`, expected `none` or `holm`").unwrap();
+        assert_eq!((u.as_str(), e), ("holn", vec!["none".to_string(), "holm".to_string()]));
     }
 
     #[test]

@@ -5,7 +5,8 @@
 //! key would defeat pre-registration). Format 2 adds what the analysis depends on beyond format
 //! 1: how scores are read (`[scores]`: measure or column, value labels, topic column, layout),
 //! the registered systems (`analysis.systems`), the split analyzed (`analysis.split`) and the
-//! hypotheses (`[[hypotheses]]`: named comparisons, primary or secondary). Format 1 files keep
+//! hypotheses (`[[hypotheses]]`: named comparisons, primary or secondary) and the study's
+//! Time-Stamping Authority (`[witness] tsa`). Format 1 files keep
 //! registering and verifying as before; format-2 keys in a format-1 file are an error. Every key,
 //! its unit and its default are listed in the README's protocol reference; the example protocols
 //! live in `protocols/`.
@@ -18,7 +19,7 @@ mod validate;
 pub use hash::{protocol_hash, ProtocolHash};
 pub use load::{error_at_key, load, parse};
 pub use loaded::{load_protocol, LoadedProtocol};
-pub use validate::{is_safe_study_id, MAX_STUDY_ID, MAX_TRIALS};
+pub use validate::{is_http_url, is_safe_study_id, MAX_STUDY_ID, MAX_TRIALS};
 
 use serde::{Deserialize, Serialize};
 
@@ -61,6 +62,21 @@ pub struct Protocol {
     /// are dropped, and the report gives the unfiltered means beside the filtered ones.
     #[serde(default)]
     pub topic_filter: Option<TopicFilter>,
+    /// Who witnesses the registration (format 2): the Time-Stamping Authority `register` and
+    /// `amend` ask for a token when no `--tsa` flag names one.
+    #[serde(default)]
+    pub witness: Option<WitnessSpec>,
+}
+
+/// `[witness]` (format 2): the study's default RFC 3161 Time-Stamping Authority. `register` and
+/// `amend` take the TSA from `--tsa URL`, else from this table, else from git config `pledge.tsa`.
+/// Since the protocol's hash is registered, the registration fixes its witness.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case", deny_unknown_fields)]
+pub struct WitnessSpec {
+    /// The TSA's URL (`http://` or `https://` with a host), e.g. `https://freetsa.org/tsr`.
+    #[serde(default)]
+    pub tsa: Option<String>,
 }
 
 /// `[topic-filter]` (format 2): drop the topics on which every system scores at the extremes

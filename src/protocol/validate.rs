@@ -51,6 +51,20 @@ pub fn is_safe_study_id(id: &str) -> bool {
             .all(|c| c.is_ascii_alphanumeric() || matches!(c, b'.' | b'_' | b'-'))
 }
 
+/// Whether `url` is an `http://` or `https://` URL with a non-empty host and no whitespace (the
+/// URLs a Time-Stamping Authority answers at, RFC 3161 section 3.4).
+pub fn is_http_url(url: &str) -> bool {
+    let rest = url.strip_prefix("https://").or_else(|| url.strip_prefix("http://"));
+    match rest {
+        Some(r) => {
+            let host = r.split(['/', '?', '#']).next().unwrap_or("");
+            let host = host.rsplit('@').next().unwrap_or("");
+            !host.is_empty() && !host.starts_with(':') && !url.chars().any(char::is_whitespace)
+        }
+        None => false,
+    }
+}
+
 /// All problems found, in file order as far as possible; empty when the protocol is valid.
 pub fn validate(p: &Protocol) -> Vec<(Vec<PathSeg>, String)> {
     let mut out = Vec::new();
@@ -72,6 +86,7 @@ pub fn validate(p: &Protocol) -> Vec<(Vec<PathSeg>, String)> {
             ),
             (p.analysis.split.is_some(), k(&["analysis", "split"]), "analysis.split"),
             (p.topic_filter.is_some(), k(&["topic-filter"]), "[topic-filter]"),
+            (p.witness.is_some(), k(&["witness"]), "[witness]"),
         ];
         for (present, path, name) in v2 {
             if present {
@@ -322,6 +337,17 @@ pub fn validate(p: &Protocol) -> Vec<(Vec<PathSeg>, String)> {
             k(&["analysis", "baseline"]),
             "analysis.baseline and [[hypotheses]] both say what is compared: keep the hypotheses".into(),
         );
+    }
+    if let Some(url) = p.witness.as_ref().and_then(|w| w.tsa.as_deref()) {
+        if !is_http_url(url) {
+            bad(
+                k(&["witness", "tsa"]),
+                format!(
+                    "witness.tsa must be an http:// or https:// URL with a host, e.g. https://freetsa.org/tsr, got `{}`",
+                    url
+                ),
+            );
+        }
     }
     if let Some(f) = &p.topic_filter {
         for (key, v) in [

@@ -82,9 +82,12 @@ impl ScoreFormat {
             other => other,
         };
         ScoreFormat::ALL.into_iter().find(|f| f.name() == alias).ok_or_else(|| {
+            let names = ScoreFormat::ALL.map(ScoreFormat::name);
+            let close = crate::named::did_you_mean(&n, &names).map(|d| format!("{} ", d));
             Error::input(format!("unknown input format `{}`", name)).with_hint(format!(
-                "score formats: {}",
-                ScoreFormat::ALL.map(ScoreFormat::name).join(", ")
+                "{}score formats: {}",
+                close.unwrap_or_default(),
+                names.join(", ")
             ))
         })
     }

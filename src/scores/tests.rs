@@ -291,6 +291,17 @@ fn detection_by_content() {
         .hint
         .unwrap()
         .contains("trec-eval"));
+    let hint = ScoreFormat::from_name("json-tabel").unwrap_err().hint.unwrap();
+    assert!(
+        hint.starts_with("did you mean `json-table`? score formats: "),
+        "{}",
+        hint
+    );
+    assert!(ScoreFormat::from_name("nope")
+        .unwrap_err()
+        .hint
+        .unwrap()
+        .starts_with("score formats: "));
 }
 
 #[test]

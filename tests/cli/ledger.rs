@@ -1254,18 +1254,37 @@ fn errors_are_json_under_format_json() {
         "{}",
         v
     );
-    assert_eq!(
-        v["causes"],
-        serde_json::json!(["No such file or directory (os error 2)"])
-    );
+    // Said once, in the message: no cause repeats the operating system's words.
+    assert_eq!(v["causes"], serde_json::json!([]));
     assert_eq!(v["hint"], serde_json::Value::Null);
     assert_eq!(v["exit_code"], 2);
     let u = env.run(&["report", "--format=json", "--bogus"]);
     assert_eq!(u.code, 2);
     let v: serde_json::Value = serde_json::from_str(u.stderr.trim()).unwrap();
-    assert_eq!(v["error"], "unexpected argument '--bogus' found");
-    assert!(v["hint"].as_str().unwrap().contains("Usage: pledge report"), "{}", v);
-    assert_eq!(v["exit_code"], 2);
+    assert_eq!(
+        v,
+        serde_json::json!({
+            "error": "unexpected argument '--bogus' found",
+            "causes": [],
+            "hint": null,
+            "usage": "pledge report --format <FORMAT>",
+            "exit_code": 2,
+        })
+    );
+    // clap's tip is the hint, the usage line a field of its own, never the hint.
+    let u = env.run(&["log", "--format", "json", "--sign-ke", "k"]);
+    assert_eq!(u.code, 2);
+    let v: serde_json::Value = serde_json::from_str(u.stderr.trim()).unwrap();
+    assert_eq!(
+        v,
+        serde_json::json!({
+            "error": "unexpected argument '--sign-ke' found",
+            "causes": [],
+            "hint": "a similar argument exists: '--sign-key'",
+            "usage": "pledge log --format <FORMAT> --sign-key <KEY>",
+            "exit_code": 2,
+        })
+    );
     // Without --format json the text form stays.
     let t = env.run(&["verify", "missing.toml"]);
     assert!(t.stderr.starts_with("error: "), "{}", t.stderr);
@@ -1293,6 +1312,74 @@ fn completions_and_man_page() {
         m.stdout.contains(".TH pledge 1") && m.stdout.contains("pledge\\-verify"),
         "{}",
         m.stdout
+    );
+    // --dir writes the pages pledge(1) refers to: itself and one per subcommand.
+    let d = env.run(&["man", "--dir", "man/man1"]);
+    assert_eq!(d.code, 0, "{}", d.stderr);
+    let mut names: Vec<String> = std::fs::read_dir(env.join("man/man1"))
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    names.sort();
+    let subcommands = [
+        "amend",
+        "analyze",
+        "compare",
+        "completions",
+        "components",
+        "demo",
+        "eval",
+        "export",
+        "formats",
+        "init",
+        "log",
+        "man",
+        "note",
+        "power",
+        "publish",
+        "register",
+        "report",
+        "timestamp",
+        "verify",
+    ];
+    let mut want: Vec<String> = subcommands.iter().map(|s| format!("pledge-{}.1", s)).collect();
+    want.push("pledge.1".into());
+    want.sort();
+    assert_eq!(names, want);
+    assert_eq!(
+        d.stdout,
+        format!("Wrote 20 man pages to {}\n", env.join("man/man1").display())
+    );
+    assert_eq!(
+        std::fs::read_to_string(env.join("man/man1/pledge.1")).unwrap(),
+        m.stdout
+    );
+    let v = std::fs::read_to_string(env.join("man/man1/pledge-verify.1")).unwrap();
+    assert!(v.starts_with(".ie \\n(.g .ds Aq \\(aq"), "{}", &v[..80]);
+    assert!(
+        v.contains(".TH verify 1") || v.contains(".TH pledge-verify 1"),
+        "{}",
+        &v[..400]
+    );
+    // Every page pledge(1) names exists.
+    for s in subcommands {
+        assert!(
+            m.stdout.contains(&format!("pledge\\-{}(1)", s)),
+            "pledge(1) lacks {}",
+            s
+        );
+    }
+    // A file in the way: exit 2, naming the path, nothing written.
+    env.write("afile", "x");
+    let r = env.run(&["man", "--dir", "afile/man1"]);
+    assert_eq!(r.code, 2, "{}", r.stderr);
+    assert!(
+        r.stderr.starts_with(&format!(
+            "error: creating the directory {}",
+            env.join("afile/man1").display()
+        )),
+        "{}",
+        r.stderr
     );
 }
 
@@ -1371,4 +1458,66 @@ fn an_append_dated_before_the_last_entry_is_refused() {
     );
     assert_eq!(env.git(&["rev-parse", "refs/pledge/ledger"]).stdout, before);
     ok(&verify_json(&env, &[]));
+}
+
+/// A file that is not a whole export is bad input (exit 2, the file and what was expected
+/// named), not a list of findings: a file cut short, another file given by mistake, an empty one.
+#[test]
+fn a_cut_short_or_foreign_export_file_is_bad_input() {
+    let env = four_entries();
+    ok(&env.run(&["export", "ledger.jsonl"]));
+    let text = std::fs::read_to_string(env.join("ledger.jsonl")).unwrap();
+    let first_two = text.lines().take(2).map(|l| format!("{}\n", l)).collect::<String>();
+    env.write(
+        "cut.jsonl",
+        format!("{}{}", first_two, &text.lines().nth(2).unwrap()[..300]),
+    );
+    let r = env.run(&["verify", "--ledger", "cut.jsonl"]);
+    assert_eq!(r.code, 2, "{}", r.stdout);
+    assert_eq!(r.stdout, "");
+    assert_eq!(
+        r.stderr,
+        format!(
+            "error: {}:3: the file ends inside this line's JSON, at column 300: it was cut short (expected the JSON Lines written by `pledge export`, one object per entry, each ending in a newline)\n\
+             hint: export the ledger again (pledge export FILE), or copy the whole file\n",
+            env.join("cut.jsonl").display()
+        )
+    );
+    // The whole lines before the cut still verify as a (shorter) export.
+    env.write("two.jsonl", &first_two);
+    ok(&env.run(&["verify", "--ledger", "two.jsonl"]));
+    // A protocol given where an export was meant.
+    let r = env.run(&["verify", "--ledger", "a.toml"]);
+    assert_eq!(r.code, 2, "{}", r.stdout);
+    assert_eq!(
+        r.stderr,
+        format!(
+            "error: {}: is not a ledger export: no line is a JSON object with \"format\": \"pledge-ledger-export/2\" (expected the JSON Lines written by `pledge export`, one object per entry)\n",
+            env.join("a.toml").display()
+        )
+    );
+    env.write("empty.jsonl", "\n");
+    let r = env.run(&["verify", "--ledger", "empty.jsonl"]);
+    assert_eq!(r.code, 2);
+    assert!(r.stderr.ends_with("empty.jsonl: holds no ledger entry (expected the JSON Lines written by `pledge export`, one object per entry)\n"), "{}", r.stderr);
+    // One edited line among good ones stays a finding (exit 1).
+    let edited: String = text
+        .lines()
+        .enumerate()
+        .map(|(i, l)| {
+            if i == 1 {
+                "{\"format\": 5}\n".to_string()
+            } else {
+                format!("{}\n", l)
+            }
+        })
+        .collect();
+    env.write("edited.jsonl", edited);
+    let r = env.run(&["verify", "--ledger", "edited.jsonl", "--format", "json"]);
+    assert_eq!(r.code, 1, "{}", r.stderr);
+    assert!(
+        findings(&r).contains(&("malformed-entry".to_string(), None)),
+        "{}",
+        r.stdout
+    );
 }

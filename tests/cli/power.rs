@@ -177,15 +177,27 @@ fn bad_input_is_a_clear_error() {
         &["--sd", "0.5", "--mde", "0.03", "--power", "0.04"],
         "not above alpha",
     );
-    bad(&env, &["--sd", "0.5", "--mde", "0"], "must be > 0");
-    bad(&env, &["--sd", "0.5", "--mde", "-0.03", "--sides", "1"], "must be > 0");
+    bad(&env, &["--sd", "0.5", "--mde", "0"], "must be a finite positive number");
+    bad(
+        &env,
+        &["--sd", "0.5", "--mde", "-0.03", "--sides", "1"],
+        "must be a finite positive number",
+    );
     bad(
         &env,
         &["--sd", "0", "--mde", "0.03"],
-        "SD of the paired difference must be > 0",
+        "SD of the paired difference must be a finite positive number, got 0",
     );
-    bad(&env, &["--sd", "-1", "--mde", "0.03"], "must be > 0");
-    bad(&env, &["--sd", "nan", "--mde", "0.03"], "must be > 0");
+    bad(
+        &env,
+        &["--sd", "-1", "--mde", "0.03"],
+        "must be a finite positive number",
+    );
+    bad(
+        &env,
+        &["--sd", "nan", "--mde", "0.03"],
+        "must be a finite positive number",
+    );
     bad(&env, &["--sd", "5", "--mde", "0.03"], "--scale points");
     bad(&env, &["--sd", "0.5", "--mde", "0.03", "--sides", "3"], "sides");
     bad(
@@ -220,11 +232,22 @@ fn bad_input_is_a_clear_error() {
     );
     bad(&env, &["--discordant", "0.6,0.5", "--mde", "0.03"], "exceed 1");
     bad(&env, &["--discordant", "0.1", "--mde", "0.03"], "two shares");
-    bad(&env, &["--discordant", "0.05,0.07"], "must be > 0");
+    bad(&env, &["--discordant", "0.05,0.07"], "must be a finite positive number");
     bad(&env, &["--sd", "1", "--mde", "1e-9"], "no feasible sample size");
     bad(&env, &["--sd", "0.2", "--n", "1"], "at least 2");
     bad(&env, &["--sd", "0.5"], "--mde");
     bad(&env, &[], "nothing to compute");
+    // An infinite value alone is named as what it is, not as "nothing to compute".
+    bad(
+        &env,
+        &["--mde", "inf"],
+        "error: the minimum detectable difference must be a finite positive number, got inf",
+    );
+    bad(
+        &env,
+        &["--sd", "inf", "--mde", "0.1"],
+        "error: the SD of the paired difference must be a finite positive number, got inf",
+    );
 }
 
 const PILOT: &str = "topic,system,score

@@ -164,3 +164,65 @@ fn verify_with_an_invalid_protocol_is_bad_input() {
     assert_eq!(r.code, 2);
     assert!(r.stderr.contains("p.toml:11:9:"), "{}", r.stderr);
 }
+
+/// `[witness] tsa` (format 2): a URL that is not http(s) with a host is exit 2 at the key; in a
+/// format-1 file the table is refused; an unknown key of the table is named.
+#[test]
+fn the_witness_tsa_key_is_checked_at_its_line() {
+    let v2 = VALID.replace("schema-version = 1", "schema-version = 2");
+    let with = |url: &str| format!("{}\n[witness]\ntsa = \"{}\"\n", v2, url);
+    for url in [
+        "ftp://example.org/tsr",
+        "https://",
+        "timestamp.digicert.com",
+        "http://a b/",
+    ] {
+        let err = bad(
+            &with(url),
+            "20:7",
+            "witness.tsa must be an http:// or https:// URL with a host",
+        );
+        assert_eq!(
+            err.lines().next().unwrap().split("p.toml:20:7: ").nth(1).unwrap(),
+            format!(
+                "witness.tsa must be an http:// or https:// URL with a host, e.g. https://freetsa.org/tsr, got `{}`",
+                url
+            )
+        );
+    }
+    bad(
+        &format!("{}\n[witness]\ntsa = \"https://freetsa.org/tsr\"\n", VALID),
+        "19:1",
+        "[witness] needs schema-version = 2",
+    );
+    let err = bad(
+        &format!("{}\n[witness]\nurl = \"x\"\n", v2),
+        "20:1",
+        "unknown key `url`",
+    );
+    assert!(err.contains("expected `tsa`"), "{}", err);
+    // A good URL parses (registering with it asks the TSA: tests/cli/witness.rs, on loopback).
+    let p = pledge::protocol::parse(&with("https://freetsa.org/tsr"), std::path::Path::new("p.toml")).unwrap();
+    assert_eq!(p.witness.unwrap().tsa.as_deref(), Some("https://freetsa.org/tsr"));
+}
+
+/// A misspelled value of a named enum (protocol or flag) gets the closest valid one as a hint.
+#[test]
+fn a_misspelled_enum_value_gets_the_closest_one() {
+    let err = bad(
+        &VALID.replace("kind = \"near-duplicate-passage\"", "kind = \"near-duplicate-pasage\""),
+        "16:8",
+        "unknown variant `near-duplicate-pasage`",
+    );
+    assert!(
+        err.contains("\nhint: did you mean `near-duplicate-passage`?"),
+        "{}",
+        err
+    );
+    let far = bad(
+        &VALID.replace("kind = \"near-duplicate-passage\"", "kind = \"zzz\""),
+        "16:8",
+        "unknown variant `zzz`",
+    );
+    assert!(!far.contains("hint:"), "{}", far);
+}

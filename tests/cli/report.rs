@@ -473,3 +473,33 @@ fn written_files_honour_the_umask() {
         assert_eq!(mode, 0o644, "{}: {:o}", f, mode);
     }
 }
+
+/// `--html DIR/x.html` into a directory that does not exist yet creates it (as the report
+/// directory is); a path that cannot be a directory fails before anything is written, naming
+/// the path given (never a temporary file).
+#[test]
+fn html_into_a_new_directory_and_a_blocked_path() {
+    let (env, _) = demo();
+    let d = env.join("demo");
+    let d = d.to_str().unwrap();
+    std::fs::remove_dir_all(env.join("demo/report")).unwrap();
+    let r = env.run(&["-C", d, "report", "--html", "site/x.html"]);
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    assert!(std::fs::read_to_string(env.join("demo/site/x.html"))
+        .unwrap()
+        .starts_with("<!DOCTYPE html>"));
+    assert!(env.join("demo/report/report.md").exists());
+    // A file where the directory should be.
+    std::fs::remove_dir_all(env.join("demo/report")).unwrap();
+    env.write("demo/blocker", "x");
+    let r = env.run(&["-C", d, "report", "--html", "blocker/x.html"]);
+    assert_eq!(r.code, 2, "{}", r.stderr);
+    assert_eq!(
+        r.stderr,
+        format!(
+            "error: creating the directory {}\nCaused by: File exists (os error 17)\n",
+            env.join("demo/blocker").display()
+        )
+    );
+    assert!(!env.join("demo/report").exists(), "nothing is written before the check");
+}

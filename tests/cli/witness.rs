@@ -611,3 +611,244 @@ fn the_report_states_who_witnessed_the_registration() {
     );
     assert!(w.contains("(timestamp entry #4); written under a fixed clock"), "{}", w);
 }
+
+/// Runs `pledge ARGS` in `e` with `stdin` on standard input.
+fn run_stdin(e: &Env, args: &[&str], stdin: &[u8]) -> Run {
+    let mut cmd = crate::common::pledge_cmd();
+    cmd.args(args)
+        .current_dir(e.path())
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped());
+    let mut child = cmd.spawn().unwrap();
+    child.stdin.take().unwrap().write_all(stdin).unwrap();
+    let o = child.wait_with_output().unwrap();
+    Run {
+        code: o.status.code().unwrap_or(-1),
+        stdout: String::from_utf8_lossy(&o.stdout).into_owned(),
+        stderr: String::from_utf8_lossy(&o.stderr).into_owned(),
+    }
+}
+
+/// An export carries each commit's raw object, so its SSH signatures verify offline as in the
+/// repository: signed entries verify (from a file or from standard input), an unsigned entry is
+/// a finding with a signers file and a note without, a key the file does not admit is a finding.
+#[test]
+fn signatures_in_an_export_are_checked_offline() {
+    let e = Env::init();
+    let k = key(&e, "id_ed25519");
+    assert_eq!(registered(&e, &["--sign-key", k.to_str().unwrap()], &[]).code, 0);
+    assert_eq!(
+        e.run(&["--sign-key", k.to_str().unwrap(), "note", "--reason", "signed"])
+            .code,
+        0
+    );
+    assert_eq!(e.run(&["export", "l.jsonl"]).code, 0);
+    // Verified elsewhere, without the repository.
+    let away = Env::new();
+    let text = std::fs::read(e.join("l.jsonl")).unwrap();
+    away.write("l.jsonl", &text);
+    let v = away.run(&[
+        "verify",
+        "--ledger",
+        "l.jsonl",
+        "--allowed-signers",
+        &signers(),
+        "--format",
+        "json",
+    ]);
+    assert_eq!(v.code, 0, "{}", v.stdout);
+    assert_eq!(codes(&v, "findings"), Vec::<String>::new());
+    let notes = codes(&v, "notes");
+    assert!(!notes.contains(&"signatures-unchecked".to_string()), "{:?}", notes);
+    assert!(notes.contains(&"registered-by-unproven".to_string()), "{:?}", notes);
+    let st = &json(&v)["review"]["studies"][0];
+    assert_eq!(st["signature"], "verified");
+    assert_eq!(st["signed_by"], "alice@example.org");
+    // The same from standard input.
+    let s = run_stdin(
+        &away,
+        &[
+            "verify",
+            "--ledger",
+            "-",
+            "--allowed-signers",
+            &signers(),
+            "--format",
+            "json",
+        ],
+        &text,
+    );
+    assert_eq!(s.code, 0, "{}{}", s.stdout, s.stderr);
+    assert_eq!(json(&s)["source"], "<stdin>");
+    assert_eq!(json(&s)["review"], json(&v)["review"]);
+    // Without a signers file: signed but unchecked, a note.
+    let v = away.run(&["verify", "--ledger", "l.jsonl", "--format", "json"]);
+    assert_eq!(v.code, 0, "{}", v.stdout);
+    assert!(codes(&v, "notes").contains(&"signatures-unchecked".to_string()));
+    assert_eq!(json(&v)["review"]["studies"][0]["signature"], "unchecked");
+
+    // An unsigned entry: a finding with the signers file, a note without.
+    assert_eq!(e.run(&["note", "--reason", "unsigned"]).code, 0);
+    assert_eq!(e.run(&["export", "l.jsonl"]).code, 0);
+    let v = e.run(&[
+        "verify",
+        "--ledger",
+        "l.jsonl",
+        "--allowed-signers",
+        &signers(),
+        "--format",
+        "json",
+    ]);
+    assert_eq!(v.code, 1, "{}", v.stdout);
+    assert_eq!(codes(&v, "findings"), vec!["entry-unsigned"]);
+    assert!(v.stdout.contains("entry #3 is not signed"), "{}", v.stdout);
+    let v = e.run(&["verify", "--ledger", "l.jsonl", "--format", "json"]);
+    assert_eq!(v.code, 0, "{}", v.stdout);
+    assert!(codes(&v, "notes").contains(&"entry-unsigned".to_string()));
+
+    // A key the signers file does not admit.
+    let other = key(&e, "id_ed25519_other");
+    assert_eq!(
+        e.run(&["--sign-key", other.to_str().unwrap(), "note", "--reason", "other"])
+            .code,
+        0
+    );
+    assert_eq!(e.run(&["export", "l.jsonl"]).code, 0);
+    let v = e.run(&[
+        "verify",
+        "--ledger",
+        "l.jsonl",
+        "--allowed-signers",
+        &signers(),
+        "--format",
+        "json",
+    ]);
+    assert_eq!(v.code, 1, "{}", v.stdout);
+    assert_eq!(codes(&v, "findings"), vec!["signer-not-allowed", "entry-unsigned"]);
+
+    // Lines of a format-1 export carry no raw commit: their signatures cannot be checked.
+    let v1: String = std::fs::read_to_string(e.join("l.jsonl"))
+        .unwrap()
+        .lines()
+        .map(|l| {
+            let mut v: serde_json::Value = serde_json::from_str(l).unwrap();
+            v.as_object_mut().unwrap().remove("commit_raw");
+            v["format"] = "pledge-ledger-export/1".into();
+            format!("{}\n", v)
+        })
+        .collect();
+    e.write("v1.jsonl", v1);
+    let v = e.run(&[
+        "verify",
+        "--ledger",
+        "v1.jsonl",
+        "--allowed-signers",
+        &signers(),
+        "--format",
+        "json",
+    ]);
+    assert_eq!(v.code, 0, "{}", v.stdout);
+    let n = &json(&v)["notes"];
+    let unchecked = n
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|x| x["code"] == "signatures-unchecked")
+        .unwrap();
+    assert_eq!(
+        unchecked["message"],
+        "the signatures of entries #1–#4 were not checked: their export lines carry no raw commit (format `pledge-ledger-export/1`); verify the repository, a published copy, or a new export, with --allowed-signers"
+    );
+    assert_eq!(json(&v)["review"]["studies"][0]["signature"], serde_json::Value::Null);
+}
+
+/// A signed commit whose message was altered in an export, its commit id recomputed so that the
+/// export stays consistent: only the signature check catches it.
+#[test]
+fn a_forged_signature_in_an_export_is_caught() {
+    use pledge::ledger::gitobj::{commit_id, ObjectFormat};
+    let e = Env::init();
+    let k = key(&e, "id_ed25519");
+    assert_eq!(registered(&e, &["--sign-key", k.to_str().unwrap()], &[]).code, 0);
+    assert_eq!(e.run(&["export", "l.jsonl"]).code, 0);
+    let file = e.join("l.jsonl");
+    edit_export(&file, |_, v| {
+        let raw = v["commit_raw"].as_str().unwrap();
+        assert!(raw.contains("gpgsig -----BEGIN SSH SIGNATURE-----"), "{}", raw);
+        let forged = raw.replacen("pledge: register #1", "pledge: register #1 (approved)", 1);
+        assert_ne!(forged, raw);
+        v["commit"] = commit_id(ObjectFormat::Sha1, forged.as_bytes()).into();
+        v["commit_raw"] = forged.into();
+    });
+    // Every other check passes: the ids recompute, the chain holds.
+    let v = e.run(&["verify", "--ledger", "l.jsonl", "--format", "json"]);
+    assert_eq!(v.code, 0, "{}", v.stdout);
+    let v = e.run(&[
+        "verify",
+        "--ledger",
+        "l.jsonl",
+        "--allowed-signers",
+        &signers(),
+        "--format",
+        "json",
+    ]);
+    assert_eq!(v.code, 1, "{}", v.stdout);
+    assert_eq!(codes(&v, "findings"), vec!["signature-invalid"]);
+    assert_eq!(json(&v)["review"]["studies"][0]["signature"], "invalid");
+}
+
+/// The protocol's `[witness] tsa` witnesses `register` and `amend` without a flag; `--tsa` wins
+/// over it, and it wins over git config `pledge.tsa` (each loser names a TSA nobody answers at).
+#[test]
+fn the_tsa_default_comes_from_the_protocol_between_flag_and_git_config() {
+    let Some(tsa) = Tsa::start() else { return };
+    let port = TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
+    let dead = format!("http://127.0.0.1:{}/tsr", port);
+    let with = |url: &str, extra: &str| {
+        let p = std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("protocols/hotpotqa.toml")).unwrap();
+        format!("{}{}\n[witness]\ntsa = \"{}\"\n", p, extra, url)
+    };
+    let tsa_urls = |e: &Env| -> Vec<String> {
+        json(&e.run(&["log", "--format", "json"]))
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|x| x["kind"] == "timestamp")
+            .map(|x| x["summary"]["tsa_url"].as_str().unwrap().to_string())
+            .collect()
+    };
+    // Protocol over git config.
+    let e = Env::init();
+    assert_eq!(e.git(&["config", "pledge.tsa", &dead]).code, 0);
+    e.write("p.toml", with(&tsa.url, ""));
+    let r = e.run_env(&["register", "p.toml"], &[SYSTEM_CLOCK]);
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    assert!(
+        r.stderr.contains("entry #1 witnessed by CN=loopback TSA tsa"),
+        "{}",
+        r.stderr
+    );
+    // amend too.
+    e.write("p.toml", with(&tsa.url, "\n# clarified"));
+    let r = e.run_env(&["amend", "p.toml", "--reason", "clarified"], &[SYSTEM_CLOCK]);
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    assert_eq!(tsa_urls(&e), vec![tsa.url.clone(), tsa.url.clone()]);
+    // The flag over the protocol.
+    let e = Env::init();
+    e.write("p.toml", with(&dead, ""));
+    let r = e.run_env(&["register", "p.toml", "--tsa", &tsa.url], &[SYSTEM_CLOCK]);
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    assert_eq!(tsa_urls(&e), vec![tsa.url.clone()]);
+    // Without the flag the protocol's (dead) TSA is asked: registered, not witnessed, exit 2.
+    let e = Env::init();
+    e.write("p.toml", with(&dead, ""));
+    let r = e.run_env(&["register", "p.toml"], &[SYSTEM_CLOCK]);
+    assert_eq!(r.code, 2, "{}", r.stderr);
+    assert!(
+        r.stderr.contains(&format!("time-stamp request to {} failed", dead)),
+        "{}",
+        r.stderr
+    );
+    assert_eq!(tsa_urls(&e), Vec::<String>::new());
+}

@@ -106,7 +106,7 @@ fn review(r: &crate::ledger::witness::Review) -> String {
             (Some(SignatureState::Unchecked), _) => "signed, signature not checked (--allowed-signers)".to_string(),
             (Some(SignatureState::Unsigned), _) => "not signed".to_string(),
             (Some(SignatureState::Invalid), _) => "signature INVALID".to_string(),
-            (None, _) => "signature not checked (export)".to_string(),
+            (None, _) => "signature not checked (an export line without its raw commit)".to_string(),
         };
         s.push_str(&format!(
             "  by           {}, {}\n",

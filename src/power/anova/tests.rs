@@ -159,7 +159,11 @@ fn huge_effects_need_two_topics_and_bad_input_is_an_error() {
     assert!(r.achieved_power >= 0.8);
     for (s, scale, msg) in [
         (spec(1, 0.1, 0.03, 0.05, 0.8), Scale::Fraction, "at least 2"),
-        (spec(3, 0.0, 0.03, 0.05, 0.8), Scale::Fraction, "must be > 0"),
+        (
+            spec(3, 0.0, 0.03, 0.05, 0.8),
+            Scale::Fraction,
+            "must be a finite positive number",
+        ),
         (spec(3, 1.5, 0.03, 0.05, 0.8), Scale::Fraction, "exceeds 1"),
         (spec(3, 0.1, 0.0, 0.05, 0.8), Scale::Fraction, "variance must be > 0"),
         (
