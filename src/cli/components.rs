@@ -67,6 +67,12 @@ pub struct Args {
     /// count; it never changes the decision).
     #[arg(long, value_name = "N")]
     pub bridges: Option<usize>,
+    /// Memory the near-duplicate join may use, e.g. 4GiB or 512MiB [default: half of the
+    /// memory available (MemAvailable), or 4GiB when unknown]. Past it the join runs out of core,
+    /// partitioned by prefix token with spill files in the temporary directory (TMPDIR): the same
+    /// pairs and counts, disclosed in the count record.
+    #[arg(long, value_name = "SIZE", value_parser = super::values::byte_size)]
+    pub memory_limit: Option<u64>,
     /// Output format.
     #[arg(long, value_parser = named::<Format>(), default_value = "human")]
     pub format: Format,
@@ -100,6 +106,11 @@ fn bar(ctx: &Ctx) -> Bar {
     Bar(b)
 }
 
+/// Half of the memory available, or 4 GiB when the system does not say.
+fn default_memory_limit(ctx: &Ctx) -> u64 {
+    ctx.mem_available.map_or(4 << 30, |m| (m / 2).max(1))
+}
+
 pub fn run(a: Args, ctx: &Ctx) -> Outcome {
     let ledger = if a.dry_run { None } else { Some(open_ledger(ctx)?) };
     let limits = crate::input::Limits::default();
@@ -131,6 +142,8 @@ pub fn run(a: Args, ctx: &Ctx) -> Outcome {
         sensitivity: a.sensitivity,
         bridges: a.bridges,
         sensitivity_svg: a.sensitivity_svg.as_deref().map(|p| resolve(ctx, p)),
+        memory_limit: Some(a.memory_limit.unwrap_or_else(|| default_memory_limit(ctx))),
+        spill_dir: ctx.temp_dir.clone(),
     };
     let outcome = ops::components::run(ledger.as_ref(), &o, ctx.now, &bar(ctx))?;
     let mut out = Output::ok(render(&outcome, a.format), &outcome.notes);
