@@ -324,7 +324,10 @@ fn rank_spilled<K: SpillKey>(
     // Shards: enough that one shard's map per thread fits the budget.
     let threads = rayon::current_num_threads().max(1) as u64;
     let want = (chars * K::map_bytes(n) * threads).div_ceil(budget.max(1)).max(1);
-    let shards = (want as usize).next_power_of_two().min(MAX_SHARDS);
+    let shards = (want as usize)
+        .min((chars / 64).max(1) as usize)
+        .next_power_of_two()
+        .min(MAX_SHARDS);
     let bits = shards.trailing_zeros();
     let shard = |k: &K| if bits == 0 { 0 } else { (k.spread() >> (64 - bits)) as usize };
 
