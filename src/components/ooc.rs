@@ -12,10 +12,11 @@
 //! 2. **Routing by prefix token** (their stage 2): if J(x, y) ≥ t then the smallest token of
 //!    x ∩ y lies in the probing prefix (the first |x| − ⌈t·|x|⌉ + 1 tokens) of both sets: at most
 //!    ⌈t·|x|⌉ − 1 ≤ |x ∩ y| − 1 tokens of x ∩ y lie outside x's prefix, so one lies in it, and
-//!    every token of x before it is in the prefix too. Every token shared by two sets (document
-//!    frequency ≥ 2) gets a *home*: the first record holding it in its prefix; records are cut
-//!    into contiguous ranges whose routed sets fit the limit, and a token belongs to the
-//!    partition of its home. Each set is routed to the partitions of its shared prefix tokens.
+//!    every token of x before it is in the prefix too. So only a token in the prefixes of two sets
+//!    or more can be that token; each such token gets a *home*, the first record holding it in
+//!    its prefix; records are cut into contiguous ranges whose routed sets fit the limit, and a
+//!    token belongs to the partition of its home. Each set is routed to the partitions of those
+//!    of its prefix tokens.
 //! 3. **Joining each partition on its own**: the sets of one partition (their tokens renumbered
 //!    densely, in the same order) go through the in-memory join, which is exact on any
 //!    collection; a pair is kept only in the partition that owns the smallest token the two
@@ -25,8 +26,8 @@
 //! Spill files are unnamed temporary files (unlinked when created) in a directory the caller
 //! names, so they disappear with the process however it ends (success, error, Ctrl-C).
 //! Memory: the limit bounds the working sets of each stage (keys in flight, one shard's hash
-//! map per thread, the sets of one partition); on top of it come 4 bytes per distinct shared
-//! token (the home table) and 12 bytes per record. A single token held in the prefixes of more
+//! map per thread, the sets of one partition); on top of it come 4 bytes per distinct token
+//! (the home table) and 12 bytes per record. A single token held in the prefixes of more
 //! sets than fit the limit makes its partition larger than the limit (that partition is joined
 //! anyway, exactly).
 
@@ -255,10 +256,26 @@ struct SpilledSets {
 
 impl SpilledSets {
     /// Calls `f(record, set)` for every record, in order.
-    fn each(&self, mut f: impl FnMut(usize, &[u32])) -> std::io::Result<()> {
+    #[cfg(test)]
+    fn each(&self, f: impl FnMut(usize, &[u32])) -> std::io::Result<()> {
+        self.each_where(&|_| true, f)
+    }
+
+    /// Calls `f(record, set)` for every record `want` picks, in order (the others are skipped
+    /// unread).
+    fn each_where(&self, want: &dyn Fn(usize) -> bool, mut f: impl FnMut(usize, &[u32])) -> std::io::Result<()> {
         let mut r = Reader::new(&self.file)?;
         let (mut set, mut bytes) = (Vec::new(), Vec::new());
+        let mut skip = 0i64;
         for (i, &len) in self.lens.iter().enumerate() {
+            if !want(i) {
+                skip += 4 * len as i64;
+                continue;
+            }
+            if skip > 0 {
+                r.0.seek_relative(skip)?;
+                skip = 0;
+            }
             r.u32s(len as usize, &mut set, &mut bytes)?;
             f(i, &set);
         }
@@ -569,18 +586,92 @@ pub fn join_partitioned<S: AsRef<str> + Sync>(
     let dir = limit.spill_dir;
     let err = spill_err(dir);
     let sets = spill_sets(texts, n, limit.bytes, dir, progress)?;
-    let prefix = |len: usize| len - join::min_overlap(len, t) + 1;
-
-    // Homes of shared prefix tokens, and the routed volume of each home record.
-    progress.start("planning partitions", sets.lens.len() as u64);
-    let mut home = vec![NONE; sets.tokens];
-    let mut volume = vec![0u64; sets.lens.len()];
-    let mut homes = Vec::new();
-    sets.each(|i, x| {
-        if x.is_empty() {
-            return;
+    let prefix = |len: usize| (len - join::min_overlap(len, t) + 1).min(len);
+    let bounds = length_bands(sets.lens.iter().copied().max().unwrap_or(0), t);
+    let band: Vec<u32> = sets
+        .lens
+        .iter()
+        .map(|&l| (bounds.partition_point(|&b| b <= l) - 1) as u32)
+        .collect();
+    let part_budget = (limit.bytes / 2).max(1);
+    let mut home: Vec<u32> = Vec::new();
+    let mut parts = 0;
+    let bands = bounds.len() as u32;
+    for k in 0..bands {
+        // Job k: the pairs whose smaller set lies in band k; the larger one lies in band k or
+        // k + 1.
+        let member = |i: usize| sets.lens[i] > 0 && (band[i] == k || band[i] == k + 1);
+        let volume: u64 = (0..sets.lens.len())
+            .filter(|&i| member(i))
+            .map(|i| routed_cost(sets.lens[i] as usize))
+            .sum();
+        if volume == 0 || !(0..sets.lens.len()).any(|i| sets.lens[i] > 0 && band[i] == k) {
+            continue;
         }
-        homes.clear();
+        let owns = |a: u32, b: u32| band[a as usize].min(band[b as usize]) == k;
+        let label = |p: usize, of: usize| format!("near-duplicate join: length band {}/{}, part {}/{}", k + 1, bands, p + 1, of);
+        if volume <= part_budget {
+            parts += 1;
+            join_members(&sets, t, scored, &label(0, 1), progress, &|i, _| member(i), &|a, b, _| owns(a, b), sink)
+                .map_err(&err)?;
+            continue;
+        }
+        // Too large for one partition: Vernica et al.'s routing by prefix token within the job.
+        if home.is_empty() {
+            home = vec![NONE; sets.tokens];
+        } else {
+            home.fill(NONE);
+        }
+        let starts = plan(&sets, &member, &prefix, &mut home, part_budget, progress).map_err(&err)?;
+        for p in 0..starts as u32 {
+            parts += 1;
+            let home = &home;
+            join_members(
+                &sets,
+                t,
+                scored,
+                &label(p as usize, starts),
+                progress,
+                &|i, x| member(i) && x[..prefix(x.len())].iter().any(|&tok| home[tok as usize] == p),
+                &|a, b, first| owns(a, b) && home[first as usize] == p,
+                sink,
+            )
+            .map_err(&err)?;
+        }
+    }
+    progress.finish();
+    Ok(parts.max(1))
+}
+
+/// Lower bounds of the length bands, from 0: each next bound is at least 1/t (and 1.1) times
+/// the last, so a pair with Jaccard ≥ t (the smaller set of size y, the larger of size
+/// x ≤ (y + 10⁻⁶)/t < (y + 1)/t) lies in one band or two adjacent ones.
+fn length_bands(max_len: u32, t: f64) -> Vec<u32> {
+    let ratio = (1.0 / t).max(1.1);
+    let mut b = vec![0u32, 1];
+    while *b.last().expect("two bounds") <= max_len {
+        let last = *b.last().expect("two bounds");
+        let next = ((last as f64 * ratio).ceil() as u32).max(last + 1);
+        b.push(next);
+    }
+    b
+}
+
+/// Vernica et al.'s routing within the members of one job: the homes of the tokens in two or
+/// more members' probing prefixes (in `home`, `NONE` for the others), cut into contiguous
+/// ranges of home records whose routed sets fit `budget`; `home` then holds each token's
+/// partition. Returns the number of partitions.
+fn plan(
+    sets: &SpilledSets,
+    member: &dyn Fn(usize) -> bool,
+    prefix: &dyn Fn(usize) -> usize,
+    home: &mut [u32],
+    budget: u64,
+    progress: &dyn Progress,
+) -> std::io::Result<usize> {
+    progress.start("planning partitions", 0);
+    let mut shared = vec![0u64; home.len().div_ceil(64)];
+    sets.each_where(member, |i, x| {
         for &tok in &x[..prefix(x.len())] {
             if tok < sets.unique {
                 continue;
@@ -588,88 +679,102 @@ pub fn join_partitioned<S: AsRef<str> + Sync>(
             let h = &mut home[tok as usize];
             if *h == NONE {
                 *h = i as u32;
+            } else if *h != i as u32 {
+                shared[tok as usize / 64] |= 1 << (tok % 64);
             }
-            homes.push(*h);
         }
+    })?;
+    for (tok, h) in home.iter_mut().enumerate() {
+        if shared[tok / 64] >> (tok % 64) & 1 == 0 {
+            *h = NONE;
+        }
+    }
+    drop(shared);
+    // The routed volume of each home record: a set goes to the home of each shared prefix token.
+    let mut volume = vec![0u64; sets.lens.len()];
+    let mut homes = Vec::new();
+    sets.each_where(member, |_, x| {
+        homes.clear();
+        homes.extend(x[..prefix(x.len())].iter().map(|&tok| home[tok as usize]).filter(|&h| h != NONE));
         homes.sort_unstable();
         homes.dedup();
         for &h in &homes {
             volume[h as usize] += routed_cost(x.len());
         }
-        if i % 4096 == 0 {
-            progress.advance(4096);
-        }
-    })
-    .map_err(&err)?;
-    // Contiguous ranges of home records whose routed sets fit half the limit.
-    let part_budget = (limit.bytes / 2).max(1);
+    })?;
     let mut starts = vec![0u32];
     let mut acc = 0u64;
     for (h, &v) in volume.iter().enumerate() {
-        if acc > 0 && acc + v > part_budget {
+        if acc > 0 && acc + v > budget {
             starts.push(h as u32);
             acc = 0;
         }
         acc += v;
     }
-    drop(volume);
     for h in home.iter_mut().filter(|h| **h != NONE) {
         *h = (starts.partition_point(|&s| s <= *h) - 1) as u32;
     }
-    let parts = starts.len();
+    Ok(starts.len())
+}
 
-    for k in 0..parts as u32 {
-        progress.start(&format!("near-duplicate join {}/{}", k + 1, parts), 0);
-        let mut recs: Vec<u32> = Vec::new();
-        let mut local: Vec<Vec<u32>> = Vec::new();
-        sets.each(|i, x| {
-            if !x.is_empty()
-                && x[..prefix(x.len())]
-                    .iter()
-                    .any(|&tok| tok >= sets.unique && home[tok as usize] == k)
-            {
-                recs.push(i as u32);
-                local.push(x.to_vec());
-            }
-        })
-        .map_err(&err)?;
-        if local.len() < 2 {
-            continue;
+/// Joins in memory the sets `select(record, set)` picks and passes each pair
+/// `keep(a, b, smallest shared token)` accepts to `sink`, with its sizes when `scored`.
+#[allow(clippy::too_many_arguments)]
+fn join_members(
+    sets: &SpilledSets,
+    t: f64,
+    scored: bool,
+    label: &str,
+    progress: &dyn Progress,
+    select: &dyn Fn(usize, &[u32]) -> bool,
+    keep: &(dyn Fn(u32, u32, u32) -> bool + Sync),
+    sink: &mut dyn FnMut(u32, u32, u32, u32),
+) -> std::io::Result<()> {
+    progress.start(label, 0);
+    let mut recs: Vec<u32> = Vec::new();
+    let mut local: Vec<Vec<u32>> = Vec::new();
+    sets.each_where(&|i| sets.lens[i] > 0, |i, x| {
+        if select(i, x) {
+            recs.push(i as u32);
+            local.push(x.to_vec());
         }
-        // Renumber tokens densely in the same order, so the join's index is as small as the
-        // partition.
-        let mut dense: Vec<u32> = local.iter().flatten().copied().collect();
-        dense.par_sort_unstable();
-        dense.dedup();
-        local.par_iter_mut().for_each(|s| {
-            for x in s.iter_mut() {
-                *x = dense.partition_point(|&d| d < *x) as u32;
-            }
-        });
-        progress.start(&format!("near-duplicate join {}/{}", k + 1, parts), local.len() as u64);
-        let pairs = join::join(&local, t, &|m| progress.advance(m));
-        let owned: Vec<(u32, u32, u32, u32)> = pairs
-            .into_par_iter()
-            .filter_map(|(i, j)| {
-                let (x, y) = (&local[i as usize], &local[j as usize]);
-                let first = first_common(x, y)?;
-                (home[dense[first as usize] as usize] == k).then(|| {
-                    let (inter, union) = if scored {
-                        let inter = join::intersection(x, y);
-                        (inter as u32, (x.len() + y.len() - inter) as u32)
-                    } else {
-                        (0, 0)
-                    };
-                    (recs[i as usize], recs[j as usize], inter, union)
-                })
-            })
-            .collect();
-        for (a, b, inter, union) in owned {
-            sink(a, b, inter, union);
-        }
+    })?;
+    if local.len() < 2 {
+        return Ok(());
     }
-    progress.finish();
-    Ok(parts)
+    // Renumber tokens densely in the same order, so the join's index is as small as the
+    // partition.
+    let mut dense: Vec<u32> = local.iter().flatten().copied().collect();
+    dense.par_sort_unstable();
+    dense.dedup();
+    local.par_iter_mut().for_each(|s| {
+        for x in s.iter_mut() {
+            *x = dense.partition_point(|&d| d < *x) as u32;
+        }
+    });
+    progress.start(label, local.len() as u64);
+    let pairs = join::join(&local, t, &|m| progress.advance(m));
+    let owned: Vec<(u32, u32, u32, u32)> = pairs
+        .into_par_iter()
+        .filter_map(|(i, j)| {
+            let (x, y) = (&local[i as usize], &local[j as usize]);
+            let (a, b) = (recs[i as usize], recs[j as usize]);
+            let first = dense[first_common(x, y)? as usize];
+            keep(a, b, first).then(|| {
+                let (inter, union) = if scored {
+                    let inter = join::intersection(x, y);
+                    (inter as u32, (x.len() + y.len() - inter) as u32)
+                } else {
+                    (0, 0)
+                };
+                (a, b, inter, union)
+            })
+        })
+        .collect();
+    for (a, b, inter, union) in owned {
+        sink(a, b, inter, union);
+    }
+    Ok(())
 }
 
 /// The smallest element two sorted, distinct slices share.
@@ -715,8 +820,11 @@ mod tests {
         let (got, parts) = run(&texts, 3, 0.7, 1);
         assert_eq!(got, vec![(0, 1, 5), (0, 7, 6), (1, 7, 5), (4, 5, 1)]);
         assert!(parts > 1, "a 1-byte limit partitions ({} partitions)", parts);
-        let (big, one) = run(&texts, 3, 0.7, 1 << 30);
-        assert_eq!((big, one), (got, 1));
+        // A limit everything fits in: one partition per length band holding sets (sizes 1 and
+        // 6 fall in the bands [1, 2) and [5, 8)).
+        let (big, bands) = run(&texts, 3, 0.7, 1 << 30);
+        assert_eq!((big, bands), (got, 2));
+        assert_eq!(length_bands(6, 0.7), vec![0, 1, 2, 3, 5, 8]);
     }
 
     #[test]
@@ -739,7 +847,7 @@ mod tests {
     }
 
     proptest::proptest! {
-        #![proptest_config(proptest::prelude::ProptestConfig::with_cases(96))]
+        #![proptest_config(proptest::prelude::ProptestConfig::with_cases(256))]
         /// The in-memory join, the out-of-core join under limits small enough to partition
         /// into many partitions (and to spill the shingle sets into up to 256 shards), and brute
         /// force give the same pairs, with the same intersections.
