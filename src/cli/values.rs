@@ -34,9 +34,7 @@ pub fn label_args(args: &[String]) -> crate::Result<Vec<(String, f64)>> {
 /// IEC 80000-13), case-insensitive, e.g. `4GiB`, `512MiB`, `1.5G`, `1000000`.
 pub fn byte_size(s: &str) -> std::result::Result<u64, String> {
     let t = s.trim();
-    let split = t
-        .find(|c: char| !(c.is_ascii_digit() || c == '.'))
-        .unwrap_or(t.len());
+    let split = t.find(|c: char| !(c.is_ascii_digit() || c == '.')).unwrap_or(t.len());
     let (num, unit) = t.split_at(split);
     let scale: f64 = match unit.trim().to_ascii_lowercase().as_str() {
         "" | "b" => 1.0,

@@ -156,7 +156,7 @@ impl SpillKey for &str {
         out.extend_from_slice(self.as_bytes());
     }
     fn take(r: &mut Reader) -> std::io::Result<Vec<u8>> {
-        let len = r.var()?.ok_or_else(|| truncated())? as usize;
+        let len = r.var()?.ok_or_else(truncated)? as usize;
         let mut v = vec![0u8; len];
         r.0.read_exact(&mut v)?;
         Ok(v)
@@ -211,7 +211,11 @@ impl Reader {
         bytes.resize(4 * n, 0);
         self.0.read_exact(bytes)?;
         out.clear();
-        out.extend(bytes.chunks_exact(4).map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]])));
+        out.extend(
+            bytes
+                .chunks_exact(4)
+                .map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]])),
+        );
         Ok(())
     }
 
@@ -300,7 +304,13 @@ fn spill_sets<S: AsRef<str> + Sync>(
     if n * b <= 64 {
         let mask = if n * b == 64 { u64::MAX } else { (1u64 << (n * b)) - 1 };
         let keys = |i: usize, v: &mut Vec<u64>| {
-            packed(texts[i].as_ref(), n, &alpha, v, (u64::from, |k, c| ((k << b) | c) & mask, mix64))
+            packed(
+                texts[i].as_ref(),
+                n,
+                &alpha,
+                v,
+                (u64::from, |k, c| ((k << b) | c) & mask, mix64),
+            )
         };
         rank_spilled::<u64>(texts.len(), chars, n, &cost, keys, budget, dir, progress)
     } else if n * b <= 128 {
@@ -310,7 +320,13 @@ fn spill_sets<S: AsRef<str> + Sync>(
             (1u128 << (n * b)) - 1
         };
         let keys = |i: usize, v: &mut Vec<u128>| {
-            packed(texts[i].as_ref(), n, &alpha, v, (u128::from, |k, c| ((k << b) | c) & mask, mix128))
+            packed(
+                texts[i].as_ref(),
+                n,
+                &alpha,
+                v,
+                (u128::from, |k, c| ((k << b) | c) & mask, mix128),
+            )
         };
         rank_spilled::<u128>(texts.len(), chars, n, &cost, keys, budget, dir, progress)
     } else {
@@ -346,7 +362,13 @@ fn rank_spilled<K: SpillKey>(
         .next_power_of_two()
         .min(MAX_SHARDS);
     let bits = shards.trailing_zeros();
-    let shard = |k: &K| if bits == 0 { 0 } else { (k.spread() >> (64 - bits)) as usize };
+    let shard = |k: &K| {
+        if bits == 0 {
+            0
+        } else {
+            (k.spread() >> (64 - bits)) as usize
+        }
+    };
 
     // 1. Keys to shard files, record groups in record order: (record delta, count, keys).
     progress.start("shingling to spill files", records as u64);
@@ -514,7 +536,11 @@ fn rank_spilled<K: SpillKey>(
 
     // 5. Gather each record's ranks from the shards, sort, write the sets file.
     progress.start("gathering shingle sets", records as u64);
-    let mut readers: Vec<Reader> = ranked.iter().map(Reader::new).collect::<std::io::Result<_>>().map_err(&err)?;
+    let mut readers: Vec<Reader> = ranked
+        .iter()
+        .map(Reader::new)
+        .collect::<std::io::Result<_>>()
+        .map_err(&err)?;
     drop(ranked);
     let mut at = vec![0u64; shards];
     let mut head: Vec<Option<(u64, usize)>> = Vec::with_capacity(shards);
@@ -609,11 +635,28 @@ pub fn join_partitioned<S: AsRef<str> + Sync>(
             continue;
         }
         let owns = |a: u32, b: u32| band[a as usize].min(band[b as usize]) == k;
-        let label = |p: usize, of: usize| format!("near-duplicate join: length band {}/{}, part {}/{}", k + 1, bands, p + 1, of);
+        let label = |p: usize, of: usize| {
+            format!(
+                "near-duplicate join: length band {}/{}, part {}/{}",
+                k + 1,
+                bands,
+                p + 1,
+                of
+            )
+        };
         if volume <= part_budget {
             parts += 1;
-            join_members(&sets, t, scored, &label(0, 1), progress, &|i, _| member(i), &|a, b, _| owns(a, b), sink)
-                .map_err(&err)?;
+            join_members(
+                &sets,
+                t,
+                scored,
+                &label(0, 1),
+                progress,
+                &|i, _| member(i),
+                &|a, b, _| owns(a, b),
+                sink,
+            )
+            .map_err(&err)?;
             continue;
         }
         // Too large for one partition: Vernica et al.'s routing by prefix token within the job.
@@ -695,7 +738,12 @@ fn plan(
     let mut homes = Vec::new();
     sets.each_where(member, |_, x| {
         homes.clear();
-        homes.extend(x[..prefix(x.len())].iter().map(|&tok| home[tok as usize]).filter(|&h| h != NONE));
+        homes.extend(
+            x[..prefix(x.len())]
+                .iter()
+                .map(|&tok| home[tok as usize])
+                .filter(|&h| h != NONE),
+        );
         homes.sort_unstable();
         homes.dedup();
         for &h in &homes {
@@ -804,7 +852,10 @@ mod tests {
             bytes,
             spill_dir: dir.path(),
         };
-        let parts = join_partitioned(texts, n, t, limit, true, &NoProgress, &mut |a, b, k, _| got.push((a, b, k))).unwrap();
+        let parts = join_partitioned(texts, n, t, limit, true, &NoProgress, &mut |a, b, k, _| {
+            got.push((a, b, k))
+        })
+        .unwrap();
         got.sort_unstable();
         assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 0, "spill files left");
         (got, parts)
@@ -829,7 +880,10 @@ mod tests {
 
     #[test]
     fn spilled_sets_are_the_shingle_sets() {
-        let texts: Vec<String> = ["abcab", "법률안법률", "", "ab", "abcab abc"].iter().map(|s| s.to_string()).collect();
+        let texts: Vec<String> = ["abcab", "법률안법률", "", "ab", "abcab abc"]
+            .iter()
+            .map(|s| s.to_string())
+            .collect();
         for n in [2usize, 5, 40] {
             let dir = tempfile::tempdir().unwrap();
             let spilled = spill_sets(&texts, n, 1, dir.path(), &NoProgress).unwrap();
@@ -840,7 +894,10 @@ mod tests {
             for i in 0..texts.len() {
                 assert_eq!(got[i].len(), mem[i].len());
                 for j in 0..texts.len() {
-                    assert_eq!(join::intersection(&got[i], &got[j]), join::intersection(&mem[i], &mem[j]));
+                    assert_eq!(
+                        join::intersection(&got[i], &got[j]),
+                        join::intersection(&mem[i], &mem[j])
+                    );
                 }
             }
         }

@@ -234,7 +234,11 @@ pub fn near_duplicate_pairs<'a>(
             pairs.iter().for_each(|&(a, b)| sink(a, b));
             Ok(NearPairs {
                 links: pairs.len(),
-                scored: if keep { super::pairs::scored(&pairs, &sets) } else { vec![] },
+                scored: if keep {
+                    super::pairs::scored(&pairs, &sets)
+                } else {
+                    vec![]
+                },
                 run: JoinRun {
                     mode: JoinMode::InMemory,
                     partitions: 1,
@@ -256,15 +260,8 @@ pub fn near_duplicate_pairs<'a>(
                     });
                 }
             };
-            let parts = super::ooc::join_partitioned(
-                t,
-                rule.shingle_size(),
-                rule.jaccard(),
-                limit,
-                keep,
-                progress,
-                &mut each,
-            )?;
+            let parts =
+                super::ooc::join_partitioned(t, rule.shingle_size(), rule.jaccard(), limit, keep, progress, &mut each)?;
             scored.sort_unstable_by_key(|p| (p.a, p.b));
             Ok(NearPairs {
                 links,

@@ -436,7 +436,21 @@ fn memory_limit_on_the_hotpotqa_sample() {
     env.copy_from_repo("protocols/hotpotqa.toml", "h.toml");
     env.copy_from_repo("tests/data/hotpotqa-100/questions.json", "h.json");
     let run = |extra: &[&str]| {
-        let r = env.run(&[&["components", "h.toml", "--questions", "h.json", "--dry-run", "--format", "json"], extra].concat());
+        let r = env.run(
+            &[
+                &[
+                    "components",
+                    "h.toml",
+                    "--questions",
+                    "h.json",
+                    "--dry-run",
+                    "--format",
+                    "json",
+                ],
+                extra,
+            ]
+            .concat(),
+        );
         assert!(r.code == 0 || r.code == 3, "{}", r.stderr);
         rows_and_join(&r.stdout)
     };
