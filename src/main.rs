@@ -5,6 +5,14 @@
 use std::io::Write;
 use std::process::ExitCode;
 
+/// `MemAvailable` of `/proc/meminfo` in bytes (Linux), `None` elsewhere or when unreadable.
+fn mem_available() -> Option<u64> {
+    let info = std::fs::read_to_string("/proc/meminfo").ok()?;
+    let line = info.lines().find(|l| l.starts_with("MemAvailable:"))?;
+    let kib: u64 = line.split_whitespace().nth(1)?.parse().ok()?;
+    kib.checked_mul(1024)
+}
+
 fn main() -> ExitCode {
     let (now, clock_fixed) = match std::env::var("PLEDGE_NOW") {
         Ok(s) if !s.is_empty() => match chrono::DateTime::parse_from_rfc3339(&s) {
@@ -37,6 +45,8 @@ fn main() -> ExitCode {
         sign_key: None,
         git_dir: git_env("GIT_DIR"),
         git_work_tree: git_env("GIT_WORK_TREE"),
+        mem_available: mem_available(),
+        temp_dir: std::env::temp_dir(),
     };
     let args: Vec<std::ffi::OsString> = std::env::args_os().collect();
     let out = pledge::cli::run(args, &ctx);

@@ -67,37 +67,60 @@ pub struct Args {
     /// count; it never changes the decision).
     #[arg(long, value_name = "N")]
     pub bridges: Option<usize>,
+    /// Memory the near-duplicate join may use, e.g. 4GiB or 512MiB [default: half of the
+    /// memory available (MemAvailable), or 4GiB when unknown]. Past it the join runs out of core,
+    /// partitioned by prefix token with spill files in the temporary directory (TMPDIR): the same
+    /// pairs and counts, disclosed in the count record.
+    #[arg(long, value_name = "SIZE", value_parser = super::values::byte_size)]
+    pub memory_limit: Option<u64>,
     /// Output format.
     #[arg(long, value_parser = named::<Format>(), default_value = "human")]
     pub format: Format,
 }
 
-struct Bar(indicatif::ProgressBar);
+/// One progress bar per stage (reset at each stage): a bar with an ETA when the stage knows its
+/// total, a spinner with the elapsed time when it does not.
+struct Bar {
+    bar: indicatif::ProgressBar,
+    counted: Option<indicatif::ProgressStyle>,
+    open: Option<indicatif::ProgressStyle>,
+}
 
 impl Progress for Bar {
     fn start(&self, stage: &str, total: u64) {
-        self.0.reset();
-        self.0.set_length(total);
-        self.0.set_message(stage.to_string());
+        self.bar.reset();
+        self.bar.set_length(total);
+        if let Some(style) = if total > 0 { &self.counted } else { &self.open } {
+            self.bar.set_style(style.clone());
+        }
+        self.bar.set_message(stage.to_string());
     }
     fn advance(&self, n: u64) {
-        self.0.inc(n);
+        self.bar.inc(n);
     }
     fn finish(&self) {
-        self.0.finish_and_clear();
+        self.bar.finish_and_clear();
     }
 }
 
 fn bar(ctx: &Ctx) -> Bar {
-    let b = if ctx.stderr_is_tty {
-        indicatif::ProgressBar::new(0)
+    let bar = if ctx.stderr_is_tty {
+        let b = indicatif::ProgressBar::new(0);
+        b.enable_steady_tick(std::time::Duration::from_millis(200));
+        b
     } else {
         indicatif::ProgressBar::hidden()
     };
-    if let Ok(style) = indicatif::ProgressStyle::with_template("{msg:>22} [{bar:40}] {pos}/{len} ({eta})") {
-        b.set_style(style.progress_chars("=> "));
-    }
-    Bar(b)
+    let counted = indicatif::ProgressStyle::with_template("{msg:>22} [{bar:40}] {pos}/{len} (ETA {eta})")
+        .ok()
+        .map(|s| s.progress_chars("=> "));
+    let open = indicatif::ProgressStyle::with_template("{msg:>22} {spinner} {elapsed}").ok();
+    Bar { bar, counted, open }
+}
+
+/// Half of the memory available, or 4 GiB when the system does not say.
+fn default_memory_limit(ctx: &Ctx) -> u64 {
+    ctx.mem_available.map_or(4 << 30, |m| (m / 2).max(1))
 }
 
 pub fn run(a: Args, ctx: &Ctx) -> Outcome {
@@ -131,6 +154,8 @@ pub fn run(a: Args, ctx: &Ctx) -> Outcome {
         sensitivity: a.sensitivity,
         bridges: a.bridges,
         sensitivity_svg: a.sensitivity_svg.as_deref().map(|p| resolve(ctx, p)),
+        memory_limit: Some(a.memory_limit.unwrap_or_else(|| default_memory_limit(ctx))),
+        spill_dir: ctx.temp_dir.clone(),
     };
     let outcome = ops::components::run(ledger.as_ref(), &o, ctx.now, &bar(ctx))?;
     let mut out = Output::ok(render(&outcome, a.format), &outcome.notes);

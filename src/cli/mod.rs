@@ -45,6 +45,11 @@ pub struct Ctx {
     pub git_dir: Option<PathBuf>,
     /// `GIT_WORK_TREE`, when set: the work tree of the `GIT_DIR` repository.
     pub git_work_tree: Option<PathBuf>,
+    /// The memory the system says is available for new work (`MemAvailable` of
+    /// `/proc/meminfo`), in bytes, when known: the default `--memory-limit` is half of it.
+    pub mem_available: Option<u64>,
+    /// The directory for temporary files (the platform's, e.g. `TMPDIR`).
+    pub temp_dir: PathBuf,
 }
 
 /// What a command produced: its exit code and the text for stdout and stderr.

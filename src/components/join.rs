@@ -41,7 +41,7 @@ pub fn intersection<T: Ord>(a: &[T], b: &[T]) -> usize {
 }
 
 /// Minimum overlap ⌈t·l⌉ with a safety margin (never more than the true bound).
-fn min_overlap(l: usize, t: f64) -> usize {
+pub(super) fn min_overlap(l: usize, t: f64) -> usize {
     ((t * l as f64 - 1e-6).ceil().max(1.0) as usize).min(l)
 }
 
@@ -216,7 +216,7 @@ pub fn brute_force(sets: &[Vec<u32>], t: f64) -> Vec<(u32, u32)> {
 }
 
 #[cfg(test)]
-mod tests {
+pub(in crate::components) mod tests {
     use super::*;
     use crate::components::shingle::{normalize, token_sets};
     use crate::protocol::Normalization;
@@ -270,7 +270,7 @@ mod tests {
     /// Corpora of edited copies of a few base texts (so many pairs are near or exact
     /// duplicates), with empty texts and texts shorter than n; n is small (u64 keys), middling
     /// (u128 keys) or large (shingles kept as text), so every key width is exercised.
-    fn corpus() -> impl Strategy<Value = (Vec<String>, usize, f64)> {
+    pub(in crate::components) fn corpus() -> impl Strategy<Value = (Vec<String>, usize, f64)> {
         let base = prop::collection::vec(prop::collection::vec(0u8..5, 0..40), 1..6);
         (
             base,

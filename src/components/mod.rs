@@ -13,6 +13,7 @@ pub mod bridges;
 pub mod count;
 pub mod join;
 pub mod layouts;
+pub mod ooc;
 pub mod pairs;
 pub mod read;
 pub mod rules;
@@ -61,6 +62,11 @@ pub struct AblationRow {
     /// how many were checked exactly. Absent when the join ran.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub listed: Option<pairs::SampleCheck>,
+    /// For a near-duplicate rule whose join ran: in memory or partitioned, and into how many
+    /// partitions (a disclosure; the pairs are the same either way). Absent for other rules
+    /// and for listed pairs.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub join: Option<ooc::JoinRun>,
 }
 
 /// The result of counting: what `pledge components` prints and stores in the ledger.
@@ -118,6 +124,9 @@ pub struct CountOptions<'a> {
     pub listed: Option<ListedPairs<'a>>,
     /// Keep the joined pairs with their sizes in [`CountResult::near_pairs`].
     pub keep_pairs: bool,
+    /// The memory limit of the near-duplicate join: past it the join runs out of core
+    /// ([`ooc::join_partitioned`]); `None`: always in memory.
+    pub memory: Option<ooc::MemoryLimit<'a>>,
 }
 
 /// Diagnostics of a count, asked for with `--sensitivity` and `--bridges`: they show how the
@@ -188,15 +197,28 @@ pub fn count_with(
     let mut ablation = Vec::new();
     for rule in &protocol.link_rules {
         let near = rule.kind == LinkKind::NearDuplicatePassage;
+        let mut join = None;
         let ((edges, pairs), check) = match &listed {
             Some((l, list)) if near => {
                 let (e, c) = rules::listed_edges(corpus, &g, rule, &mut texts, l.input, list, l.sample, l.seed)?;
                 (e, Some(c))
             }
-            _ if near && o.keep_pairs => {
-                let (sets, p) = rules::near_duplicates(corpus, rule, &mut texts, progress);
-                near_pairs = pairs::scored(&p, &sets);
-                (rules::pair_edges(&g, p.into_iter()), None)
+            _ if near => {
+                let pn = &g.passage_node;
+                let found = rules::near_duplicate_pairs(
+                    corpus,
+                    rule,
+                    &mut texts,
+                    progress,
+                    o.memory,
+                    o.keep_pairs,
+                    &mut |a, b| {
+                        uf.union(pn[a as usize] as usize, pn[b as usize] as usize);
+                    },
+                )?;
+                near_pairs = found.scored;
+                join = Some(found.run);
+                ((vec![], Some(found.links)), None)
             }
             _ => (rules::edges(corpus, &g, rule, &mut texts, progress)?, None),
         };
@@ -209,6 +231,7 @@ pub fn count_with(
             links: pairs.unwrap_or(edges.len()),
             counts: count::snapshot(&mut uf, &g, &qcount),
             listed: check,
+            join,
         });
     }
     let last = ablation

@@ -201,6 +201,80 @@ pub fn near_duplicates<'a>(
     (sets, pairs)
 }
 
+/// What the near-duplicate join of a count found.
+pub struct NearPairs {
+    /// Passage pairs with Jaccard ≥ the threshold.
+    pub links: usize,
+    /// The pairs with their sizes, sorted by `(a, b)`, when asked for (else empty).
+    pub scored: Vec<super::pairs::ScoredPair>,
+    /// How the join ran.
+    pub run: super::ooc::JoinRun,
+}
+
+/// The passage pairs (`a < b`) of a near-duplicate rule, each passed to `sink` once: in memory
+/// ([`join::join`]) when [`super::ooc::estimate`] of the texts is within `memory` (or there is no
+/// limit), else out of core ([`super::ooc::join_partitioned`]); the pairs are the same. With
+/// `keep`, the pairs are also returned with their sizes.
+///
+/// Errors (exit 2): spill files that cannot be written (out of core only).
+pub fn near_duplicate_pairs<'a>(
+    corpus: &'a Corpus,
+    rule: &LinkRule,
+    texts: &mut Texts<'a>,
+    progress: &dyn Progress,
+    memory: Option<super::ooc::MemoryLimit<'_>>,
+    keep: bool,
+    sink: &mut dyn FnMut(u32, u32),
+) -> Result<NearPairs> {
+    use super::ooc::{JoinMode, JoinRun};
+    let t = texts.get(corpus, rule.normalization);
+    match memory.filter(|m| super::ooc::estimate(t) > m.bytes) {
+        None => {
+            let (sets, pairs) = near_duplicates(corpus, rule, texts, progress);
+            pairs.iter().for_each(|&(a, b)| sink(a, b));
+            Ok(NearPairs {
+                links: pairs.len(),
+                scored: if keep {
+                    super::pairs::scored(&pairs, &sets)
+                } else {
+                    vec![]
+                },
+                run: JoinRun {
+                    mode: JoinMode::InMemory,
+                    partitions: 1,
+                },
+            })
+        }
+        Some(limit) => {
+            let mut links = 0;
+            let mut scored = Vec::new();
+            let mut each = |a: u32, b: u32, intersection: u32, union: u32| {
+                links += 1;
+                sink(a, b);
+                if keep {
+                    scored.push(super::pairs::ScoredPair {
+                        a,
+                        b,
+                        intersection,
+                        union,
+                    });
+                }
+            };
+            let parts =
+                super::ooc::join_partitioned(t, rule.shingle_size(), rule.jaccard(), limit, keep, progress, &mut each)?;
+            scored.sort_unstable_by_key(|p| (p.a, p.b));
+            Ok(NearPairs {
+                links,
+                scored,
+                run: JoinRun {
+                    mode: JoinMode::Partitioned,
+                    partitions: parts,
+                },
+            })
+        }
+    }
+}
+
 /// Graph edges of passage pairs, and their number.
 pub fn pair_edges(g: &Graph, pairs: impl ExactSizeIterator<Item = (u32, u32)>) -> RuleEdges {
     let n = pairs.len();

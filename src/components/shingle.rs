@@ -57,15 +57,15 @@ pub fn shingles(text: &str, n: usize) -> Vec<&str> {
 /// The characters of all texts, dictionary-coded: code `1..=len` by ascending scalar value (0 is
 /// never a code, so a text shorter than n packs to a key whose top character slots are zero and
 /// cannot equal any full n-gram's key).
-struct Alphabet {
+pub(super) struct Alphabet {
     /// Code of each scalar value `0..=max`, 0 when the character does not occur.
     codes: Vec<u32>,
     /// Bits per packed character: enough for the largest code.
-    bits: u32,
+    pub(super) bits: u32,
 }
 
 impl Alphabet {
-    fn of<S: AsRef<str> + Sync>(texts: &[S]) -> Alphabet {
+    pub(super) fn of<S: AsRef<str> + Sync>(texts: &[S]) -> Alphabet {
         const WORDS: usize = (char::MAX as usize + 1).div_ceil(64);
         let seen = texts
             .par_iter()
@@ -107,7 +107,7 @@ impl Alphabet {
 /// An exact shingle key: an integer of packed character codes, or the shingle's text itself.
 /// Integer keys are stored mixed by a bijection (so still exact) to spread them evenly over the
 /// shards of [`rank_sets`].
-trait Key: Copy + Eq + std::hash::Hash + Ord + Send + Sync {
+pub(super) trait Key: Copy + Eq + std::hash::Hash + Ord + Send + Sync {
     /// Which of [`SHARDS`] groups the key falls in; keys of one shard are contiguous in a set
     /// sorted by [`Key::sort`].
     fn shard(&self) -> usize;
@@ -123,14 +123,14 @@ const SHARD_BITS: u32 = 4;
 const SHARDS: usize = 1 << SHARD_BITS;
 
 /// A bijection of u64 (the splitmix64 finalizer: xor-shifts and odd multipliers are invertible).
-fn mix64(mut x: u64) -> u64 {
+pub(super) fn mix64(mut x: u64) -> u64 {
     x = (x ^ (x >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
     x = (x ^ (x >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
     x ^ (x >> 31)
 }
 
 /// A bijection of u128 (xor-shift, odd multiplier, xor-shift).
-fn mix128(mut x: u128) -> u128 {
+pub(super) fn mix128(mut x: u128) -> u128 {
     x = (x ^ (x >> 64)).wrapping_mul(0x2360_ed05_1fc6_5da4_4385_df64_9fcc_f645);
     x ^ (x >> 64)
 }
@@ -167,7 +167,7 @@ impl Key for &str {
 /// A fast, fixed (unseeded) hasher for the shard maps: keys are already well spread or are
 /// text, and the maps only intern (their iteration order is never used), so no seed is needed.
 #[derive(Default, Clone, Copy)]
-struct FastHash(u64);
+pub(super) struct FastHash(u64);
 
 impl std::hash::Hasher for FastHash {
     fn finish(&self) -> u64 {
@@ -200,7 +200,7 @@ impl std::hash::BuildHasher for FastHash {
 /// characters) as integers of type `K` (u64 when n·bits ≤ 64, u128 when ≤ 128): `step` shifts
 /// one character code in, `mix` spreads the key; sorted by [`Key::sort`], built in `scratch` and
 /// returned at its exact size.
-fn packed<K: Key>(
+pub(super) fn packed<K: Key>(
     text: &str,
     n: usize,
     alpha: &Alphabet,

@@ -60,6 +60,11 @@ pub struct ComponentsOptions {
     /// Also find this many top bridges (a diagnostic, recorded with the count; see
     /// [`components::bridges`]).
     pub bridges: Option<usize>,
+    /// The memory limit of the near-duplicate join in bytes (past it the join runs out of core,
+    /// with the same pairs; [`components::ooc`]); `None`: always in memory.
+    pub memory_limit: Option<u64>,
+    /// The directory for the out-of-core join's spill files (unlinked as soon as created).
+    pub spill_dir: PathBuf,
 }
 
 /// What `pledge components` did.
@@ -117,6 +122,10 @@ pub fn run(
                 seed: lp.protocol.analysis.seed,
             }),
             keep_pairs: o.write_pairs.is_some(),
+            memory: o.memory_limit.map(|bytes| components::ooc::MemoryLimit {
+                bytes,
+                spill_dir: &o.spill_dir,
+            }),
         },
     )?;
     progress.finish();

@@ -368,6 +368,101 @@ fn pairs_written_and_read_back_give_the_same_count() {
     );
 }
 
+/// The ablation rows (links, components, with candidates) and the near-duplicate join's
+/// disclosure (mode, partitions) of a `--format json` count.
+fn rows_and_join(stdout: &str) -> (Vec<(u64, u64, u64)>, String, u64) {
+    let v: serde_json::Value = serde_json::from_str(stdout).unwrap_or_else(|_| panic!("{}", stdout));
+    let rows = v["count"]["ablation"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|a| {
+            let g = |k: &str| a[k].as_u64().unwrap();
+            (g("links"), g("components"), g("with_candidates"))
+        })
+        .collect();
+    let join = v["count"]["ablation"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|a| a["kind"] == "near-duplicate-passage")
+        .map(|a| a["join"].clone())
+        .unwrap();
+    (
+        rows,
+        join["mode"].as_str().unwrap().to_string(),
+        join["partitions"].as_u64().unwrap(),
+    )
+}
+
+/// A tiny `--memory-limit` runs the near-duplicate join out of core, partitioned, with the same
+/// pairs (the same file written) and counts as in memory, and says so in the count record; a
+/// bad size is refused (exit 2).
+#[test]
+fn memory_limit_partitions_with_the_same_counts() {
+    let env = env_with(PROTOCOL);
+    let run = |extra: &[&str]| {
+        let r = env.run(&[&ARGS[..], &["--dry-run", "--format", "json"], extra].concat());
+        assert_eq!(r.code, 3, "{}", r.stderr);
+        r.stdout
+    };
+    let (rows, mode, parts) = rows_and_join(&run(&["--write-pairs", "mem.jsonl"]));
+    assert_eq!(rows, vec![(1, 3, 3), (2, 2, 2), (3, 1, 1)]);
+    assert_eq!((mode.as_str(), parts), ("in-memory", 1));
+    let (tiny, mode, parts) = rows_and_join(&run(&["--memory-limit", "1KiB", "--write-pairs", "ooc.jsonl"]));
+    assert_eq!(tiny, rows);
+    assert_eq!(mode, "partitioned");
+    assert!(parts > 1, "{} partitions", parts);
+    let read = |f: &str| std::fs::read_to_string(env.join(f)).unwrap();
+    assert_eq!(read("ooc.jsonl"), read("mem.jsonl"));
+    // A limit the join fits in keeps it in memory.
+    let (_, mode, _) = rows_and_join(&run(&["--memory-limit", "1GiB"]));
+    assert_eq!(mode, "in-memory");
+    for bad in ["4parsecs", "0", "-1MiB", "lots", "0.1"] {
+        let arg = format!("--memory-limit={}", bad);
+        let r = env.run(&[&ARGS[..], &["--dry-run", &arg]].concat());
+        assert_eq!(r.code, 2, "{}: {}", bad, r.stderr);
+        assert!(r.stderr.contains("--memory-limit"), "{}", r.stderr);
+    }
+    let r = env.run(&[&ARGS[..], &["--dry-run", "--memory-limit", "4parsecs"]].concat());
+    assert!(r.stderr.contains("unknown unit `parsecs`"), "{}", r.stderr);
+}
+
+/// The same on the 1,000 HotpotQA paragraphs of the bundled sample, which has near-duplicate
+/// pairs across questions: every partition size gives the in-memory counts.
+#[test]
+fn memory_limit_on_the_hotpotqa_sample() {
+    let env = Env::init();
+    env.copy_from_repo("protocols/hotpotqa.toml", "h.toml");
+    env.copy_from_repo("tests/data/hotpotqa-100/questions.json", "h.json");
+    let run = |extra: &[&str]| {
+        let r = env.run(
+            &[
+                &[
+                    "components",
+                    "h.toml",
+                    "--questions",
+                    "h.json",
+                    "--dry-run",
+                    "--format",
+                    "json",
+                ],
+                extra,
+            ]
+            .concat(),
+        );
+        assert!(r.code == 0 || r.code == 3, "{}", r.stderr);
+        rows_and_join(&r.stdout)
+    };
+    let (rows, mode, _) = run(&[]);
+    assert_eq!(mode, "in-memory");
+    for limit in ["1", "64KiB", "1MiB"] {
+        let (got, mode, parts) = run(&["--memory-limit", limit]);
+        assert_eq!(got, rows, "--memory-limit {}", limit);
+        assert_eq!(mode, "partitioned", "--memory-limit {} ({} partitions)", limit, parts);
+    }
+}
+
 #[test]
 #[ignore = "needs ../shared/data/statutes-kr"]
 fn statute_corpus_counts() {
@@ -410,6 +505,27 @@ fn statute_corpus_counts() {
         (c["components"].as_u64(), c["with_candidates"].as_u64()),
         (Some(25), Some(1))
     );
+    // The default limit (half the available memory) keeps the join in memory.
+    assert_eq!(c["ablation"][1]["join"]["mode"], "in-memory");
+    // Out of core under a small limit: the same pairs and counts.
+    let r = env.run(&[
+        "components",
+        "p.toml",
+        "--passages",
+        &p,
+        "--questions",
+        &q,
+        "--dry-run",
+        "--format",
+        "json",
+        "--memory-limit",
+        "128MiB",
+    ]);
+    assert_eq!(r.code, 3, "{}", r.stderr);
+    let (ooc, mode, parts) = rows_and_join(&r.stdout);
+    assert_eq!(ooc, rows);
+    assert_eq!(mode, "partitioned");
+    assert!(parts > 1, "{} partitions", parts);
 }
 
 /// Every `font-size` in an SVG, in pixels.

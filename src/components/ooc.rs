@@ -1,0 +1,928 @@
+//! The out-of-core exact near-duplicate join: every pair [`super::join::join`] finds, with the
+//! same exact Jaccard, when the shingle sets and join structures do not fit in a memory limit.
+//!
+//! Method: the partitioning of Vernica, Carey & Li, "Efficient parallel set-similarity joins
+//! using MapReduce" (SIGMOD 2010), on one machine, with spill files in place of the shuffle:
+//! 1. **Token order** (their stage 1): the texts' exact shingle keys (as
+//!    [`super::shingle::token_sets`]) are radix-partitioned by key into shard files, each shard
+//!    is interned on its own (its hash map only), and tokens are ranked by ascending document
+//!    frequency (ties by shard, then first occurrence), so the sets are the same sets of
+//!    shingles in the same kind of order as in memory. Each record's ranks are gathered back from
+//!    the shards into one sets file, record by record.
+//! 2. **Routing by prefix token** (their stage 2): if J(x, y) ≥ t then the smallest token of
+//!    x ∩ y lies in the probing prefix (the first |x| − ⌈t·|x|⌉ + 1 tokens) of both sets: at most
+//!    ⌈t·|x|⌉ − 1 ≤ |x ∩ y| − 1 tokens of x ∩ y lie outside x's prefix, so one lies in it, and
+//!    every token of x before it is in the prefix too. So only a token in the prefixes of two sets
+//!    or more can be that token; each such token gets a *home*, the first record holding it in
+//!    its prefix; records are cut into contiguous ranges whose routed sets fit the limit, and a
+//!    token belongs to the partition of its home. Each set is routed to the partitions of those
+//!    of its prefix tokens.
+//! 3. **Joining each partition on its own**: the sets of one partition (their tokens renumbered
+//!    densely, in the same order) go through the in-memory join, which is exact on any
+//!    collection; a pair is kept only in the partition that owns the smallest token the two
+//!    sets share, so each pair is found exactly once, in exactly one partition, and every pair
+//!    is found (both sets are routed to the owner of that token).
+//!
+//! Spill files are unnamed temporary files (unlinked when created) in a directory the caller
+//! names, so they disappear with the process however it ends (success, error, Ctrl-C).
+//! Memory: the limit bounds the working sets of each stage (keys in flight, one shard's hash
+//! map per thread, the sets of one partition); on top of it come 4 bytes per distinct token
+//! (the home table) and 12 bytes per record. A single token held in the prefixes of more
+//! sets than fit the limit makes its partition larger than the limit (that partition is joined
+//! anyway, exactly).
+
+use super::join;
+use super::shingle::{mix128, mix64, packed, Alphabet, FastHash, Key};
+use super::Progress;
+use crate::error::{Error, Result};
+use rayon::prelude::*;
+use serde::{Deserialize, Serialize};
+use std::fs::File;
+use std::io::{BufReader, BufWriter, Read, Seek, SeekFrom, Write};
+use std::path::Path;
+
+/// How much memory the near-duplicate join may use, and where it may spill.
+#[derive(Debug, Clone, Copy)]
+pub struct MemoryLimit<'a> {
+    /// Bytes the shingle sets and join structures may take (not counting the corpus itself).
+    pub bytes: u64,
+    /// The directory for spill files (they are unlinked as soon as they are created).
+    pub spill_dir: &'a Path,
+}
+
+crate::named_enum! {
+    /// Where a near-duplicate join ran.
+    pub enum JoinMode {
+        /// All shingle sets and join structures in memory ([`super::join::join`]).
+        InMemory = "in-memory",
+        /// Out of core, partitioned by prefix token with spill files ([`join_partitioned`]).
+        Partitioned = "partitioned",
+    }
+}
+
+/// How the near-duplicate join of a count ran: disclosed in the count record, never a
+/// registered field (the pairs, and so the count, are the same either way).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct JoinRun {
+    /// In memory or partitioned.
+    pub mode: JoinMode,
+    /// Partitions joined (1 in memory).
+    pub partitions: usize,
+}
+
+/// Estimated bytes per character of text of the in-memory shingling and join (an upper bound
+/// on shingle occurrences is the number of characters): the key (8 or 16 bytes), the rank id
+/// and the token set (4 bytes each), the interning map and the join's index.
+const BYTES_PER_CHAR: u64 = 32;
+/// Estimated bytes per text beyond its shingles (set headers, per-record counts and ranks).
+const BYTES_PER_TEXT: u64 = 160;
+
+/// The estimated peak bytes of [`super::shingle::token_sets`] and [`super::join::join`] on
+/// `texts` (an upper bound, from the characters of the texts): above a [`MemoryLimit`] the
+/// join runs out of core.
+pub fn estimate<S: AsRef<str> + Sync>(texts: &[S]) -> u64 {
+    texts
+        .par_iter()
+        .map(|t| t.as_ref().chars().count() as u64 * BYTES_PER_CHAR + BYTES_PER_TEXT)
+        .sum()
+}
+
+/// Bytes a set of `len` tokens takes in a partition's join (set, index, renumbering).
+fn routed_cost(len: usize) -> u64 {
+    16 * len as u64 + 96
+}
+
+/// A shingle key that can be written to a spill file and read back exactly.
+trait SpillKey: Key {
+    /// The key as read back (owning its bytes).
+    type Owned: Eq + std::hash::Hash + Send;
+    /// 64 well-spread bits of the key (to pick its shard).
+    fn spread(&self) -> u64;
+    /// Appends the key's bytes.
+    fn put(&self, out: &mut Vec<u8>);
+    /// Reads one key.
+    fn take(r: &mut Reader) -> std::io::Result<Self::Owned>;
+    /// Estimated bytes of one distinct key in the interning map.
+    fn map_bytes(n: usize) -> u64;
+}
+
+impl SpillKey for u64 {
+    type Owned = u64;
+    fn spread(&self) -> u64 {
+        *self
+    }
+    fn put(&self, out: &mut Vec<u8>) {
+        out.extend_from_slice(&self.to_le_bytes());
+    }
+    fn take(r: &mut Reader) -> std::io::Result<u64> {
+        let mut b = [0u8; 8];
+        r.0.read_exact(&mut b)?;
+        Ok(u64::from_le_bytes(b))
+    }
+    fn map_bytes(_: usize) -> u64 {
+        40
+    }
+}
+
+impl SpillKey for u128 {
+    type Owned = u128;
+    fn spread(&self) -> u64 {
+        (*self >> 64) as u64
+    }
+    fn put(&self, out: &mut Vec<u8>) {
+        out.extend_from_slice(&self.to_le_bytes());
+    }
+    fn take(r: &mut Reader) -> std::io::Result<u128> {
+        let mut b = [0u8; 16];
+        r.0.read_exact(&mut b)?;
+        Ok(u128::from_le_bytes(b))
+    }
+    fn map_bytes(_: usize) -> u64 {
+        56
+    }
+}
+
+impl SpillKey for &str {
+    type Owned = Vec<u8>;
+    fn spread(&self) -> u64 {
+        use std::hash::{BuildHasher, Hasher};
+        let mut h = FastHash::default().build_hasher();
+        h.write(self.as_bytes());
+        h.finish()
+    }
+    fn put(&self, out: &mut Vec<u8>) {
+        put_var(out, self.len() as u64);
+        out.extend_from_slice(self.as_bytes());
+    }
+    fn take(r: &mut Reader) -> std::io::Result<Vec<u8>> {
+        let len = r.var()?.ok_or_else(truncated)? as usize;
+        let mut v = vec![0u8; len];
+        r.0.read_exact(&mut v)?;
+        Ok(v)
+    }
+    fn map_bytes(n: usize) -> u64 {
+        64 + 4 * n as u64
+    }
+}
+
+fn truncated() -> std::io::Error {
+    std::io::Error::new(std::io::ErrorKind::UnexpectedEof, "spill file truncated")
+}
+
+/// LEB128: 7 bits per byte, high bit set on all but the last.
+fn put_var(out: &mut Vec<u8>, mut x: u64) {
+    while x >= 0x80 {
+        out.push(x as u8 | 0x80);
+        x >>= 7;
+    }
+    out.push(x as u8);
+}
+
+/// A buffered spill-file reader.
+struct Reader(BufReader<File>);
+
+impl Reader {
+    /// Reads `file` from its start.
+    fn new(file: &File) -> std::io::Result<Reader> {
+        let mut f = file.try_clone()?;
+        f.seek(SeekFrom::Start(0))?;
+        Ok(Reader(BufReader::with_capacity(1 << 16, f)))
+    }
+
+    /// The next LEB128 number, `None` at the end of the file.
+    fn var(&mut self) -> std::io::Result<Option<u64>> {
+        let (mut x, mut shift) = (0u64, 0);
+        loop {
+            let mut b = [0u8; 1];
+            if self.0.read(&mut b)? == 0 {
+                return if shift == 0 { Ok(None) } else { Err(truncated()) };
+            }
+            x |= u64::from(b[0] & 0x7f) << shift;
+            if b[0] & 0x80 == 0 {
+                return Ok(Some(x));
+            }
+            shift += 7;
+        }
+    }
+
+    /// `n` little-endian u32s into `out` (cleared first).
+    fn u32s(&mut self, n: usize, out: &mut Vec<u32>, bytes: &mut Vec<u8>) -> std::io::Result<()> {
+        bytes.resize(4 * n, 0);
+        self.0.read_exact(bytes)?;
+        out.clear();
+        out.extend(
+            bytes
+                .chunks_exact(4)
+                .map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]])),
+        );
+        Ok(())
+    }
+
+    /// The next record group `(record, count)` of a shard file, `None` at its end.
+    fn group(&mut self, at: &mut u64) -> std::io::Result<Option<(u64, usize)>> {
+        let Some(delta) = self.var()? else {
+            return Ok(None);
+        };
+        let count = self.var()?.ok_or_else(truncated)? as usize;
+        *at += delta;
+        Ok(Some((*at, count)))
+    }
+}
+
+/// Spill-file I/O errors: exit 2 with the directory named and what to do.
+fn spill_err(dir: &Path) -> impl Fn(std::io::Error) -> Error + '_ {
+    move |e| {
+        Error::io("writing spill files in", dir, e)
+            .with_hint("free space there, point TMPDIR elsewhere, or give a larger --memory-limit")
+    }
+}
+
+fn spill_file(dir: &Path) -> Result<File> {
+    tempfile::tempfile_in(dir).map_err(spill_err(dir))
+}
+
+fn u32s_bytes(v: &[u32], out: &mut Vec<u8>) {
+    out.extend(v.iter().flat_map(|x| x.to_le_bytes()));
+}
+
+/// The token sets of the texts, in a spill file: per record, its length (u32) and its sorted
+/// token ranks (u32 each); tokens ranked by ascending document frequency.
+struct SpilledSets {
+    file: File,
+    /// Set sizes, per record.
+    lens: Vec<u32>,
+    /// Distinct tokens.
+    tokens: usize,
+    /// Tokens with document frequency 1 (the ranks below this): they join nothing.
+    unique: u32,
+}
+
+impl SpilledSets {
+    /// Calls `f(record, set)` for every record, in order.
+    #[cfg(test)]
+    fn each(&self, f: impl FnMut(usize, &[u32])) -> std::io::Result<()> {
+        self.each_where(&|_| true, f)
+    }
+
+    /// Calls `f(record, set)` for every record `want` picks, in order (the others are skipped
+    /// unread).
+    fn each_where(&self, want: &dyn Fn(usize) -> bool, mut f: impl FnMut(usize, &[u32])) -> std::io::Result<()> {
+        let mut r = Reader::new(&self.file)?;
+        let (mut set, mut bytes) = (Vec::new(), Vec::new());
+        let mut skip = 0i64;
+        for (i, &len) in self.lens.iter().enumerate() {
+            if !want(i) {
+                skip += 4 * len as i64;
+                continue;
+            }
+            if skip > 0 {
+                r.0.seek_relative(skip)?;
+                skip = 0;
+            }
+            r.u32s(len as usize, &mut set, &mut bytes)?;
+            f(i, &set);
+        }
+        Ok(())
+    }
+}
+
+/// [`super::shingle::token_sets`], spilled: the same shingles of each text, ranked by
+/// ascending document frequency, written to a spill file with working memory near `budget`.
+fn spill_sets<S: AsRef<str> + Sync>(
+    texts: &[S],
+    n: usize,
+    budget: u64,
+    dir: &Path,
+    progress: &dyn Progress,
+) -> Result<SpilledSets> {
+    let n = n.max(1);
+    let alpha = Alphabet::of(texts);
+    let b = alpha.bits as usize;
+    let chars: u64 = texts.par_iter().map(|t| t.as_ref().chars().count() as u64).sum();
+    let cost = |i: usize| 24 * texts[i].as_ref().len() as u64 + 64;
+    if n * b <= 64 {
+        let mask = if n * b == 64 { u64::MAX } else { (1u64 << (n * b)) - 1 };
+        let keys = |i: usize, v: &mut Vec<u64>| {
+            packed(
+                texts[i].as_ref(),
+                n,
+                &alpha,
+                v,
+                (u64::from, |k, c| ((k << b) | c) & mask, mix64),
+            )
+        };
+        rank_spilled::<u64>(texts.len(), chars, n, &cost, keys, budget, dir, progress)
+    } else if n * b <= 128 {
+        let mask = if n * b == 128 {
+            u128::MAX
+        } else {
+            (1u128 << (n * b)) - 1
+        };
+        let keys = |i: usize, v: &mut Vec<u128>| {
+            packed(
+                texts[i].as_ref(),
+                n,
+                &alpha,
+                v,
+                (u128::from, |k, c| ((k << b) | c) & mask, mix128),
+            )
+        };
+        rank_spilled::<u128>(texts.len(), chars, n, &cost, keys, budget, dir, progress)
+    } else {
+        let keys = |i: usize, _: &mut Vec<&str>| {
+            let mut v = super::shingle::shingles(texts[i].as_ref(), n);
+            Key::sort(&mut v);
+            v
+        };
+        rank_spilled::<&str>(texts.len(), chars, n, &cost, keys, budget, dir, progress)
+    }
+}
+
+/// The most shard files open at once.
+const MAX_SHARDS: usize = 256;
+
+#[allow(clippy::too_many_arguments)]
+fn rank_spilled<K: SpillKey>(
+    records: usize,
+    chars: u64,
+    n: usize,
+    cost: &(dyn Fn(usize) -> u64 + Sync),
+    keys_of: impl Fn(usize, &mut Vec<K>) -> Vec<K> + Sync,
+    budget: u64,
+    dir: &Path,
+    progress: &dyn Progress,
+) -> Result<SpilledSets> {
+    let err = spill_err(dir);
+    // Shards: enough that one shard's map per thread fits the budget.
+    let threads = rayon::current_num_threads().max(1) as u64;
+    let want = (chars * K::map_bytes(n) * threads).div_ceil(budget.max(1)).max(1);
+    let shards = (want as usize)
+        .min((chars / 64).max(1) as usize)
+        .next_power_of_two()
+        .min(MAX_SHARDS);
+    let bits = shards.trailing_zeros();
+    let shard = |k: &K| {
+        if bits == 0 {
+            0
+        } else {
+            (k.spread() >> (64 - bits)) as usize
+        }
+    };
+
+    // 1. Keys to shard files, record groups in record order: (record delta, count, keys).
+    progress.start("shingling to spill files", records as u64);
+    let mut writers: Vec<BufWriter<File>> = (0..shards)
+        .map(|_| spill_file(dir).map(|f| BufWriter::with_capacity(1 << 13, f)))
+        .collect::<Result<_>>()?;
+    let mut last = vec![0u64; shards];
+    let mut first = 0;
+    while first < records {
+        let mut end = first;
+        let mut acc = 0;
+        while end < records && (end == first || acc < budget / 4) {
+            acc += cost(end);
+            end += 1;
+        }
+        let groups: Vec<Vec<(usize, u64, Vec<u8>)>> = (first..end)
+            .into_par_iter()
+            .map_init(Vec::new, |scratch, i| {
+                let mut ks = keys_of(i, scratch);
+                ks.sort_unstable_by_key(|k| (shard(k), *k));
+                let mut out: Vec<(usize, u64, Vec<u8>)> = Vec::new();
+                for k in &ks {
+                    let s = shard(k);
+                    if out.last().is_none_or(|g| g.0 != s) {
+                        out.push((s, 0, Vec::new()));
+                    }
+                    let g = out.last_mut().expect("pushed above");
+                    g.1 += 1;
+                    k.put(&mut g.2);
+                }
+                out
+            })
+            .collect();
+        let mut head = Vec::new();
+        for (off, gs) in groups.into_iter().enumerate() {
+            let rec = (first + off) as u64;
+            for (s, count, bytes) in gs {
+                head.clear();
+                put_var(&mut head, rec - last[s]);
+                put_var(&mut head, count);
+                last[s] = rec;
+                writers[s].write_all(&head).map_err(&err)?;
+                writers[s].write_all(&bytes).map_err(&err)?;
+            }
+        }
+        progress.advance((end - first) as u64);
+        first = end;
+    }
+    let key_files: Vec<File> = writers
+        .into_iter()
+        .map(|w| w.into_inner().map_err(|e| err(e.into_error())))
+        .collect::<Result<_>>()?;
+
+    // 2. Intern each shard on its own: local ids (same group layout) and document frequencies.
+    progress.start("interning shingles", shards as u64);
+    let interned: Vec<(File, File, u32)> = key_files
+        .into_par_iter()
+        .map(|keys| -> Result<(File, File, u32)> {
+            let mut r = Reader::new(&keys).map_err(&err)?;
+            let mut map: std::collections::HashMap<K::Owned, u32, FastHash> = Default::default();
+            let mut df: Vec<u32> = Vec::new();
+            let mut ids = BufWriter::with_capacity(1 << 16, spill_file(dir)?);
+            let (mut at, mut prev) = (0u64, 0u64);
+            let mut buf = Vec::new();
+            while let Some((rec, count)) = r.group(&mut at).map_err(&err)? {
+                buf.clear();
+                put_var(&mut buf, rec - prev);
+                put_var(&mut buf, count as u64);
+                prev = rec;
+                for _ in 0..count {
+                    let k = K::take(&mut r).map_err(&err)?;
+                    let id = *map.entry(k).or_insert_with(|| {
+                        df.push(0);
+                        df.len() as u32 - 1
+                    });
+                    df[id as usize] += 1;
+                    buf.extend_from_slice(&id.to_le_bytes());
+                }
+                ids.write_all(&buf).map_err(&err)?;
+            }
+            drop(map);
+            drop(keys);
+            let max_df = df.iter().copied().max().unwrap_or(0);
+            let mut dfs = BufWriter::new(spill_file(dir)?);
+            let mut bytes = Vec::with_capacity(4 * df.len());
+            u32s_bytes(&df, &mut bytes);
+            dfs.write_all(&bytes).map_err(&err)?;
+            progress.advance(1);
+            let ids = ids.into_inner().map_err(|e| err(e.into_error()))?;
+            let dfs = dfs.into_inner().map_err(|e| err(e.into_error()))?;
+            Ok((ids, dfs, max_df))
+        })
+        .collect::<Result<_>>()?;
+
+    // 3. Ranks by (df, shard, local id): a counting sort over df, shard by shard in order; each
+    // shard's df file becomes its local id → rank table.
+    let max_df = interned.iter().map(|x| x.2).max().unwrap_or(0) as usize;
+    let mut next = vec![0u64; max_df + 2];
+    let read_all = |f: &File| -> std::io::Result<Vec<u32>> {
+        let mut r = Reader::new(f)?;
+        let mut bytes = Vec::new();
+        r.0.read_to_end(&mut bytes)?;
+        Ok(bytes
+            .chunks_exact(4)
+            .map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]]))
+            .collect())
+    };
+    for (_, dfs, _) in &interned {
+        for d in read_all(dfs).map_err(&err)? {
+            next[d as usize + 1] += 1;
+        }
+    }
+    let unique = next.get(2).copied().unwrap_or(0) as u32;
+    for d in 1..next.len() {
+        next[d] += next[d - 1];
+    }
+    let tokens = next[max_df + 1] as usize;
+    if tokens > u32::MAX as usize {
+        return Err(Error::input(format!(
+            "{} distinct shingles: more than token ids can number (2^32)",
+            tokens
+        )));
+    }
+    for (_, dfs, _) in &interned {
+        let mut table = read_all(dfs).map_err(&err)?;
+        for d in table.iter_mut() {
+            let r = next[*d as usize];
+            next[*d as usize] += 1;
+            *d = r as u32;
+        }
+        let mut bytes = Vec::with_capacity(4 * table.len());
+        u32s_bytes(&table, &mut bytes);
+        let mut f = dfs.try_clone().map_err(&err)?;
+        f.seek(SeekFrom::Start(0)).map_err(&err)?;
+        f.write_all(&bytes).map_err(&err)?;
+    }
+    drop(next);
+
+    // 4. Local ids to ranks, shard by shard (one table per thread in memory).
+    progress.start("ranking shingles", shards as u64);
+    let ranked: Vec<File> = interned
+        .into_par_iter()
+        .map(|(ids, ranks, _)| -> Result<File> {
+            let table = read_all(&ranks).map_err(&err)?;
+            drop(ranks);
+            let mut r = Reader::new(&ids).map_err(&err)?;
+            let mut w = BufWriter::with_capacity(1 << 16, spill_file(dir)?);
+            let (mut at, mut prev) = (0u64, 0u64);
+            let (mut v, mut bytes, mut buf) = (Vec::new(), Vec::new(), Vec::new());
+            while let Some((rec, count)) = r.group(&mut at).map_err(&err)? {
+                r.u32s(count, &mut v, &mut bytes).map_err(&err)?;
+                buf.clear();
+                put_var(&mut buf, rec - prev);
+                put_var(&mut buf, count as u64);
+                prev = rec;
+                for x in &v {
+                    buf.extend_from_slice(&table[*x as usize].to_le_bytes());
+                }
+                w.write_all(&buf).map_err(&err)?;
+            }
+            progress.advance(1);
+            w.into_inner().map_err(|e| err(e.into_error()))
+        })
+        .collect::<Result<_>>()?;
+
+    // 5. Gather each record's ranks from the shards, sort, write the sets file.
+    progress.start("gathering shingle sets", records as u64);
+    let mut readers: Vec<Reader> = ranked
+        .iter()
+        .map(Reader::new)
+        .collect::<std::io::Result<_>>()
+        .map_err(&err)?;
+    drop(ranked);
+    let mut at = vec![0u64; shards];
+    let mut head: Vec<Option<(u64, usize)>> = Vec::with_capacity(shards);
+    for (s, r) in readers.iter_mut().enumerate() {
+        head.push(r.group(&mut at[s]).map_err(&err)?);
+    }
+    let mut out = BufWriter::with_capacity(1 << 16, spill_file(dir)?);
+    let mut lens = Vec::with_capacity(records);
+    let (mut v, mut bytes) = (Vec::new(), Vec::new());
+    let mut rec = 0usize;
+    while rec < records {
+        let mut chunk: Vec<Vec<u32>> = Vec::new();
+        let mut acc = 0u64;
+        while rec < records && (chunk.is_empty() || acc < budget / 4) {
+            let mut set = Vec::new();
+            for (s, r) in readers.iter_mut().enumerate() {
+                if let Some((at_rec, count)) = head[s] {
+                    if at_rec == rec as u64 {
+                        r.u32s(count, &mut v, &mut bytes).map_err(&err)?;
+                        set.extend_from_slice(&v);
+                        head[s] = r.group(&mut at[s]).map_err(&err)?;
+                    }
+                }
+            }
+            acc += 4 * set.len() as u64 + 32;
+            chunk.push(set);
+            rec += 1;
+        }
+        chunk.par_iter_mut().for_each(|s| s.sort_unstable());
+        let mut buf = Vec::new();
+        for s in &chunk {
+            lens.push(s.len() as u32);
+            u32s_bytes(s, &mut buf);
+        }
+        out.write_all(&buf).map_err(&err)?;
+        progress.advance(chunk.len() as u64);
+    }
+    let file = out.into_inner().map_err(|e| err(e.into_error()))?;
+    Ok(SpilledSets {
+        file,
+        lens,
+        tokens,
+        unique,
+    })
+}
+
+/// No home yet.
+const NONE: u32 = u32::MAX;
+
+/// Every pair `(a, b, intersection, union)`, `a < b`, of the token sets of `texts` (already normalized;
+/// character `n`-gram shingles as [`super::shingle::token_sets`]) with Jaccard ≥ `t`, each passed
+/// to `sink` exactly once (in no fixed order), joined out of core within `limit` (see the module
+/// docs). The intersection and union sizes are computed only when `scored` (else 0). Returns the number of
+/// partitions joined.
+///
+/// The pairs are exactly those of [`super::join::join`] on the same texts.
+///
+/// Errors (exit 2): spill files that cannot be written or read back (a full disk), naming the
+/// directory.
+pub fn join_partitioned<S: AsRef<str> + Sync>(
+    texts: &[S],
+    n: usize,
+    t: f64,
+    limit: MemoryLimit<'_>,
+    scored: bool,
+    progress: &dyn Progress,
+    sink: &mut dyn FnMut(u32, u32, u32, u32),
+) -> Result<usize> {
+    let dir = limit.spill_dir;
+    let err = spill_err(dir);
+    let sets = spill_sets(texts, n, limit.bytes, dir, progress)?;
+    let prefix = |len: usize| (len - join::min_overlap(len, t) + 1).min(len);
+    let bounds = length_bands(sets.lens.iter().copied().max().unwrap_or(0), t);
+    let band: Vec<u32> = sets
+        .lens
+        .iter()
+        .map(|&l| (bounds.partition_point(|&b| b <= l) - 1) as u32)
+        .collect();
+    let part_budget = (limit.bytes / 2).max(1);
+    let mut home: Vec<u32> = Vec::new();
+    let mut parts = 0;
+    let bands = bounds.len() as u32;
+    for k in 0..bands {
+        // Job k: the pairs whose smaller set lies in band k; the larger one lies in band k or
+        // k + 1.
+        let member = |i: usize| sets.lens[i] > 0 && (band[i] == k || band[i] == k + 1);
+        let volume: u64 = (0..sets.lens.len())
+            .filter(|&i| member(i))
+            .map(|i| routed_cost(sets.lens[i] as usize))
+            .sum();
+        if volume == 0 || !(0..sets.lens.len()).any(|i| sets.lens[i] > 0 && band[i] == k) {
+            continue;
+        }
+        let owns = |a: u32, b: u32| band[a as usize].min(band[b as usize]) == k;
+        let label = |p: usize, of: usize| {
+            format!(
+                "near-duplicate join: length band {}/{}, part {}/{}",
+                k + 1,
+                bands,
+                p + 1,
+                of
+            )
+        };
+        if volume <= part_budget {
+            parts += 1;
+            join_members(
+                &sets,
+                t,
+                scored,
+                &label(0, 1),
+                progress,
+                &|i, _| member(i),
+                &|a, b, _| owns(a, b),
+                sink,
+            )
+            .map_err(&err)?;
+            continue;
+        }
+        // Too large for one partition: Vernica et al.'s routing by prefix token within the job.
+        if home.is_empty() {
+            home = vec![NONE; sets.tokens];
+        } else {
+            home.fill(NONE);
+        }
+        let starts = plan(&sets, &member, &prefix, &mut home, part_budget, progress).map_err(&err)?;
+        for p in 0..starts as u32 {
+            parts += 1;
+            let home = &home;
+            join_members(
+                &sets,
+                t,
+                scored,
+                &label(p as usize, starts),
+                progress,
+                &|i, x| member(i) && x[..prefix(x.len())].iter().any(|&tok| home[tok as usize] == p),
+                &|a, b, first| owns(a, b) && home[first as usize] == p,
+                sink,
+            )
+            .map_err(&err)?;
+        }
+    }
+    progress.finish();
+    Ok(parts.max(1))
+}
+
+/// Lower bounds of the length bands, from 0: each next bound is at least 1/t (and 1.1) times
+/// the last, so a pair with Jaccard ≥ t (the smaller set of size y, the larger of size
+/// x ≤ (y + 10⁻⁶)/t < (y + 1)/t) lies in one band or two adjacent ones.
+fn length_bands(max_len: u32, t: f64) -> Vec<u32> {
+    let ratio = (1.0 / t).max(1.1);
+    let mut b = vec![0u32, 1];
+    while *b.last().expect("two bounds") <= max_len {
+        let last = *b.last().expect("two bounds");
+        let next = ((last as f64 * ratio).ceil() as u32).max(last + 1);
+        b.push(next);
+    }
+    b
+}
+
+/// Vernica et al.'s routing within the members of one job: the homes of the tokens in two or
+/// more members' probing prefixes (in `home`, `NONE` for the others), cut into contiguous
+/// ranges of home records whose routed sets fit `budget`; `home` then holds each token's
+/// partition. Returns the number of partitions.
+fn plan(
+    sets: &SpilledSets,
+    member: &dyn Fn(usize) -> bool,
+    prefix: &dyn Fn(usize) -> usize,
+    home: &mut [u32],
+    budget: u64,
+    progress: &dyn Progress,
+) -> std::io::Result<usize> {
+    progress.start("planning partitions", 0);
+    let mut shared = vec![0u64; home.len().div_ceil(64)];
+    sets.each_where(member, |i, x| {
+        for &tok in &x[..prefix(x.len())] {
+            if tok < sets.unique {
+                continue;
+            }
+            let h = &mut home[tok as usize];
+            if *h == NONE {
+                *h = i as u32;
+            } else if *h != i as u32 {
+                shared[tok as usize / 64] |= 1 << (tok % 64);
+            }
+        }
+    })?;
+    for (tok, h) in home.iter_mut().enumerate() {
+        if shared[tok / 64] >> (tok % 64) & 1 == 0 {
+            *h = NONE;
+        }
+    }
+    drop(shared);
+    // The routed volume of each home record: a set goes to the home of each shared prefix token.
+    let mut volume = vec![0u64; sets.lens.len()];
+    let mut homes = Vec::new();
+    sets.each_where(member, |_, x| {
+        homes.clear();
+        homes.extend(
+            x[..prefix(x.len())]
+                .iter()
+                .map(|&tok| home[tok as usize])
+                .filter(|&h| h != NONE),
+        );
+        homes.sort_unstable();
+        homes.dedup();
+        for &h in &homes {
+            volume[h as usize] += routed_cost(x.len());
+        }
+    })?;
+    let mut starts = vec![0u32];
+    let mut acc = 0u64;
+    for (h, &v) in volume.iter().enumerate() {
+        if acc > 0 && acc + v > budget {
+            starts.push(h as u32);
+            acc = 0;
+        }
+        acc += v;
+    }
+    for h in home.iter_mut().filter(|h| **h != NONE) {
+        *h = (starts.partition_point(|&s| s <= *h) - 1) as u32;
+    }
+    Ok(starts.len())
+}
+
+/// Joins in memory the sets `select(record, set)` picks and passes each pair
+/// `keep(a, b, smallest shared token)` accepts to `sink`, with its sizes when `scored`.
+#[allow(clippy::too_many_arguments)]
+fn join_members(
+    sets: &SpilledSets,
+    t: f64,
+    scored: bool,
+    label: &str,
+    progress: &dyn Progress,
+    select: &dyn Fn(usize, &[u32]) -> bool,
+    keep: &(dyn Fn(u32, u32, u32) -> bool + Sync),
+    sink: &mut dyn FnMut(u32, u32, u32, u32),
+) -> std::io::Result<()> {
+    progress.start(label, 0);
+    let mut recs: Vec<u32> = Vec::new();
+    let mut local: Vec<Vec<u32>> = Vec::new();
+    sets.each_where(&|i| sets.lens[i] > 0, |i, x| {
+        if select(i, x) {
+            recs.push(i as u32);
+            local.push(x.to_vec());
+        }
+    })?;
+    if local.len() < 2 {
+        return Ok(());
+    }
+    // Renumber tokens densely in the same order, so the join's index is as small as the
+    // partition.
+    let mut dense: Vec<u32> = local.iter().flatten().copied().collect();
+    dense.par_sort_unstable();
+    dense.dedup();
+    local.par_iter_mut().for_each(|s| {
+        for x in s.iter_mut() {
+            *x = dense.partition_point(|&d| d < *x) as u32;
+        }
+    });
+    progress.start(label, local.len() as u64);
+    let pairs = join::join(&local, t, &|m| progress.advance(m));
+    let owned: Vec<(u32, u32, u32, u32)> = pairs
+        .into_par_iter()
+        .filter_map(|(i, j)| {
+            let (x, y) = (&local[i as usize], &local[j as usize]);
+            let (a, b) = (recs[i as usize], recs[j as usize]);
+            let first = dense[first_common(x, y)? as usize];
+            keep(a, b, first).then(|| {
+                let (inter, union) = if scored {
+                    let inter = join::intersection(x, y);
+                    (inter as u32, (x.len() + y.len() - inter) as u32)
+                } else {
+                    (0, 0)
+                };
+                (a, b, inter, union)
+            })
+        })
+        .collect();
+    for (a, b, inter, union) in owned {
+        sink(a, b, inter, union);
+    }
+    Ok(())
+}
+
+/// The smallest element two sorted, distinct slices share.
+fn first_common(a: &[u32], b: &[u32]) -> Option<u32> {
+    let (mut i, mut j) = (0, 0);
+    while i < a.len() && j < b.len() {
+        match a[i].cmp(&b[j]) {
+            std::cmp::Ordering::Less => i += 1,
+            std::cmp::Ordering::Greater => j += 1,
+            std::cmp::Ordering::Equal => return Some(a[i]),
+        }
+    }
+    None
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::components::shingle::{normalize, token_sets};
+    use crate::components::NoProgress;
+    use crate::protocol::Normalization;
+
+    fn run(texts: &[String], n: usize, t: f64, bytes: u64) -> (Vec<(u32, u32, u32)>, usize) {
+        let dir = tempfile::tempdir().unwrap();
+        let mut got = Vec::new();
+        let limit = MemoryLimit {
+            bytes,
+            spill_dir: dir.path(),
+        };
+        let parts = join_partitioned(texts, n, t, limit, true, &NoProgress, &mut |a, b, k, _| {
+            got.push((a, b, k))
+        })
+        .unwrap();
+        got.sort_unstable();
+        assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 0, "spill files left");
+        (got, parts)
+    }
+
+    #[test]
+    fn hand_cases_partitioned() {
+        let texts: Vec<String> = ["abcdefgh", "abcdefgx", "", "", "abc", "abc", "zzzzzz", "abcdefgh"]
+            .iter()
+            .map(|s| normalize(s, Normalization::Nfc))
+            .collect();
+        // J(0, 1) = 5/7, J(0, 7) = 1, J(4, 5) = 1.
+        let (got, parts) = run(&texts, 3, 0.7, 1);
+        assert_eq!(got, vec![(0, 1, 5), (0, 7, 6), (1, 7, 5), (4, 5, 1)]);
+        assert!(parts > 1, "a 1-byte limit partitions ({} partitions)", parts);
+        // A limit everything fits in: one partition per length band holding sets (sizes 1 and
+        // 6 fall in the bands [1, 2) and [5, 8)).
+        let (big, bands) = run(&texts, 3, 0.7, 1 << 30);
+        assert_eq!((big, bands), (got, 2));
+        assert_eq!(length_bands(6, 0.7), vec![0, 1, 2, 3, 5, 8]);
+    }
+
+    #[test]
+    fn spilled_sets_are_the_shingle_sets() {
+        let texts: Vec<String> = ["abcab", "법률안법률", "", "ab", "abcab abc"]
+            .iter()
+            .map(|s| s.to_string())
+            .collect();
+        for n in [2usize, 5, 40] {
+            let dir = tempfile::tempdir().unwrap();
+            let spilled = spill_sets(&texts, n, 1, dir.path(), &NoProgress).unwrap();
+            let mut got = Vec::new();
+            spilled.each(|_, s| got.push(s.to_vec())).unwrap();
+            let mem = token_sets(&texts, n);
+            // Same sizes, and the same pairwise intersections (the ranks may differ).
+            for i in 0..texts.len() {
+                assert_eq!(got[i].len(), mem[i].len());
+                for j in 0..texts.len() {
+                    assert_eq!(
+                        join::intersection(&got[i], &got[j]),
+                        join::intersection(&mem[i], &mem[j])
+                    );
+                }
+            }
+        }
+    }
+
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig::with_cases(256))]
+        /// The in-memory join, the out-of-core join under limits small enough to partition
+        /// into many partitions (and to spill the shingle sets into up to 256 shards), and brute
+        /// force give the same pairs, with the same intersections.
+        #[test]
+        fn partitioned_equals_in_memory_and_brute_force(
+            (texts, n, t) in crate::components::join::tests::corpus(),
+            bytes in proptest::prop_oneof![proptest::strategy::Just(1u64), 1u64..5000, proptest::strategy::Just(1u64 << 30)],
+        ) {
+            let sets = token_sets(&texts, n);
+            let brute = join::brute_force(&sets, t);
+            let memory = join::join(&sets, t, &|_| ());
+            proptest::prop_assert_eq!(&memory, &brute);
+            let (got, _) = run(&texts, n, t, bytes);
+            let plain: Vec<(u32, u32)> = got.iter().map(|&(a, b, _)| (a, b)).collect();
+            proptest::prop_assert_eq!(&plain, &brute);
+            for (a, b, k) in got {
+                proptest::prop_assert_eq!(k as usize, join::intersection(&sets[a as usize], &sets[b as usize]));
+            }
+        }
+    }
+}
