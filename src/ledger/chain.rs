@@ -3,7 +3,7 @@
 //! the stored result and protocol blobs against their recorded hashes, and the registration
 //! rules (an amend names the version it replaces and has a reason).
 
-use super::entry::{DataAccess, EntryKind, GENESIS};
+use super::entry::{DataAccess, Entry, EntryKind, GENESIS};
 use super::records::Record;
 use super::verify::{Finding, FindingCode};
 use std::collections::BTreeMap;
@@ -212,6 +212,37 @@ fn check_sequence(c: &mut ChainCheck, records: &[Record]) {
     }
 }
 
+/// The findings of the registration rules ([`check_chain`]'s, the same code) that the entries
+/// `new` would have if appended after `history`: the latest entry of each kind of their study and
+/// of the ledger-wide entries, then the ledger's last entry, in ledger order (as a
+/// [`super::index::Snapshot`] holds them). Those rules look only at the latest registration of a
+/// study, whether it was ever registered, and the entry just before, so this gives what a full
+/// check of the extended chain would say about `new`, without reading the chain.
+pub(crate) fn new_entry_findings(history: &[Entry], new: &[Entry]) -> Vec<Finding> {
+    let record = |e: &Entry| Record {
+        at: format!("entry #{}", e.seq),
+        commit: None,
+        parents: vec![],
+        entry: Ok(e.clone()),
+        entry_bytes: None,
+        result: None,
+        protocol: None,
+        other_files: vec![],
+        message_sha: None,
+        commit_raw: None,
+    };
+    let records: Vec<Record> = history.iter().chain(new).map(record).collect();
+    let mut c = ChainCheck::default();
+    check_registrations(&mut c, &records);
+    let fresh: std::collections::BTreeSet<u64> = new.iter().map(|e| e.seq).collect();
+    c.findings
+        .into_iter()
+        .filter(|f| f.seq.is_some_and(|s| fresh.contains(&s)))
+        // Time order against the entry before is checked (and refused) before writing.
+        .filter(|f| f.code != FindingCode::TimeDecreased)
+        .collect()
+}
+
 /// Registration rules, data-access declarations and time order.
 fn check_registrations(c: &mut ChainCheck, records: &[Record]) {
     let ever_registered: std::collections::BTreeSet<&str> = records
@@ -225,6 +256,13 @@ fn check_registrations(c: &mut ChainCheck, records: &[Record]) {
     for e in records.iter().filter_map(|r| r.entry.as_ref().ok()) {
         let n = Some(e.seq);
         let id = e.study_id.as_str();
+        // A deviation entry, and the entry written with it (the next one, of the same study and
+        // protocol hash: `analyze --deviation` appends both at once), may use another protocol
+        // than the registered one: the deviation records and discloses that it does.
+        let disclosed = e.kind == EntryKind::Deviation
+            || seen.last().is_some_and(|p| {
+                p.kind == EntryKind::Deviation && p.study_id == e.study_id && p.protocol_sha256 == e.protocol_sha256
+            });
         let needs_reason = matches!(e.kind, EntryKind::Amend | EntryKind::Deviation);
         if needs_reason && e.reason.as_deref().is_none_or(|r| r.trim().is_empty()) {
             c.bad(
@@ -264,7 +302,7 @@ fn check_registrations(c: &mut ChainCheck, records: &[Record]) {
             }
             _ => {
                 if let (Some(h), Some(reg)) = (&e.protocol_sha256, registered.get(id)) {
-                    if h != reg {
+                    if h != reg && !disclosed {
                         c.bad(
                             FindingCode::UnregisteredProtocol,
                             n,
@@ -406,4 +444,84 @@ pub(crate) fn parse_time(s: &str) -> Option<chrono::DateTime<chrono::Utc>> {
     chrono::DateTime::parse_from_rfc3339(s)
         .ok()
         .map(|t| t.with_timezone(&chrono::Utc))
+}
+
+#[cfg(test)]
+mod new_entry_tests {
+    use super::*;
+
+    fn entry(seq: u64, kind: EntryKind, study: &str, protocol: Option<&str>) -> Entry {
+        Entry {
+            seq,
+            kind,
+            time: "2026-12-01T00:00:00Z".into(),
+            prev_sha256: GENESIS.into(),
+            study_id: study.into(),
+            protocol_sha256: protocol.map(str::to_string),
+            protocol_path: None,
+            amends: None,
+            inputs: Default::default(),
+            result_sha256: None,
+            tool: super::super::entry::Tool::current(),
+            rng: None,
+            reason: Some("r".into()),
+            data_access: DataAccess::default(),
+            git_head: None,
+            summary: serde_json::Value::Null,
+            canonical: None,
+            clock: None,
+            entry_sha256: String::new(),
+        }
+    }
+
+    /// An entry on another protocol than the registered one is what the full check would flag,
+    /// unless a deviation of the same hash comes with it.
+    #[test]
+    fn new_entries_are_checked_as_the_full_chain_would_be() {
+        let history = [entry(1, EntryKind::Register, "s", Some("a"))];
+        let codes = |new: &[Entry]| -> Vec<FindingCode> {
+            new_entry_findings(&history, new).into_iter().map(|f| f.code).collect()
+        };
+        assert_eq!(codes(&[entry(2, EntryKind::Analyze, "s", Some("a"))]), vec![]);
+        assert_eq!(
+            codes(&[entry(2, EntryKind::Analyze, "s", Some("b"))]),
+            vec![FindingCode::UnregisteredProtocol]
+        );
+        assert_eq!(
+            codes(&[
+                entry(2, EntryKind::Deviation, "s", Some("b")),
+                entry(3, EntryKind::Analyze, "s", Some("b"))
+            ]),
+            vec![]
+        );
+        assert_eq!(
+            codes(&[entry(2, EntryKind::Register, "s", Some("b"))]),
+            vec![FindingCode::DuplicateRegistration]
+        );
+        // The full check agrees on the same chain.
+        let mut all: Vec<Record> = Vec::new();
+        for e in [
+            entry(1, EntryKind::Register, "s", Some("a")),
+            entry(2, EntryKind::Analyze, "s", Some("b")),
+        ] {
+            all.push(Record {
+                at: String::new(),
+                commit: None,
+                parents: vec![],
+                entry: Ok(e),
+                entry_bytes: None,
+                result: None,
+                protocol: None,
+                other_files: vec![],
+                message_sha: None,
+                commit_raw: None,
+            });
+        }
+        let mut c = ChainCheck::default();
+        check_registrations(&mut c, &all);
+        assert_eq!(
+            c.findings.iter().map(|f| f.code).collect::<Vec<_>>(),
+            vec![FindingCode::UnregisteredProtocol]
+        );
+    }
 }

@@ -61,9 +61,28 @@ fn read_records(ledger: &Ledger, tip: Oid) -> Result<Vec<Record>> {
     let mut out = Vec::new();
     let mut next = Some(tip);
     while let Some(oid) = next {
-        let commit = repo
-            .find_commit(oid)
-            .map_err(|e| Error::git(format!("reading ledger commit {}", oid), e))?;
+        let commit = match repo.find_commit(oid) {
+            Ok(c) => c,
+            Err(e) => match repo.find_object(oid, None).ok().and_then(|o| o.kind()) {
+                // A ref (or parent) naming a blob or tree: a malformed ledger, reported as such.
+                Some(kind) if kind != ObjectType::Commit => {
+                    out.push(Record {
+                        at: format!("object {}", crate::text::short(&oid.to_string(), 7)),
+                        commit: Some(oid.to_string()),
+                        parents: vec![],
+                        entry: Err(format!("the ledger names a {}, not a commit", kind)),
+                        entry_bytes: None,
+                        result: None,
+                        protocol: None,
+                        other_files: vec![],
+                        message_sha: None,
+                        commit_raw: None,
+                    });
+                    break;
+                }
+                _ => return Err(Error::git(format!("reading ledger commit {}", oid), e)),
+            },
+        };
         let raw = odb
             .read(oid)
             .map_err(|e| Error::git(format!("reading ledger commit {}", oid), e))?

@@ -436,6 +436,37 @@ impl Ledger {
             let Some(new_tip) = parent else {
                 return Ok(vec![]);
             };
+            // What an append writes on a verified tip must verify too: the registration rules are
+            // checked for the new entries against the snapshot (the rest holds by construction).
+            let mut history: Vec<Entry> = snap.entries().iter().map(|s| s.entry.clone()).collect();
+            if let Some(last) = snap.last() {
+                if history.last().map(|e| e.seq) != Some(last.seq) {
+                    history.push(last.clone());
+                }
+            }
+            let new: Vec<Entry> = written.iter().map(|(e, _)| e.clone()).collect();
+            let broken = super::chain::new_entry_findings(&history, &new);
+            let clean = clean && broken.is_empty();
+            if !broken.is_empty() {
+                let listed: Vec<String> = broken
+                    .iter()
+                    .map(|f| format!("{}: {}", f.code.as_str(), f.message))
+                    .collect();
+                if !self.accept_findings {
+                    let mut err = Error::refused(
+                        "this append would leave the ledger failing verification, so nothing was written",
+                    );
+                    for l in listed {
+                        err = err.caused_by(l);
+                    }
+                    return Err(
+                        err.with_hint("run `pledge verify`, and record changes of the protocol with `pledge amend`")
+                    );
+                }
+                self.notes
+                    .borrow_mut()
+                    .push(format!("the entries appended fail verification: {}", listed.join("; ")));
+            }
             let last = written
                 .last()
                 .map(|(e, _)| format!("{} #{} {}", e.kind.as_str(), e.seq, e.study_id));
@@ -767,6 +798,44 @@ mod tests {
         assert_eq!(err.exit_code(), 1);
         assert_eq!(l.tip().unwrap(), tip);
         assert_eq!(l.entries().unwrap().len(), 5);
+    }
+
+    /// An append whose entries would fail the registration rules (here an analysis on another
+    /// protocol than the registered one, without a deviation) is refused before the ref moves,
+    /// so a ledger that verifies never starts failing through pledge itself.
+    #[test]
+    fn an_append_that_would_break_the_registration_rules_is_refused() {
+        let dir = tempfile::tempdir().unwrap();
+        let (l, _) = Ledger::init(dir.path()).unwrap();
+        let now = Utc.with_ymd_and_hms(2026, 12, 1, 12, 0, 0).unwrap();
+        let d = |kind, hash: &str| Draft {
+            kind: Some(kind),
+            study_id: "s".into(),
+            protocol_sha256: Some(hash.into()),
+            reason: Some("r".into()),
+            ..Default::default()
+        };
+        l.append(&d(EntryKind::Register, "a"), now).unwrap();
+        let tip = l.tip().unwrap();
+        let err = l.append(&d(EntryKind::Analyze, "b"), now).unwrap_err();
+        assert_eq!(err.exit_code(), 1);
+        assert!(err.render().contains("unregistered-protocol"), "{}", err.render());
+        assert_eq!(l.tip().unwrap(), tip);
+        // With the deviation that discloses it, in the same batch, the same analysis lands.
+        let both = l
+            .append_many_with(now, "s", |_| {
+                Ok(vec![d(EntryKind::Deviation, "b"), d(EntryKind::Analyze, "b")])
+            })
+            .unwrap();
+        assert_eq!(both.iter().map(|e| e.seq).collect::<Vec<_>>(), vec![2, 3]);
+        // (The drafts carry no protocol text, which is all verification finds.)
+        let codes: Vec<_> = crate::ledger::verify_ledger(&l, None)
+            .unwrap()
+            .findings
+            .iter()
+            .map(|f| f.code.as_str())
+            .collect();
+        assert_eq!(codes, ["protocol-text-missing"]);
     }
 
     #[test]

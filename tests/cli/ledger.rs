@@ -1521,3 +1521,26 @@ fn a_cut_short_or_foreign_export_file_is_bad_input() {
         r.stdout
     );
 }
+
+/// A ledger ref naming a blob is a malformed ledger: a finding (exit 1), and appends are
+/// refused, instead of a git error.
+#[test]
+fn a_ledger_ref_naming_a_blob_is_a_finding() {
+    let env = Env::init();
+    assert_eq!(env.run(&["note", "--reason", "first"]).code, 0);
+    env.write("blob.txt", "not a commit\n");
+    let blob = env.git(&["hash-object", "-w", "blob.txt"]);
+    assert_eq!(blob.code, 0, "{}", blob.stderr);
+    assert_eq!(env.git(&["update-ref", LEDGER_REF, blob.stdout.trim()]).code, 0);
+    let v = env.run(&["verify"]);
+    assert_eq!(v.code, 1, "{}{}", v.stdout, v.stderr);
+    assert!(v.stdout.contains("malformed-entry"), "{}", v.stdout);
+    assert!(
+        v.stdout.contains("the ledger names a blob, not a commit"),
+        "{}",
+        v.stdout
+    );
+    let n = env.run(&["note", "--reason", "second"]);
+    assert_eq!(n.code, 1, "{}", n.stderr);
+    assert!(n.stderr.contains("the ledger fails verification"), "{}", n.stderr);
+}

@@ -794,3 +794,35 @@ fn a_registered_topic_filter_reports_both_means_and_an_unregistered_one_is_a_dev
         r.stderr
     );
 }
+
+/// `analyze --deviation` on a protocol changed since its registration records the deviation
+/// and the analysis together, and the ledger keeps verifying (the deviation discloses the other
+/// protocol hash), so later appends are not refused.
+#[test]
+fn a_deviation_from_a_changed_protocol_keeps_the_ledger_verifying() {
+    let env = counted(&protocol_v2(""));
+    env.write("p.toml", protocol_v2("").replace("mde = 0.15", "mde = 0.2"));
+    let r = analyze(&env, &[]);
+    assert_eq!(
+        r.code, 1,
+        "a changed protocol is refused without a deviation: {}",
+        r.stderr
+    );
+    let r = analyze(&env, &["--deviation", "mde widened after the pilot"]);
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    assert_eq!(kinds(&env), ["register", "go", "deviation", "analyze"]);
+    let v = env.run(&["verify", "--format", "json"]);
+    assert_eq!(v.code, 0, "{}{}", v.stdout, v.stderr);
+    let report = json(&v.stdout);
+    let notes: Vec<&str> = report["notes"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|n| n["code"].as_str().unwrap())
+        .collect();
+    assert!(notes.contains(&"deviation"), "{:?}", notes);
+    assert!(report["findings"].as_array().unwrap().is_empty(), "{}", v.stdout);
+    let n = env.run(&["note", "--reason", "after the deviation"]);
+    assert_eq!(n.code, 0, "{}", n.stderr);
+    assert_eq!(env.run(&["verify"]).code, 0);
+}
