@@ -319,10 +319,12 @@ fn too_large(name: &Path, limits: Limits, verb: &str) -> Error {
     Error::in_file(
         name,
         format!(
-            "{} larger than the input size limit of {} bytes ({})",
+            "{} larger than the input size limit of {}",
             verb,
-            limits.max_bytes,
-            human(limits.max_bytes)
+            match limits.max_bytes {
+                n if n < 1024 => human(n),
+                n => format!("{} bytes ({})", n, human(n)),
+            }
         ),
     )
     .with_hint("raise the limit with --max-input-size BYTES (e.g. 8G) if the file is meant to be that large")

@@ -48,7 +48,7 @@ pub fn byte_size(s: &str) -> std::result::Result<u64, String> {
         "t" | "tib" => 1024.0f64.powi(4),
         u => {
             return Err(format!(
-                "`{}`: unknown unit `{}` (expected B, KB, MB, GB, TB, KiB, MiB, GiB or TiB)",
+                "`{}`: unknown unit `{}` (expected B, KB, MB, GB, TB, KiB, MiB, GiB, TiB, K, M, G or T)",
                 s, u
             ))
         }

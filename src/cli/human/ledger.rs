@@ -14,9 +14,9 @@ fn finding_line(f: &Finding) -> String {
 impl Human for VerifyReport {
     fn human(&self) -> String {
         let mut s = format!(
-            "ledger    {} ({} entries{})\n",
+            "ledger    {} ({}{})\n",
             self.source,
-            self.entries,
+            crate::text::plural(self.entries as u64, "entry", "entries"),
             self.tip
                 .as_deref()
                 .map(|t| format!(", tip {}", short(t, 7)))
@@ -187,6 +187,10 @@ impl Human for PublishReport {
 
 impl Human for ExportSummary {
     fn human(&self) -> String {
-        format!("Exported {} entries to {}\n", self.entries, self.file)
+        format!(
+            "Exported {} to {}\n",
+            crate::text::plural(self.entries as u64, "entry", "entries"),
+            self.file
+        )
     }
 }
