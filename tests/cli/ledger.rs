@@ -1540,6 +1540,11 @@ fn a_ledger_ref_naming_a_blob_is_a_finding() {
         "{}",
         v.stdout
     );
+    assert!(
+        v.stdout.contains("(1 entry, tip "),
+        "one entry, in the singular: {}",
+        v.stdout
+    );
     let n = env.run(&["note", "--reason", "second"]);
     assert_eq!(n.code, 1, "{}", n.stderr);
     assert!(n.stderr.contains("the ledger fails verification"), "{}", n.stderr);
