@@ -219,18 +219,7 @@ fn check_sequence(c: &mut ChainCheck, records: &[Record]) {
 /// study, whether it was ever registered, and the entry just before, so this gives what a full
 /// check of the extended chain would say about `new`, without reading the chain.
 pub(crate) fn new_entry_findings(history: &[Entry], new: &[Entry]) -> Vec<Finding> {
-    let record = |e: &Entry| Record {
-        at: format!("entry #{}", e.seq),
-        commit: None,
-        parents: vec![],
-        entry: Ok(e.clone()),
-        entry_bytes: None,
-        result: None,
-        protocol: None,
-        other_files: vec![],
-        message_sha: None,
-        commit_raw: None,
-    };
+    let record = |e: &Entry| Record::new(format!("entry #{}", e.seq), Ok(e.clone()));
     let records: Vec<Record> = history.iter().chain(new).map(record).collect();
     let mut c = ChainCheck::default();
     check_registrations(&mut c, &records);
@@ -504,18 +493,7 @@ mod new_entry_tests {
             entry(1, EntryKind::Register, "s", Some("a")),
             entry(2, EntryKind::Analyze, "s", Some("b")),
         ] {
-            all.push(Record {
-                at: String::new(),
-                commit: None,
-                parents: vec![],
-                entry: Ok(e),
-                entry_bytes: None,
-                result: None,
-                protocol: None,
-                other_files: vec![],
-                message_sha: None,
-                commit_raw: None,
-            });
+            all.push(Record::new(String::new(), Ok(e)));
         }
         let mut c = ChainCheck::default();
         check_registrations(&mut c, &all);

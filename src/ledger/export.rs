@@ -140,18 +140,7 @@ pub(crate) fn export_records(file: &Path, text: &str) -> Result<Vec<Record>> {
             continue;
         }
         let at = format!("line {}", no);
-        let mut rec = Record {
-            at: at.clone(),
-            commit: None,
-            parents: vec![],
-            entry: Err(String::new()),
-            entry_bytes: None,
-            result: None,
-            protocol: None,
-            other_files: vec![],
-            message_sha: None,
-            commit_raw: None,
-        };
+        let mut rec = Record::new(at.clone(), Err(String::new()));
         cut_short = None;
         match serde_json::from_str::<serde_json::Value>(line) {
             Ok(serde_json::Value::Object(o))

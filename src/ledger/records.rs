@@ -33,6 +33,22 @@ pub(crate) struct Record {
 }
 
 impl Record {
+    /// A record found at `at` holding `entry`, with nothing else known yet.
+    pub fn new(at: String, entry: std::result::Result<Entry, String>) -> Record {
+        Record {
+            at,
+            commit: None,
+            parents: vec![],
+            entry,
+            entry_bytes: None,
+            result: None,
+            protocol: None,
+            other_files: vec![],
+            message_sha: None,
+            commit_raw: None,
+        }
+    }
+
     /// The entry's sequence number, if the entry parsed.
     pub fn seq(&self) -> Option<u64> {
         self.entry.as_ref().ok().map(|e| e.seq)
@@ -67,16 +83,11 @@ fn read_records(ledger: &Ledger, tip: Oid) -> Result<Vec<Record>> {
                 // A ref (or parent) naming a blob or tree: a malformed ledger, reported as such.
                 Some(kind) if kind != ObjectType::Commit => {
                     out.push(Record {
-                        at: format!("object {}", crate::text::short(&oid.to_string(), 7)),
                         commit: Some(oid.to_string()),
-                        parents: vec![],
-                        entry: Err(format!("the ledger names a {}, not a commit", kind)),
-                        entry_bytes: None,
-                        result: None,
-                        protocol: None,
-                        other_files: vec![],
-                        message_sha: None,
-                        commit_raw: None,
+                        ..Record::new(
+                            format!("object {}", crate::text::short(&oid.to_string(), 7)),
+                            Err(format!("the ledger names a {}, not a commit", kind)),
+                        )
                     });
                     break;
                 }
