@@ -128,62 +128,66 @@ pub fn join(sets: &[Vec<u32>], t: f64, progress: &(dyn Fn(u64) + Sync)) -> Vec<(
         }
     }
     drop(fill);
-    let chunk = 1024;
+    // Small chunks keep both cores busy to the end: sets are probed by ascending size, so the
+    // last chunks cost the most. Each worker keeps its scratch (candidates, and the shared
+    // prefix tokens seen so far per candidate or PRUNED, all zero between probes).
+    let chunk = 256;
     let mut pairs: Vec<(u32, u32)> = (0..order.len())
         .into_par_iter()
         .chunks(chunk)
-        .flat_map_iter(|positions| {
-            let mut found = Vec::new();
-            let mut cand: Vec<u32> = Vec::new();
-            // Shared prefix tokens seen so far per candidate, or PRUNED.
-            let mut overlap = vec![0u32; order.len()];
-            for px in positions.iter().copied() {
-                let x = order[px];
-                let sx = &sets[x as usize];
-                let lx = lens[px];
-                let min_len = t * lx as f64 - 1e-6;
-                cand.clear();
-                for (i, &tok) in sx[..lx - min_overlap(lx, t) + 1].iter().enumerate() {
-                    let list = &postings[start[tok as usize] as usize..start[tok as usize + 1] as usize];
-                    let from = list.partition_point(|&(py, _)| (lens[py as usize] as f64) < min_len);
-                    for &(py, j) in &list[from..] {
-                        if py as usize >= px {
-                            break;
+        .map_init(
+            || (Vec::<u32>::new(), vec![0u32; order.len()]),
+            |(cand, overlap), positions| {
+                let mut found = Vec::new();
+                for px in positions.iter().copied() {
+                    let x = order[px];
+                    let sx = &sets[x as usize];
+                    let lx = lens[px];
+                    let min_len = t * lx as f64 - 1e-6;
+                    cand.clear();
+                    for (i, &tok) in sx[..lx - min_overlap(lx, t) + 1].iter().enumerate() {
+                        let list = &postings[start[tok as usize] as usize..start[tok as usize + 1] as usize];
+                        let from = list.partition_point(|&(py, _)| (lens[py as usize] as f64) < min_len);
+                        for &(py, j) in &list[from..] {
+                            if py as usize >= px {
+                                break;
+                            }
+                            let seen = &mut overlap[py as usize];
+                            if *seen == PRUNED {
+                                continue;
+                            }
+                            if *seen == 0 {
+                                cand.push(py);
+                            }
+                            let ly = lens[py as usize];
+                            let bound = *seen as usize + 1 + (lx - i - 1).min(ly - j as usize - 1);
+                            *seen = if bound < pair_overlap(lx, ly, t) {
+                                PRUNED
+                            } else {
+                                *seen + 1
+                            };
                         }
-                        let seen = &mut overlap[py as usize];
-                        if *seen == PRUNED {
+                    }
+                    for &py in cand.iter() {
+                        let seen = std::mem::take(&mut overlap[py as usize]);
+                        if seen == PRUNED {
                             continue;
                         }
-                        if *seen == 0 {
-                            cand.push(py);
-                        }
-                        let ly = lens[py as usize];
-                        let bound = *seen as usize + 1 + (lx - i - 1).min(ly - j as usize - 1);
-                        *seen = if bound < pair_overlap(lx, ly, t) {
-                            PRUNED
-                        } else {
-                            *seen + 1
-                        };
-                    }
-                }
-                for &py in &cand {
-                    let seen = std::mem::take(&mut overlap[py as usize]);
-                    if seen == PRUNED {
-                        continue;
-                    }
-                    let y = order[py as usize];
-                    let sy = &sets[y as usize];
-                    let need = pair_overlap(lx, sy.len(), t);
-                    if let Some(inter) = intersection_at_least(sx, sy, need) {
-                        if similar(inter, lx, sy.len(), t) {
-                            found.push((x.min(y), x.max(y)));
+                        let y = order[py as usize];
+                        let sy = &sets[y as usize];
+                        let need = pair_overlap(lx, sy.len(), t);
+                        if let Some(inter) = intersection_at_least(sx, sy, need) {
+                            if similar(inter, lx, sy.len(), t) {
+                                found.push((x.min(y), x.max(y)));
+                            }
                         }
                     }
                 }
-            }
-            progress(positions.len() as u64);
-            found
-        })
+                progress(positions.len() as u64);
+                found
+            },
+        )
+        .flatten_iter()
         .collect();
     pairs.sort_unstable();
     pairs

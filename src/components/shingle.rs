@@ -166,12 +166,17 @@ impl Key for &str {
 
 /// A fast, fixed (unseeded) hasher for the shard maps: keys are already well spread or are
 /// text, and the maps only intern (their iteration order is never used), so no seed is needed.
+///
+/// Integer keys are stored mixed ([`mix64`], [`mix128`]), so one multiply by an odd constant
+/// is enough to spread every bit of a key into the top bits of the hash (which hashbrown's
+/// control bytes use) while its low bits stay as well spread as the key's; bytes (text keys)
+/// are mixed fully at the end of each write.
 #[derive(Default, Clone, Copy)]
 pub(super) struct FastHash(u64);
 
 impl std::hash::Hasher for FastHash {
     fn finish(&self) -> u64 {
-        mix64(self.0)
+        self.0
     }
     fn write(&mut self, bytes: &[u8]) {
         for chunk in bytes.chunks(8) {
@@ -179,6 +184,7 @@ impl std::hash::Hasher for FastHash {
             w[..chunk.len()].copy_from_slice(chunk);
             self.write_u64(u64::from_le_bytes(w));
         }
+        self.0 = mix64(self.0);
     }
     fn write_u64(&mut self, x: u64) {
         self.0 = (self.0.rotate_left(26) ^ x).wrapping_mul(0x9e37_79b9_7f4a_7c15);
@@ -198,29 +204,40 @@ impl std::hash::BuildHasher for FastHash {
 
 /// The packed keys of `text`'s n-grams (or of the whole text when it has fewer than n
 /// characters) as integers of type `K` (u64 when n·bits ≤ 64, u128 when ≤ 128): `step` shifts
-/// one character code in, `mix` spreads the key; sorted by [`Key::sort`], built in `scratch` and
-/// returned at its exact size.
-pub(super) fn packed<K: Key>(
+/// one character code in, `mix` spreads the key; left in `keys` (cleared first), sorted by
+/// [`Key::sort`].
+fn packed_into<K: Key>(
     text: &str,
     n: usize,
     alpha: &Alphabet,
-    scratch: &mut Vec<K>,
-    (widen, step, mix): (impl Fn(u32) -> K, impl Fn(K, K) -> K, impl Fn(K) -> K),
-) -> Vec<K> {
-    scratch.clear();
+    keys: &mut Vec<K>,
+    (widen, step, mix): &(impl Fn(u32) -> K, impl Fn(K, K) -> K, impl Fn(K) -> K),
+) {
+    keys.clear();
     let mut k = widen(0);
     let mut count = 0;
     for c in text.chars() {
         k = step(k, widen(alpha.codes[c as usize]));
         count += 1;
         if count >= n {
-            scratch.push(mix(k));
+            keys.push(mix(k));
         }
     }
     if count > 0 && count < n {
-        scratch.push(mix(k));
+        keys.push(mix(k));
     }
-    K::sort(scratch);
+    K::sort(keys);
+}
+
+/// [`packed_into`] `scratch`, returned at its exact size.
+pub(super) fn packed<K: Key>(
+    text: &str,
+    n: usize,
+    alpha: &Alphabet,
+    scratch: &mut Vec<K>,
+    fns: (impl Fn(u32) -> K, impl Fn(K, K) -> K, impl Fn(K) -> K),
+) -> Vec<K> {
+    packed_into(text, n, alpha, scratch, &fns);
     scratch.to_vec()
 }
 
@@ -228,62 +245,57 @@ pub(super) fn packed<K: Key>(
 const CHUNK: usize = 2048;
 
 /// Ranks keys globally by ascending document frequency and writes each set as sorted rank ids.
-/// `keys_of(i, scratch)` returns the distinct keys of record `i` (of `records`), sorted by
-/// [`Key::sort`].
+/// `keys_of(i, keys)` leaves the distinct keys of record `i` (of `records`) in `keys`.
 ///
 /// A radix partition by shard, so that every pass streams through memory: chunks of records are
-/// keyed in parallel (the next chunk while the previous one is scattered) and each record's keys
-/// are appended to its shards' buckets (one exact-size segment per chunk and shard), noting how
-/// many keys of each record went to each shard. Each shard is then interned by one task with
+/// keyed in parallel, each chunk by one task that scatters its records' keys into one
+/// exact-size segment per shard, noting how many keys of each record went to each shard. Each shard is then interned by one task with
 /// its own hash map (a shard's map is small enough to stay in cache): a new key gets the next
 /// local id, and document frequencies are counted. Ranks are (df, shard, local id) in a counting
 /// sort over df, so ties are broken by a fixed function of the input (deterministic). Last, each
 /// record gathers its ids back from the shards' id streams and sorts them.
-fn rank_sets<K: Key>(records: usize, keys_of: impl Fn(usize, &mut Vec<K>) -> Vec<K> + Sync) -> Vec<Vec<u32>> {
-    // counts[i * SHARDS + s]: keys of record i in shard s.
-    let mut counts = vec![0u32; records * SHARDS];
-    let mut buckets: Vec<Vec<Vec<K>>> = (0..SHARDS).map(|_| Vec::new()).collect();
-    let scatter = |first: usize, sets: Vec<Vec<K>>, counts: &mut [u32], buckets: &mut [Vec<Vec<K>>]| {
-        let counts = &mut counts[first * SHARDS..(first + sets.len()) * SHARDS];
-        for (set, c) in sets.iter().zip(counts.chunks_mut(SHARDS)) {
-            for k in set {
-                c[k.shard()] += 1;
-            }
-        }
-        let mut segs: Vec<Vec<K>> = (0..SHARDS)
-            .map(|shard| Vec::with_capacity(counts.chunks(SHARDS).map(|c| c[shard] as usize).sum()))
-            .collect();
-        for k in sets.into_iter().flatten() {
-            segs[k.shard()].push(k);
-        }
-        buckets.iter_mut().zip(segs).for_each(|(b, seg)| b.push(seg));
-    };
-    let keyed = |r: std::ops::Range<usize>| -> Vec<Vec<K>> {
-        r.into_par_iter()
-            .map_init(Vec::new, |scratch, i| keys_of(i, scratch))
-            .collect()
-    };
-    let mut pending: Option<(usize, Vec<Vec<K>>)> = None;
-    let mut first = 0;
-    while first < records || pending.is_some() {
-        let r = first..(first + CHUNK).min(records);
-        let ((), next) = rayon::join(
-            || {
-                if let Some((at, sets)) = pending.take() {
-                    scatter(at, sets, &mut counts, &mut buckets);
+fn rank_sets<K: Key>(records: usize, keys_of: impl Fn(usize, &mut Vec<K>) + Sync) -> Vec<Vec<u32>> {
+    // Per chunk of records, in parallel: each record's keys (in a scratch buffer), how many of
+    // them fall in each shard, and the chunk's keys scattered into one exact-size segment per
+    // shard. counts[i * SHARDS + s]: keys of record i in shard s.
+    let keyed: Vec<(Vec<u32>, Vec<Vec<K>>)> = (0..records.div_ceil(CHUNK))
+        .into_par_iter()
+        .map(|chunk| {
+            let r = chunk * CHUNK..((chunk + 1) * CHUNK).min(records);
+            let mut counts = vec![0u32; r.len() * SHARDS];
+            let (mut scratch, mut flat) = (Vec::new(), Vec::new());
+            for (c, i) in counts.chunks_mut(SHARDS).zip(r) {
+                keys_of(i, &mut scratch);
+                for k in &scratch {
+                    c[k.shard()] += 1;
                 }
-            },
-            || (!r.is_empty()).then(|| (r.start, keyed(r.clone()))),
-        );
-        pending = next;
-        first = r.end;
+                flat.extend_from_slice(&scratch);
+            }
+            let mut segs: Vec<Vec<K>> = (0..SHARDS)
+                .map(|shard| Vec::with_capacity(counts.chunks(SHARDS).map(|c| c[shard] as usize).sum()))
+                .collect();
+            for k in flat {
+                segs[k.shard()].push(k);
+            }
+            (counts, segs)
+        })
+        .collect();
+    let mut counts = Vec::with_capacity(records * SHARDS);
+    let mut buckets: Vec<Vec<Vec<K>>> = (0..SHARDS).map(|_| Vec::with_capacity(keyed.len())).collect();
+    for (c, segs) in keyed {
+        counts.extend_from_slice(&c);
+        buckets.iter_mut().zip(segs).for_each(|(b, seg)| b.push(seg));
     }
     // Intern each shard: local ids (segment by segment in place of the keys, so the keys'
     // memory is reused) and document frequencies.
     let interned: Vec<(Vec<Vec<u32>>, Vec<u32>)> = buckets
         .into_par_iter()
         .map(|segments| {
-            let mut local: std::collections::HashMap<K, u32, FastHash> = Default::default();
+            // Most corpora repeat their shingles many times over; a table sized for an eighth
+            // of the occurrences seldom has to grow.
+            let occurrences: usize = segments.iter().map(Vec::len).sum();
+            let mut local: std::collections::HashMap<K, u32, FastHash> =
+                std::collections::HashMap::with_capacity_and_hasher(occurrences / 8, FastHash::default());
             let mut df: Vec<u32> = Vec::new();
             let mut id_of = |k: K| {
                 let id = *local.entry(k).or_insert_with(|| {
@@ -364,35 +376,20 @@ pub fn token_sets<S: AsRef<str> + Sync>(texts: &[S], n: usize) -> Vec<Vec<u32>> 
     let b = alpha.bits as usize;
     if n * b <= 64 {
         let mask = if n * b == 64 { u64::MAX } else { (1u64 << (n * b)) - 1 };
-        rank_sets::<u64>(texts.len(), |i, v| {
-            packed(
-                texts[i].as_ref(),
-                n,
-                &alpha,
-                v,
-                (u64::from, |k, c| ((k << b) | c) & mask, mix64),
-            )
-        })
+        let fns = (u64::from, |k, c| ((k << b) | c) & mask, mix64);
+        rank_sets::<u64>(texts.len(), |i, v| packed_into(texts[i].as_ref(), n, &alpha, v, &fns))
     } else if n * b <= 128 {
         let mask = if n * b == 128 {
             u128::MAX
         } else {
             (1u128 << (n * b)) - 1
         };
-        rank_sets::<u128>(texts.len(), |i, v| {
-            packed(
-                texts[i].as_ref(),
-                n,
-                &alpha,
-                v,
-                (u128::from, |k, c| ((k << b) | c) & mask, mix128),
-            )
-        })
+        let fns = (u128::from, |k, c| ((k << b) | c) & mask, mix128);
+        rank_sets::<u128>(texts.len(), |i, v| packed_into(texts[i].as_ref(), n, &alpha, v, &fns))
     } else {
-        rank_sets::<&str>(texts.len(), |i, _| {
-            let mut v = shingles(texts[i].as_ref(), n);
-            Key::sort(&mut v);
-            v
+        rank_sets::<&str>(texts.len(), |i, v| {
+            *v = shingles(texts[i].as_ref(), n);
+            Key::sort(v);
         })
     }
 }
