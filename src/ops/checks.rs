@@ -75,3 +75,40 @@ pub fn relative_file(lp: &LoadedProtocol, rel: &str, key: &[&str]) -> Result<std
     }
     Ok(full)
 }
+
+/// A `required-components = "from-target"` split can be met: the components the protocol's
+/// `[target]` asks for ([`crate::power::required_components`], with σ = `target.sd`, else
+/// `pilot_sd`, the registered pilot's estimate) are a feasible count. Without such a split,
+/// nothing is checked. A protocol whose stop rule could never be evaluated is refused at
+/// registration rather than at the first `components` run.
+///
+/// Errors (exit 2, at `target.mde`'s line and column, or `target.sd`'s when σ is missing): the
+/// requirement is infeasible (e.g. a minimum detectable difference so small that no count of
+/// components reaches the power) or cannot be computed.
+pub fn target_feasible(lp: &LoadedProtocol, pilot_sd: Option<f64>) -> Result<()> {
+    let p = &lp.protocol;
+    if !p
+        .splits
+        .iter()
+        .any(|s| matches!(s.required_components, crate::protocol::Required::Derived(_)))
+    {
+        return Ok(());
+    }
+    let mut target = p.target.clone();
+    if target.sd.is_none() {
+        target.sd = pilot_sd;
+    }
+    match crate::power::required_components(&target, &p.components) {
+        Ok(_) => Ok(()),
+        Err(e) => {
+            let keys: &[&str] = if target.sd.is_none() {
+                &["target"]
+            } else {
+                &["target", "mde"]
+            };
+            Err(error_at_key(&lp.path, &lp.text, keys, e.message).with_hint(
+                "a split says required-components = \"from-target\": choose a target the power calculation can meet (a larger target.mde, a smaller target.power) or give the split a number of components",
+            ))
+        }
+    }
+}

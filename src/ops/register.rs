@@ -28,7 +28,8 @@ pub struct RegisterOutcome {
 /// disclose it.
 ///
 /// Refused (exit 1): a different protocol under an already registered study id (use amend); the
-/// same protocol twice.
+/// same protocol twice. Bad input (exit 2): a `from-target` split whose target no count of
+/// components can meet ([`super::checks::target_feasible`]).
 pub fn register(
     ledger: &Ledger,
     lp: &LoadedProtocol,
@@ -62,7 +63,7 @@ pub fn register_witnessed(
 /// replaces; the reason is disclosed in the report.
 ///
 /// Refused (exit 1): the study is not registered; the file is identical to the registered
-/// version. Bad input (exit 2): an empty reason.
+/// version. Bad input (exit 2): an empty reason; an infeasible target, as for [`register`].
 pub fn amend(
     ledger: &Ledger,
     lp: &LoadedProtocol,
@@ -94,6 +95,7 @@ fn write(
     super::checks::metric(lp)?;
     let rel = ledger.relative(&lp.path);
     let pilot = estimate_pilot(lp, |f| ledger.relative(f))?;
+    super::checks::target_feasible(lp, pilot.as_ref().map(|(_, _, p)| p.sd_for(&lp.protocol.target)))?;
     let entry = ledger.append_with(now, &lp.protocol.study.id, |snap| {
         draft(snap.entries(), lp, &rel, amend_reason, access, pilot.as_ref())
     })?;
