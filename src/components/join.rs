@@ -128,66 +128,81 @@ pub fn join(sets: &[Vec<u32>], t: f64, progress: &(dyn Fn(u64) + Sync)) -> Vec<(
         }
     }
     drop(fill);
-    // Small chunks keep both cores busy to the end: sets are probed by ascending size, so the
-    // last chunks cost the most. Each worker keeps its scratch (candidates, and the shared
-    // prefix tokens seen so far per candidate or PRUNED, all zero between probes).
-    let chunk = 256;
-    let mut pairs: Vec<(u32, u32)> = (0..order.len())
+    // The probes are dealt round-robin to `stripes` tasks: stripe k probes positions k, k + S,
+    // k + 2S, … in ascending order, so every stripe sees sets of all sizes (the largest cost the
+    // most; both cores stay busy to the end), and within a stripe the length bound only grows.
+    // So each stripe keeps a cursor per posting list: the entries before it belong to sets too
+    // short for every later probe (AllPairs' "remove from the front of the list"), and the
+    // length filter costs a short forward scan instead of a search. Each stripe also keeps its
+    // scratch: candidates, and the shared prefix tokens seen so far per candidate or PRUNED
+    // (all zero between probes).
+    let stripes = (4 * rayon::current_num_threads()).clamp(1, order.len().max(1));
+    let mut pairs: Vec<(u32, u32)> = (0..stripes)
         .into_par_iter()
-        .chunks(chunk)
-        .map_init(
-            || (Vec::<u32>::new(), vec![0u32; order.len()]),
-            |(cand, overlap), positions| {
-                let mut found = Vec::new();
-                for px in positions.iter().copied() {
-                    let x = order[px];
-                    let sx = &sets[x as usize];
-                    let lx = lens[px];
-                    let min_len = t * lx as f64 - 1e-6;
-                    cand.clear();
-                    for (i, &tok) in sx[..lx - min_overlap(lx, t) + 1].iter().enumerate() {
-                        let list = &postings[start[tok as usize] as usize..start[tok as usize + 1] as usize];
-                        let from = list.partition_point(|&(py, _)| (lens[py as usize] as f64) < min_len);
-                        for &(py, j) in &list[from..] {
-                            if py as usize >= px {
-                                break;
-                            }
-                            let seen = &mut overlap[py as usize];
-                            if *seen == PRUNED {
-                                continue;
-                            }
-                            if *seen == 0 {
-                                cand.push(py);
-                            }
-                            let ly = lens[py as usize];
-                            let bound = *seen as usize + 1 + (lx - i - 1).min(ly - j as usize - 1);
-                            *seen = if bound < pair_overlap(lx, ly, t) {
-                                PRUNED
-                            } else {
-                                *seen + 1
-                            };
-                        }
+        .flat_map_iter(|stripe| {
+            let mut cursor: Vec<u32> = start[..ntok].to_vec();
+            let mut cand: Vec<u32> = Vec::new();
+            let mut overlap = vec![0u32; order.len()];
+            let mut found = Vec::new();
+            let mut probed = 0u64;
+            for px in (stripe..order.len()).step_by(stripes) {
+                let x = order[px];
+                let sx = &sets[x as usize];
+                let lx = lens[px];
+                // Length filter: sets are numbered by ascending size, so the candidates long
+                // enough (|y| ≥ t·|x|) are those from position `shortest` on.
+                let min_len = t * lx as f64 - 1e-6;
+                let shortest = lens.partition_point(|&l| (l as f64) < min_len) as u32;
+                cand.clear();
+                for (i, &tok) in sx[..lx - min_overlap(lx, t) + 1].iter().enumerate() {
+                    let end = start[tok as usize + 1] as usize;
+                    let mut from = cursor[tok as usize] as usize;
+                    while from < end && postings[from].0 < shortest {
+                        from += 1;
                     }
-                    for &py in cand.iter() {
-                        let seen = std::mem::take(&mut overlap[py as usize]);
-                        if seen == PRUNED {
+                    cursor[tok as usize] = from as u32;
+                    for &(py, j) in &postings[from..end] {
+                        if py as usize >= px {
+                            break;
+                        }
+                        let seen = &mut overlap[py as usize];
+                        if *seen == PRUNED {
                             continue;
                         }
-                        let y = order[py as usize];
-                        let sy = &sets[y as usize];
-                        let need = pair_overlap(lx, sy.len(), t);
-                        if let Some(inter) = intersection_at_least(sx, sy, need) {
-                            if similar(inter, lx, sy.len(), t) {
-                                found.push((x.min(y), x.max(y)));
-                            }
+                        if *seen == 0 {
+                            cand.push(py);
+                        }
+                        let ly = lens[py as usize];
+                        let bound = *seen as usize + 1 + (lx - i - 1).min(ly - j as usize - 1);
+                        *seen = if bound < pair_overlap(lx, ly, t) {
+                            PRUNED
+                        } else {
+                            *seen + 1
+                        };
+                    }
+                }
+                for &py in &cand {
+                    let seen = std::mem::take(&mut overlap[py as usize]);
+                    if seen == PRUNED {
+                        continue;
+                    }
+                    let y = order[py as usize];
+                    let sy = &sets[y as usize];
+                    let need = pair_overlap(lx, sy.len(), t);
+                    if let Some(inter) = intersection_at_least(sx, sy, need) {
+                        if similar(inter, lx, sy.len(), t) {
+                            found.push((x.min(y), x.max(y)));
                         }
                     }
                 }
-                progress(positions.len() as u64);
-                found
-            },
-        )
-        .flatten_iter()
+                probed += 1;
+                if probed == 256 {
+                    progress(std::mem::take(&mut probed));
+                }
+            }
+            progress(probed);
+            found
+        })
         .collect();
     pairs.sort_unstable();
     pairs
