@@ -22,6 +22,7 @@ pub fn normalize(text: &str, n: Normalization) -> String {
 pub fn normalized(text: &str, n: Normalization) -> Cow<'_, str> {
     match n {
         Normalization::None => Cow::Borrowed(text),
+        _ if text.chars().all(|c| stable(c, n)) => Cow::Borrowed(text),
         Normalization::Nfc => match unicode_normalization::is_nfc_quick(text.chars()) {
             unicode_normalization::IsNormalized::Yes => Cow::Borrowed(text),
             _ => Cow::Owned(text.nfc().collect()),
@@ -31,6 +32,21 @@ pub fn normalized(text: &str, n: Normalization) -> Cow<'_, str> {
             _ => Cow::Owned(text.nfkc().collect()),
         },
     }
+}
+
+/// Characters that are left alone by normalization form `n` whatever surrounds them: canonical
+/// combining class 0 and quick-check value Yes (UAX #15), so a text made only of them is already
+/// normalized. Below U+0300 (NFC only: Latin-1 holds compatibility characters such as U+00A0),
+/// ASCII, the precomposed Hangul syllables (U+AC00–U+D7A3) and the CJK unified ideographs
+/// (U+4E00–U+9FFF); checked against the Unicode tables in the tests. A shortcut past the
+/// general quick check for the scripts most corpora are written in.
+fn stable(c: char, n: Normalization) -> bool {
+    let c = c as u32;
+    let low = match n {
+        Normalization::Nfc => 0x300,
+        _ => 0x80,
+    };
+    c < low || (0xAC00..=0xD7A3).contains(&c) || (0x4E00..=0x9FFF).contains(&c)
 }
 
 /// The distinct character n-grams of `text` as string slices (sorted, deduplicated).
@@ -416,6 +432,33 @@ mod tests {
         assert_ne!(normalize(nfd_hangul, Normalization::None), "가");
         assert_eq!(normalize("e\u{301}t\u{e9}", Normalization::Nfc), "\u{e9}t\u{e9}");
         assert_eq!(normalize("ﬁ", Normalization::Nfkc), "fi");
+    }
+
+    #[test]
+    fn stable_characters_are_normalized_in_any_context() {
+        use unicode_normalization::char::canonical_combining_class;
+        use unicode_normalization::IsNormalized;
+        for n in [Normalization::Nfc, Normalization::Nfkc] {
+            let mut checked = 0;
+            for c in (0..=char::MAX as u32).filter_map(char::from_u32).filter(|&c| stable(c, n)) {
+                assert_eq!(canonical_combining_class(c), 0, "{:04X}", c as u32);
+                let one = std::iter::once(c);
+                let quick = match n {
+                    Normalization::Nfc => unicode_normalization::is_nfc_quick(one),
+                    _ => unicode_normalization::is_nfkc_quick(one),
+                };
+                assert!(matches!(quick, IsNormalized::Yes), "{:04X}", c as u32);
+                checked += 1;
+            }
+            // 0x300 or 0x80 below, 11,172 Hangul syllables, 20,992 ideographs.
+            let low = if n == Normalization::Nfc { 0x300 } else { 0x80 };
+            assert_eq!(checked, low + 11_172 + 20_992);
+        }
+        // The shortcut and the general path agree, and a combining mark still composes.
+        assert!(matches!(normalized("가나 abc 法", Normalization::Nfc), Cow::Borrowed(_)));
+        assert_eq!(normalized("e\u{301}", Normalization::Nfc), "\u{e9}");
+        assert_eq!(normalized("\u{a0}", Normalization::Nfkc), " ");
+        assert!(matches!(normalized("\u{a0}", Normalization::Nfc), Cow::Borrowed(_)));
     }
 
     #[test]
