@@ -347,15 +347,18 @@ impl Ledger {
     ///
     /// Errors: as [`Ledger::read_commit`].
     pub(crate) fn read_entry_and_parent(&self, oid: Oid) -> Result<(Entry, Option<Oid>)> {
+        let odb = self
+            .repo
+            .odb()
+            .map_err(|e| Error::git("opening the object database", e))?;
+        if let Some((bytes, parent)) = super::records::entry_bytes_raw(&odb, oid) {
+            return Ok((Entry::parse(&bytes, &format!("ledger commit {}", oid))?, parent));
+        }
         let commit = self
             .repo
             .find_commit(oid)
             .map_err(|e| Error::git(format!("reading ledger commit {}", oid), e))?;
         let tree = commit.tree().map_err(|e| Error::git("reading a ledger tree", e))?;
-        let odb = self
-            .repo
-            .odb()
-            .map_err(|e| Error::git("opening the object database", e))?;
         let bytes = tree
             .get_name("entry.json")
             .filter(|t| t.kind() == Some(git2::ObjectType::Blob))
