@@ -147,10 +147,14 @@ fn read_record_raw(odb: &git2::Odb<'_>, oid: Oid) -> Option<(Record, Option<Oid>
     Some((rec, parent))
 }
 
-/// The bytes of `entry.json` of commit `oid` and the commit's first parent, read raw as
-/// [`read_record_raw`] reads them; `None` where that returns `None`, or the tree has no
-/// `entry.json` blob (the caller's libgit2 path then gives the error).
-pub(crate) fn entry_bytes_raw(odb: &git2::Odb<'_>, oid: Oid) -> Option<(Vec<u8>, Option<Oid>)> {
+/// `read(bytes of entry.json)` of commit `oid`, and the commit's first parent, read raw as
+/// [`read_record_raw`] reads them (the bytes are not copied); `None` where that returns `None`,
+/// or the tree has no `entry.json` blob (the caller's libgit2 path then gives the error).
+pub(crate) fn read_entry_raw<T>(
+    odb: &git2::Odb<'_>,
+    oid: Oid,
+    read: impl FnOnce(&[u8]) -> T,
+) -> Option<(T, Option<Oid>)> {
     let obj = odb.read(oid).ok()?;
     if obj.kind() != ObjectType::Commit {
         return None;
@@ -164,7 +168,7 @@ pub(crate) fn entry_bytes_raw(odb: &git2::Odb<'_>, oid: Oid) -> Option<(Vec<u8>,
         .into_iter()
         .find(|i| i.name == b"entry.json" && i.kind == ObjectType::Blob)?;
     let blob = odb.read(item.id).ok()?;
-    Some((blob.data().to_vec(), c.parents.first().copied()))
+    Some((read(blob.data()), c.parents.first().copied()))
 }
 
 /// As [`read_record_raw`] through libgit2's parsed commit and tree. An object that is not a

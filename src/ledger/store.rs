@@ -367,8 +367,9 @@ impl Ledger {
             .repo
             .odb()
             .map_err(|e| Error::git("opening the object database", e))?;
-        if let Some((bytes, parent)) = super::records::entry_bytes_raw(&odb, oid) {
-            return Ok((Entry::parse(&bytes, &format!("ledger commit {}", oid))?, parent));
+        let parse = |bytes: &[u8]| Entry::parse(bytes, &format!("ledger commit {}", oid));
+        if let Some((entry, parent)) = super::records::read_entry_raw(&odb, oid, parse) {
+            return Ok((entry?, parent));
         }
         let commit = self
             .repo
