@@ -307,3 +307,82 @@ pub(crate) fn raw_tree(data: &[u8]) -> Option<Vec<RawTreeItem<'_>>> {
     }
     Some(out)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use git2::{Repository, Signature, Time};
+
+    fn same(a: &Record, b: &Record) {
+        assert_eq!(
+            (&a.at, &a.commit, &a.parents, &a.entry_bytes, &a.result, &a.protocol),
+            (&b.at, &b.commit, &b.parents, &b.entry_bytes, &b.result, &b.protocol)
+        );
+        assert_eq!(
+            (&a.other_files, &a.message_sha, &a.commit_raw),
+            (&b.other_files, &b.message_sha, &b.commit_raw)
+        );
+        assert_eq!(a.entry.as_ref().err(), b.entry.as_ref().err());
+    }
+
+    /// The raw reader gives libgit2's reading of the same commits: files, a subtree, a
+    /// submodule entry, a non-UTF-8 name, a merge commit, a message with and without the hash
+    /// line; and it leaves to libgit2 what it does not parse (a ref naming a blob).
+    #[test]
+    fn raw_records_are_libgit2_records() {
+        let dir = tempfile::tempdir().unwrap();
+        let repo = Repository::init(dir.path()).unwrap();
+        let odb = repo.odb().unwrap();
+        let sig = Signature::new("pledge", "pledge@localhost", &Time::new(1_796_040_000, 0)).unwrap();
+        let entry = repo.blob(b"{\"seq\":1}\n").unwrap();
+        let other = repo.blob(b"x").unwrap();
+        let mut sub = repo.treebuilder(None).unwrap();
+        sub.insert("inner", other, 0o100644).unwrap();
+        let sub = sub.write().unwrap();
+        let mut tb = repo.treebuilder(None).unwrap();
+        tb.insert("entry.json", entry, 0o100644).unwrap();
+        tb.insert("result.json", other, 0o100644).unwrap();
+        tb.insert("protocol.toml", other, 0o100755).unwrap();
+        tb.insert("dir", sub, 0o040000).unwrap();
+        tb.insert(
+            "module",
+            Oid::from_str("1234567890123456789012345678901234567890").unwrap(),
+            0o160000,
+        )
+        .unwrap();
+        let tree = repo.find_tree(tb.write().unwrap()).unwrap();
+        let first = repo
+            .commit(None, &sig, &sig, "pledge: note #1\n\nentry_sha256 ab12\n", &tree, &[])
+            .unwrap();
+        let p1 = repo.find_commit(first).unwrap();
+        let second = repo.commit(None, &sig, &sig, "no hash line", &tree, &[&p1]).unwrap();
+        let p2 = repo.find_commit(second).unwrap();
+        let merge = repo.commit(None, &sig, &sig, "merge\n", &tree, &[&p2, &p1]).unwrap();
+        for oid in [first, second, merge] {
+            let (raw, raw_parent) = read_record_raw(&odb, oid).unwrap();
+            let (parsed, parsed_parent) = read_record_parsed(&repo, &odb, oid).unwrap();
+            same(&raw, &parsed);
+            assert_eq!(raw_parent, parsed_parent);
+            assert_eq!(raw.other_files, ["dir", "module"]);
+            let (bytes, parent) = read_entry_raw(&odb, oid, <[u8]>::to_vec).unwrap();
+            assert_eq!((Some(bytes), parent), (raw.entry_bytes.clone(), raw_parent));
+        }
+        assert_eq!(
+            read_record_raw(&odb, first).unwrap().0.message_sha.as_deref(),
+            Some("ab12")
+        );
+        assert_eq!(read_record_raw(&odb, merge).unwrap().0.parents.len(), 2);
+        // A blob is left to libgit2, which names it.
+        assert!(read_record_raw(&odb, entry).is_none());
+        let (rec, parent) = read_record_parsed(&repo, &odb, entry).unwrap();
+        assert_eq!(rec.entry.unwrap_err(), "the ledger names a blob, not a commit");
+        assert_eq!(parent, None);
+        // Shapes the raw parsers refuse, for libgit2 to judge.
+        assert!(RawCommit::parse(b"parent 1234567890123456789012345678901234567890\n").is_none());
+        assert!(RawCommit::parse(b"tree 1234567890123456789012345678901234567890\ncommitter x\n").is_none());
+        assert!(raw_tree(b"100644 entry.json\0short").is_none());
+        assert!(raw_tree(b"10x644 a\x0012345678901234567890").is_none());
+        let odd = raw_tree(b"100644 \xff\x0012345678901234567890").unwrap();
+        assert_eq!((odd[0].name_lossy(), odd[0].kind), ("?".to_string(), ObjectType::Blob));
+    }
+}
