@@ -60,8 +60,9 @@ impl Record {
 /// or `tip` is not a commit.
 ///
 /// The records of the last tip read are kept by the [`Ledger`] handle (a commit id covers its
-/// whole history, and objects are read with their ids checked), so the checks of one command
-/// (the chain, tokens and signatures, deviations) read the chain once.
+/// whole history: libgit2 checks every object it reads against its id, unless the process turned
+/// that off, as only the `log` and `export` commands do), so the checks of one command (the
+/// chain, tokens and signatures, deviations) read the chain once.
 pub(crate) fn git_records(ledger: &Ledger, tip: Oid) -> Result<std::sync::Arc<Vec<Record>>> {
     if let Some(hit) = ledger.memo_records(tip) {
         return Ok(hit);
