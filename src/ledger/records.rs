@@ -234,7 +234,7 @@ impl<'a> RawCommit<'a> {
     /// `None` when `raw` does not start with `tree`, `parent`… , `author`, `committer` header
     /// lines with 40-hex-digit ids (libgit2's parser is then the judge).
     pub fn parse(raw: &'a [u8]) -> Option<RawCommit<'a>> {
-        fn id_line<'b>(rest: &mut &'b [u8], name: &[u8]) -> Option<Oid> {
+        fn id_line(rest: &mut &[u8], name: &[u8]) -> Option<Oid> {
             let line = rest.strip_prefix(name)?;
             let (hex, after) = (line.get(..40)?, line.get(40..)?);
             let after = after.strip_prefix(b"\n")?;

@@ -428,7 +428,6 @@ fn check_signatures(
                 let raw = it.raw.as_ref()?;
                 let format = it
                     .commit
-                    .as_deref()
                     .and_then(|c| ObjectFormat::from_hex_len(c.len()))
                     .unwrap_or(ObjectFormat::Sha1);
                 let fallback = parse_time(&it.entry.time).unwrap_or_default();
@@ -445,7 +444,6 @@ fn check_signatures(
         };
         let format = it
             .commit
-            .as_deref()
             .and_then(|c| ObjectFormat::from_hex_len(c.len()))
             .unwrap_or(ObjectFormat::Sha1);
         let Some(signed) = split_signature(format, raw) else {
