@@ -1,5 +1,9 @@
 //! Ledger benchmark: appending entries, verifying the chain, exporting and verifying the export.
 //! Runs on a scratch repository (no shared data needed). `cargo bench --bench ledger`.
+//!
+//! With `PLEDGE_BENCH_REPO=DIR` it only builds a ledger of `PLEDGE_BENCH_ENTRIES` notes (as
+//! `pledge note --reason "entry I"` writes them) in a new repository at `DIR` and keeps it, for
+//! `benches/ledger_walk.sh` to time whole `pledge log`/`verify`/`export` processes on.
 
 use chrono::TimeZone;
 use pledge::ledger::{self, Draft, EntryKind, Ledger};
@@ -10,6 +14,10 @@ fn main() {
         .ok()
         .and_then(|s| s.parse().ok())
         .unwrap_or(1000);
+    if let Some(repo) = std::env::var_os("PLEDGE_BENCH_REPO") {
+        build_notes(std::path::Path::new(&repo), n);
+        return;
+    }
     let dir = match tempfile::tempdir() {
         Ok(d) => d,
         Err(e) => {
@@ -59,6 +67,28 @@ fn main() {
     println!("  verify   {:>8.1} ms", ms(verify));
     println!("  export   {:>8.1} ms", ms(export));
     println!("  verify --ledger {:>8.1} ms", ms(offline));
+}
+
+/// `n` notes on the whole ledger, in a new repository at `dir`, all dated 2026-11-30T12:00:00Z.
+fn build_notes(dir: &std::path::Path, n: usize) {
+    std::fs::create_dir_all(dir).expect("creating the repository directory");
+    let (l, created) = Ledger::init(dir).expect("creating the repository");
+    assert!(
+        created && l.tip().expect("reading the ledger ref").is_none(),
+        "{} already holds a repository",
+        dir.display()
+    );
+    let now = chrono::Utc.with_ymd_and_hms(2026, 11, 30, 12, 0, 0).unwrap();
+    let t = Instant::now();
+    for i in 1..=n {
+        pledge::ops::note::note(&l, "", None, &format!("entry {}", i), false, now).expect("note");
+    }
+    println!(
+        "ledger bench: {} notes written to {} in {:.1} s",
+        n,
+        dir.display(),
+        t.elapsed().as_secs_f64()
+    );
 }
 
 fn ms(d: std::time::Duration) -> f64 {

@@ -49,7 +49,8 @@ pub(crate) fn check_chain(records: &[Record]) -> ChainCheck {
             }
         };
         let n = Some(e.seq);
-        let recomputed = e.compute_sha256();
+        let (hash_form, stored_form) = e.canonical_and_stored_bytes();
+        let recomputed = crate::io::sha256_hex(&hash_form);
         if recomputed != e.entry_sha256 {
             c.bad(
                 FindingCode::EntryHashMismatch,
@@ -59,7 +60,7 @@ pub(crate) fn check_chain(records: &[Record]) -> ChainCheck {
                     e.seq, r.at, recomputed, e.entry_sha256
                 ),
             );
-        } else if r.entry_bytes.as_ref().is_some_and(|b| *b != e.stored_bytes()) {
+        } else if r.entry_bytes.as_ref().is_some_and(|b| *b != stored_form) {
             c.bad(
                 FindingCode::EntryNotCanonical,
                 n,

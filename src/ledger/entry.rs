@@ -332,6 +332,51 @@ impl Entry {
         b
     }
 
+    /// [`Entry::canonical_bytes`] and [`Entry::stored_bytes`] (in that order) from one
+    /// serialization of the entry. Both forms are the entry's top-level members in key order,
+    /// each written `"key":value` and joined by commas, the stored one with `entry_sha256` among
+    /// them and a newline after; so each member's value is written once and the two forms are
+    /// assembled from the same pieces. (Top-level keys are the entry's field names, ASCII, whose
+    /// byte order is RFC 8785's UTF-16 order; any other key falls back to the two calls.)
+    pub fn canonical_and_stored_bytes(&self) -> (Vec<u8>, Vec<u8>) {
+        let v = serde_json::to_value(self).unwrap_or(serde_json::Value::Null);
+        let plain = |k: &String| {
+            !k.is_empty()
+                && k.bytes()
+                    .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'_')
+        };
+        let serde_json::Value::Object(m) = &v else {
+            return (self.canonical_bytes(), self.stored_bytes());
+        };
+        if !m.keys().all(plain) {
+            return (self.canonical_bytes(), self.stored_bytes());
+        }
+        let mut keys: Vec<&String> = m.keys().collect();
+        keys.sort_by(|a, b| a.as_bytes().cmp(b.as_bytes()));
+        let (mut hash, mut stored) = (vec![b'{'], vec![b'{']);
+        let mut piece = Vec::new();
+        for k in keys {
+            piece.clear();
+            piece.push(b'"');
+            piece.extend_from_slice(k.as_bytes());
+            piece.extend_from_slice(b"\":");
+            piece.extend_from_slice(&self.form_bytes(&m[k.as_str()]));
+            if k != "entry_sha256" {
+                if hash.len() > 1 {
+                    hash.push(b',');
+                }
+                hash.extend_from_slice(&piece);
+            }
+            if stored.len() > 1 {
+                stored.push(b',');
+            }
+            stored.extend_from_slice(&piece);
+        }
+        hash.push(b'}');
+        stored.extend_from_slice(b"}\n");
+        (hash, stored)
+    }
+
     /// Parses `entry.json` bytes; `what` names the source in errors.
     pub fn parse(bytes: &[u8], what: &str) -> Result<Entry> {
         serde_json::from_slice(bytes)
@@ -445,6 +490,23 @@ mod tests {
         );
         // Hand check: sha256 of exactly these bytes.
         assert_eq!(e.compute_sha256(), crate::io::sha256_hex(c.as_bytes()));
+    }
+
+    #[test]
+    fn both_forms_at_once_are_the_two_forms() {
+        let mut e = sample();
+        e.entry_sha256 = e.compute_sha256();
+        assert_eq!(e.canonical_and_stored_bytes(), (e.canonical_bytes(), e.stored_bytes()));
+        e.summary = serde_json::json!({"mean": 0.0, "delta": 5e-1, "é": {"z": [1, "\u{1F600}"], "a": null}, "ﬀ": 1});
+        e.reason = Some("tab\there \"quoted\"".into());
+        for canonical in [None, Some(CanonicalForm::Jcs)] {
+            e.canonical = canonical;
+            e.entry_sha256 = e.compute_sha256();
+            let (hash, stored) = e.canonical_and_stored_bytes();
+            assert_eq!(hash, e.canonical_bytes());
+            assert_eq!(stored, e.stored_bytes());
+            assert_eq!(crate::io::sha256_hex(&hash), e.entry_sha256);
+        }
     }
 
     #[test]

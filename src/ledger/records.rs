@@ -60,8 +60,9 @@ impl Record {
 /// or `tip` is not a commit.
 ///
 /// The records of the last tip read are kept by the [`Ledger`] handle (a commit id covers its
-/// whole history, and objects are read with their ids checked), so the checks of one command
-/// (the chain, tokens and signatures, deviations) read the chain once.
+/// whole history: libgit2 checks every object it reads against its id, unless the process turned
+/// that off, as only the `log` and `export` commands do), so the checks of one command (the
+/// chain, tokens and signatures, deviations) read the chain once.
 pub(crate) fn git_records(ledger: &Ledger, tip: Oid) -> Result<std::sync::Arc<Vec<Record>>> {
     if let Some(hit) = ledger.memo_records(tip) {
         return Ok(hit);
@@ -77,65 +78,312 @@ fn read_records(ledger: &Ledger, tip: Oid) -> Result<Vec<Record>> {
     let mut out = Vec::new();
     let mut next = Some(tip);
     while let Some(oid) = next {
-        let commit = match repo.find_commit(oid) {
-            Ok(c) => c,
-            Err(e) => match repo.find_object(oid, None).ok().and_then(|o| o.kind()) {
-                // A ref (or parent) naming a blob or tree: a malformed ledger, reported as such.
-                Some(kind) if kind != ObjectType::Commit => {
-                    out.push(Record {
-                        commit: Some(oid.to_string()),
-                        ..Record::new(
-                            format!("object {}", crate::text::short(&oid.to_string(), 7)),
-                            Err(format!("the ledger names a {}, not a commit", kind)),
-                        )
-                    });
-                    break;
-                }
-                _ => return Err(Error::git(format!("reading ledger commit {}", oid), e)),
-            },
+        let (rec, parent) = match read_record_raw(&odb, oid) {
+            Some(x) => x,
+            None => read_record_parsed(repo, &odb, oid)?,
         };
-        let raw = odb
-            .read(oid)
-            .map_err(|e| Error::git(format!("reading ledger commit {}", oid), e))?
-            .data()
-            .to_vec();
-        let tree = commit
-            .tree()
-            .map_err(|e| Error::git(format!("reading the tree of ledger commit {}", oid), e))?;
-        let mut rec = Record {
-            at: format!("commit {}", crate::text::short(&oid.to_string(), 7)),
-            commit: Some(oid.to_string()),
-            parents: commit.parent_ids().map(|p| p.to_string()).collect(),
-            entry: Err("the commit has no entry.json".into()),
-            entry_bytes: None,
-            result: None,
-            protocol: None,
-            other_files: vec![],
-            message_sha: commit
-                .message()
-                .and_then(|m| m.lines().find_map(|l| l.strip_prefix("entry_sha256 ")))
-                .map(|s| s.trim().to_string()),
-            commit_raw: Some(raw),
-        };
-        for item in tree.iter() {
-            let name = item.name().unwrap_or("?").to_string();
-            let blob = match item.kind() {
-                Some(ObjectType::Blob) => odb.read(item.id()).ok().map(|o| o.data().to_vec()),
-                _ => None,
-            };
-            match (name.as_str(), blob) {
-                ("entry.json", Some(b)) => {
-                    rec.entry = serde_json::from_slice::<Entry>(&b).map_err(|e| e.to_string());
-                    rec.entry_bytes = Some(b);
-                }
-                ("result.json", Some(b)) => rec.result = Some(b),
-                ("protocol.toml", Some(b)) => rec.protocol = Some(b),
-                _ => rec.other_files.push(name),
-            }
-        }
-        next = commit.parent_id(0).ok();
         out.push(rec);
+        next = parent;
     }
     out.reverse();
     Ok(out)
+}
+
+/// A record with nothing but its commit's own fields filled in.
+fn commit_record(oid: Oid, parents: Vec<String>, message: Option<&str>, raw: Vec<u8>) -> Record {
+    Record {
+        at: format!("commit {}", crate::text::short(&oid.to_string(), 7)),
+        commit: Some(oid.to_string()),
+        parents,
+        message_sha: message
+            .and_then(|m| m.lines().find_map(|l| l.strip_prefix("entry_sha256 ")))
+            .map(|s| s.trim().to_string()),
+        commit_raw: Some(raw),
+        ..Record::new(String::new(), Err("the commit has no entry.json".into()))
+    }
+}
+
+/// Files the tree entry `name` (its content `blob` when it is a blob) into `rec`.
+fn file_into(rec: &mut Record, name: String, blob: Option<Vec<u8>>) {
+    match (name.as_str(), blob) {
+        ("entry.json", Some(b)) => {
+            rec.entry = serde_json::from_slice::<Entry>(&b).map_err(|e| e.to_string());
+            rec.entry_bytes = Some(b);
+        }
+        ("result.json", Some(b)) => rec.result = Some(b),
+        ("protocol.toml", Some(b)) => rec.protocol = Some(b),
+        _ => rec.other_files.push(name),
+    }
+}
+
+/// The record of commit `oid` and its first parent, each object read once, raw, from the object
+/// database and parsed here (see [`RawCommit`], [`raw_tree`]). `None` for anything these
+/// parsers do not take as ordinary (not a commit, an unreadable object, an unusual layout): the
+/// caller then reads it through libgit2's parsed objects, whose errors and findings stand.
+fn read_record_raw(odb: &git2::Odb<'_>, oid: Oid) -> Option<(Record, Option<Oid>)> {
+    let obj = odb.read(oid).ok()?;
+    if obj.kind() != ObjectType::Commit {
+        return None;
+    }
+    let c = RawCommit::parse(obj.data())?;
+    let tree = odb.read(c.tree).ok()?;
+    if tree.kind() != ObjectType::Tree {
+        return None;
+    }
+    let items = raw_tree(tree.data())?;
+    let parent = c.parents.first().copied();
+    let mut rec = commit_record(
+        oid,
+        c.parents.iter().map(Oid::to_string).collect(),
+        std::str::from_utf8(c.message).ok(),
+        obj.data().to_vec(),
+    );
+    for item in items {
+        let blob = match item.kind {
+            ObjectType::Blob => odb.read(item.id).ok().map(|o| o.data().to_vec()),
+            _ => None,
+        };
+        file_into(&mut rec, item.name_lossy(), blob);
+    }
+    Some((rec, parent))
+}
+
+/// `read(bytes of entry.json)` of commit `oid`, and the commit's first parent, read raw as
+/// [`read_record_raw`] reads them (the bytes are not copied); `None` where that returns `None`,
+/// or the tree has no `entry.json` blob (the caller's libgit2 path then gives the error).
+pub(crate) fn read_entry_raw<T>(
+    odb: &git2::Odb<'_>,
+    oid: Oid,
+    read: impl FnOnce(&[u8]) -> T,
+) -> Option<(T, Option<Oid>)> {
+    let obj = odb.read(oid).ok()?;
+    if obj.kind() != ObjectType::Commit {
+        return None;
+    }
+    let c = RawCommit::parse(obj.data())?;
+    let tree = odb.read(c.tree).ok()?;
+    if tree.kind() != ObjectType::Tree {
+        return None;
+    }
+    let item = raw_tree(tree.data())?
+        .into_iter()
+        .find(|i| i.name == b"entry.json" && i.kind == ObjectType::Blob)?;
+    let blob = odb.read(item.id).ok()?;
+    Some((read(blob.data()), c.parents.first().copied()))
+}
+
+/// As [`read_record_raw`] through libgit2's parsed commit and tree. An object that is not a
+/// commit (a ref or parent naming a blob or tree) is a record of a malformed ledger, with no
+/// parent. Errors (exit 70): the object cannot be read or parsed.
+fn read_record_parsed(repo: &git2::Repository, odb: &git2::Odb<'_>, oid: Oid) -> Result<(Record, Option<Oid>)> {
+    let commit = match repo.find_commit(oid) {
+        Ok(c) => c,
+        Err(e) => match repo.find_object(oid, None).ok().and_then(|o| o.kind()) {
+            Some(kind) if kind != ObjectType::Commit => {
+                let rec = Record {
+                    commit: Some(oid.to_string()),
+                    ..Record::new(
+                        format!("object {}", crate::text::short(&oid.to_string(), 7)),
+                        Err(format!("the ledger names a {}, not a commit", kind)),
+                    )
+                };
+                return Ok((rec, None));
+            }
+            _ => return Err(Error::git(format!("reading ledger commit {}", oid), e)),
+        },
+    };
+    let raw = odb
+        .read(oid)
+        .map_err(|e| Error::git(format!("reading ledger commit {}", oid), e))?
+        .data()
+        .to_vec();
+    let tree = commit
+        .tree()
+        .map_err(|e| Error::git(format!("reading the tree of ledger commit {}", oid), e))?;
+    let mut rec = commit_record(
+        oid,
+        commit.parent_ids().map(|p| p.to_string()).collect(),
+        commit.message(),
+        raw,
+    );
+    for item in tree.iter() {
+        let name = item.name().unwrap_or("?").to_string();
+        let blob = match item.kind() {
+            Some(ObjectType::Blob) => odb.read(item.id()).ok().map(|o| o.data().to_vec()),
+            _ => None,
+        };
+        file_into(&mut rec, name, blob);
+    }
+    Ok((rec, commit.parent_id(0).ok()))
+}
+
+/// The fields of a commit object the ledger reads, parsed from its raw bytes (git's commit
+/// format, see [`super::gitobj`]): the `tree` header, then the `parent` headers, then `author`
+/// and `committer`, as libgit2's commit parser requires them; the message after the first empty
+/// line.
+pub(crate) struct RawCommit<'a> {
+    /// The `tree` id.
+    pub tree: Oid,
+    /// The `parent` ids, in order.
+    pub parents: Vec<Oid>,
+    /// The message bytes (empty when the commit has no empty line after its headers).
+    pub message: &'a [u8],
+}
+
+impl<'a> RawCommit<'a> {
+    /// `None` when `raw` does not start with `tree`, `parent`… , `author`, `committer` header
+    /// lines with 40-hex-digit ids (libgit2's parser is then the judge).
+    pub fn parse(raw: &'a [u8]) -> Option<RawCommit<'a>> {
+        fn id_line(rest: &mut &[u8], name: &[u8]) -> Option<Oid> {
+            let line = rest.strip_prefix(name)?;
+            let (hex, after) = (line.get(..40)?, line.get(40..)?);
+            let after = after.strip_prefix(b"\n")?;
+            let id = Oid::from_str(std::str::from_utf8(hex).ok()?).ok()?;
+            *rest = after;
+            Some(id)
+        }
+        let mut rest = raw;
+        let tree = id_line(&mut rest, b"tree ")?;
+        let mut parents = Vec::with_capacity(1);
+        while rest.starts_with(b"parent ") {
+            parents.push(id_line(&mut rest, b"parent ")?);
+        }
+        let committer = rest.strip_prefix(b"author ")?;
+        let committer = &committer[committer.iter().position(|b| *b == b'\n')? + 1..];
+        if !committer.starts_with(b"committer ") {
+            return None;
+        }
+        let message = match raw.windows(2).position(|w| w == b"\n\n") {
+            Some(i) => &raw[i + 2..],
+            None => &[],
+        };
+        Some(RawCommit { tree, parents, message })
+    }
+}
+
+/// One entry of a raw tree object.
+pub(crate) struct RawTreeItem<'a> {
+    /// The object type its mode denotes, as libgit2's `git_tree_entry_type`: a commit for a
+    /// submodule (`160000`), a tree for a directory (`40000`), else a blob.
+    pub kind: ObjectType,
+    /// The name's bytes.
+    pub name: &'a [u8],
+    /// The id of the object it names.
+    pub id: Oid,
+}
+
+impl RawTreeItem<'_> {
+    /// The name, or `?` when it is not UTF-8 (as the ledger's messages show such a name).
+    pub fn name_lossy(&self) -> String {
+        std::str::from_utf8(self.name).unwrap_or("?").to_string()
+    }
+}
+
+/// The entries of a raw tree object (`"<octal mode> <name>\0<20-byte id>"` each, in stored
+/// order); `None` when `data` is not in that shape (libgit2's parser is then the judge).
+pub(crate) fn raw_tree(data: &[u8]) -> Option<Vec<RawTreeItem<'_>>> {
+    let mut out = Vec::with_capacity(3);
+    let mut rest = data;
+    while !rest.is_empty() {
+        let sp = rest.iter().position(|b| *b == b' ')?;
+        let mode_text = &rest[..sp];
+        if mode_text.is_empty() || mode_text.len() > 7 || !mode_text.iter().all(|b| (b'0'..=b'7').contains(b)) {
+            return None;
+        }
+        let mode = mode_text.iter().fold(0u32, |m, b| m * 8 + u32::from(b - b'0'));
+        let after = &rest[sp + 1..];
+        let nul = after.iter().position(|b| *b == 0)?;
+        let name = &after[..nul];
+        let id = Oid::from_bytes(after.get(nul + 1..nul + 21)?).ok()?;
+        if name.is_empty() {
+            return None;
+        }
+        let kind = match mode & 0o170000 {
+            0o160000 => ObjectType::Commit,
+            0o040000 => ObjectType::Tree,
+            _ => ObjectType::Blob,
+        };
+        out.push(RawTreeItem { kind, name, id });
+        rest = &after[nul + 21..];
+    }
+    Some(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use git2::{Repository, Signature, Time};
+
+    fn same(a: &Record, b: &Record) {
+        assert_eq!(
+            (&a.at, &a.commit, &a.parents, &a.entry_bytes, &a.result, &a.protocol),
+            (&b.at, &b.commit, &b.parents, &b.entry_bytes, &b.result, &b.protocol)
+        );
+        assert_eq!(
+            (&a.other_files, &a.message_sha, &a.commit_raw),
+            (&b.other_files, &b.message_sha, &b.commit_raw)
+        );
+        assert_eq!(a.entry.as_ref().err(), b.entry.as_ref().err());
+    }
+
+    /// The raw reader gives libgit2's reading of the same commits: files, a subtree, a
+    /// submodule entry, a non-UTF-8 name, a merge commit, a message with and without the hash
+    /// line; and it leaves to libgit2 what it does not parse (a ref naming a blob).
+    #[test]
+    fn raw_records_are_libgit2_records() {
+        let dir = tempfile::tempdir().unwrap();
+        let repo = Repository::init(dir.path()).unwrap();
+        let odb = repo.odb().unwrap();
+        let sig = Signature::new("pledge", "pledge@localhost", &Time::new(1_796_040_000, 0)).unwrap();
+        let entry = repo.blob(b"{\"seq\":1}\n").unwrap();
+        let other = repo.blob(b"x").unwrap();
+        let mut sub = repo.treebuilder(None).unwrap();
+        sub.insert("inner", other, 0o100644).unwrap();
+        let sub = sub.write().unwrap();
+        let mut tb = repo.treebuilder(None).unwrap();
+        tb.insert("entry.json", entry, 0o100644).unwrap();
+        tb.insert("result.json", other, 0o100644).unwrap();
+        tb.insert("protocol.toml", other, 0o100755).unwrap();
+        tb.insert("dir", sub, 0o040000).unwrap();
+        tb.insert(
+            "module",
+            Oid::from_str("1234567890123456789012345678901234567890").unwrap(),
+            0o160000,
+        )
+        .unwrap();
+        let tree = repo.find_tree(tb.write().unwrap()).unwrap();
+        let first = repo
+            .commit(None, &sig, &sig, "pledge: note #1\n\nentry_sha256 ab12\n", &tree, &[])
+            .unwrap();
+        let p1 = repo.find_commit(first).unwrap();
+        let second = repo.commit(None, &sig, &sig, "no hash line", &tree, &[&p1]).unwrap();
+        let p2 = repo.find_commit(second).unwrap();
+        let merge = repo.commit(None, &sig, &sig, "merge\n", &tree, &[&p2, &p1]).unwrap();
+        for oid in [first, second, merge] {
+            let (raw, raw_parent) = read_record_raw(&odb, oid).unwrap();
+            let (parsed, parsed_parent) = read_record_parsed(&repo, &odb, oid).unwrap();
+            same(&raw, &parsed);
+            assert_eq!(raw_parent, parsed_parent);
+            assert_eq!(raw.other_files, ["dir", "module"]);
+            let (bytes, parent) = read_entry_raw(&odb, oid, <[u8]>::to_vec).unwrap();
+            assert_eq!((Some(bytes), parent), (raw.entry_bytes.clone(), raw_parent));
+        }
+        assert_eq!(
+            read_record_raw(&odb, first).unwrap().0.message_sha.as_deref(),
+            Some("ab12")
+        );
+        assert_eq!(read_record_raw(&odb, merge).unwrap().0.parents.len(), 2);
+        // A blob is left to libgit2, which names it.
+        assert!(read_record_raw(&odb, entry).is_none());
+        let (rec, parent) = read_record_parsed(&repo, &odb, entry).unwrap();
+        assert_eq!(rec.entry.unwrap_err(), "the ledger names a blob, not a commit");
+        assert_eq!(parent, None);
+        // Shapes the raw parsers refuse, for libgit2 to judge.
+        assert!(RawCommit::parse(b"parent 1234567890123456789012345678901234567890\n").is_none());
+        assert!(RawCommit::parse(b"tree 1234567890123456789012345678901234567890\ncommitter x\n").is_none());
+        assert!(raw_tree(b"100644 entry.json\0short").is_none());
+        assert!(raw_tree(b"10x644 a\x0012345678901234567890").is_none());
+        let odd = raw_tree(b"100644 \xff\x0012345678901234567890").unwrap();
+        assert_eq!((odd[0].name_lossy(), odd[0].kind), ("?".to_string(), ObjectType::Blob));
+    }
 }

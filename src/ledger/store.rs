@@ -208,9 +208,25 @@ impl Ledger {
     /// Errors: a commit without `entry.json`, or whose entry does not parse (exit 2); git
     /// failures (exit 70).
     pub fn entries_from(&self, tip: Oid) -> Result<Vec<StoredEntry>> {
+        self.entries_where(tip, |_| true)
+    }
+
+    /// The entries of [`LEDGER_REF`] of `kind`, first to last (as [`Ledger::entries`] filtered,
+    /// without copying the others). Errors: as [`Ledger::entries_from`].
+    pub fn entries_of_kind(&self, kind: EntryKind) -> Result<Vec<StoredEntry>> {
+        match self.tip()? {
+            Some(tip) => self.entries_where(tip, |r| r.entry.as_ref().map_or(true, |e| e.kind == kind)),
+            None => Ok(vec![]),
+        }
+    }
+
+    /// [`Ledger::entries_from`] of the records `keep` takes (a record whose entry does not parse
+    /// must be taken for its error to stand).
+    fn entries_where(&self, tip: Oid, keep: impl Fn(&super::records::Record) -> bool) -> Result<Vec<StoredEntry>> {
         let records = super::records::git_records(self, tip)?;
         records
             .iter()
+            .filter(|r| keep(r))
             .map(|r| {
                 let commit = r.commit.clone().unwrap_or_default();
                 let entry = match (&r.entry, &r.entry_bytes) {
@@ -347,15 +363,19 @@ impl Ledger {
     ///
     /// Errors: as [`Ledger::read_commit`].
     pub(crate) fn read_entry_and_parent(&self, oid: Oid) -> Result<(Entry, Option<Oid>)> {
+        let odb = self
+            .repo
+            .odb()
+            .map_err(|e| Error::git("opening the object database", e))?;
+        let parse = |bytes: &[u8]| Entry::parse(bytes, &format!("ledger commit {}", oid));
+        if let Some((entry, parent)) = super::records::read_entry_raw(&odb, oid, parse) {
+            return Ok((entry?, parent));
+        }
         let commit = self
             .repo
             .find_commit(oid)
             .map_err(|e| Error::git(format!("reading ledger commit {}", oid), e))?;
         let tree = commit.tree().map_err(|e| Error::git("reading a ledger tree", e))?;
-        let odb = self
-            .repo
-            .odb()
-            .map_err(|e| Error::git("opening the object database", e))?;
         let bytes = tree
             .get_name("entry.json")
             .filter(|t| t.kind() == Some(git2::ObjectType::Blob))

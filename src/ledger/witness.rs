@@ -123,10 +123,10 @@ pub struct Review {
 }
 
 /// One entry as these checks read it: the entry and, from git, its raw commit object.
-struct Item {
-    entry: Entry,
-    commit: Option<String>,
-    raw: Option<Vec<u8>>,
+struct Item<'a> {
+    entry: &'a Entry,
+    commit: Option<&'a str>,
+    raw: Option<&'a [u8]>,
 }
 
 /// A token that verified.
@@ -156,9 +156,9 @@ pub fn check_ledger(ledger: &Ledger, refname: &str, report: &mut VerifyReport, o
     for r in records.iter() {
         if let Ok(entry) = &r.entry {
             items.push(Item {
-                entry: entry.clone(),
-                commit: r.commit.clone(),
-                raw: r.commit_raw.clone(),
+                entry,
+                commit: r.commit.as_deref(),
+                raw: r.commit_raw.as_deref(),
             });
         }
     }
@@ -175,12 +175,12 @@ pub fn check_ledger(ledger: &Ledger, refname: &str, report: &mut VerifyReport, o
 pub fn check_export(input: &Input, report: &mut VerifyReport, o: &WitnessOptions) -> Result<()> {
     let records = super::export::export_records(input.path(), input.text()?)?;
     let items: Vec<Item> = records
-        .into_iter()
+        .iter()
         .filter_map(|r| {
-            r.entry.ok().map(|entry| Item {
+            r.entry.as_ref().ok().map(|entry| Item {
                 entry,
-                commit: r.commit,
-                raw: r.commit_raw,
+                commit: r.commit.as_deref(),
+                raw: r.commit_raw.as_deref(),
             })
         })
         .collect();
@@ -358,7 +358,7 @@ pub fn earliest_witness(entries: &[Entry], seq: u64) -> Option<WitnessedTime> {
     let items: Vec<Item> = entries
         .iter()
         .map(|e| Item {
-            entry: e.clone(),
+            entry: e,
             commit: None,
             raw: None,
         })
@@ -428,7 +428,6 @@ fn check_signatures(
                 let raw = it.raw.as_ref()?;
                 let format = it
                     .commit
-                    .as_deref()
                     .and_then(|c| ObjectFormat::from_hex_len(c.len()))
                     .unwrap_or(ObjectFormat::Sha1);
                 let fallback = parse_time(&it.entry.time).unwrap_or_default();
@@ -445,7 +444,6 @@ fn check_signatures(
         };
         let format = it
             .commit
-            .as_deref()
             .and_then(|c| ObjectFormat::from_hex_len(c.len()))
             .unwrap_or(ObjectFormat::Sha1);
         let Some(signed) = split_signature(format, raw) else {
@@ -649,8 +647,9 @@ mod tests {
         assert_eq!((w.timestamp_seq, w.covers_seq, w.trusted), (2, 1, false));
         assert_eq!(earliest_witness(&ledger("2026-12-01T08:28:17Z"), 2), None);
         let run = |claimed: &str| {
-            let items: Vec<Item> = ledger(claimed)
-                .into_iter()
+            let entries = ledger(claimed);
+            let items: Vec<Item> = entries
+                .iter()
                 .map(|entry| Item {
                     entry,
                     commit: None,

@@ -150,7 +150,7 @@ fn merge_protocol(report: &mut VerifyReport, other: VerifyReport) {
 /// Every deviation entry as a note: a study that deviated from its registration verifies, and
 /// says so.
 fn deviation_notes(l: &Ledger, report: &mut VerifyReport) -> Result<()> {
-    for e in l.entries()?.iter().filter(|e| e.entry.kind == EntryKind::Deviation) {
+    for e in l.entries_of_kind(EntryKind::Deviation)?.iter() {
         let fields = records::read_summary::<DeviationSummary>(&e.entry, "deviation")
             .map(|s| {
                 s.overridden

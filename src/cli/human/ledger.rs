@@ -3,6 +3,7 @@
 use super::Human;
 use crate::ledger::{CheckStatus, ExportSummary, Finding, LogItem, PublishReport, VerifyReport};
 use crate::text::{cut, short};
+use std::fmt::Write as _;
 
 fn finding_line(f: &Finding) -> String {
     match f.seq {
@@ -149,8 +150,9 @@ impl Human for Vec<LogItem> {
             if e.summary.get("results_seen_at_registration") == Some(&serde_json::Value::Bool(true)) {
                 details = format!("[registered after results were seen] {}", details);
             }
-            s.push_str(&format!(
-                "{:>4}  {:<20}  {:<9}  {:<24}  {:<14}  {:<12}  {}\n",
+            let _ = writeln!(
+                s,
+                "{:>4}  {:<20}  {:<9}  {:<24}  {:<14}  {:<12}  {}",
                 e.seq,
                 e.time,
                 e.kind.as_str(),
@@ -158,7 +160,7 @@ impl Human for Vec<LogItem> {
                 e.data_access.as_str(),
                 e.protocol_sha256.as_deref().map(|h| short(h, 12)).unwrap_or("-"),
                 cut(&details, 80)
-            ));
+            );
         }
         s
     }
