@@ -114,7 +114,7 @@ impl Interner {
 
     /// Fields from `(name, value)` pairs, the last value of a repeated name kept (as JSON
     /// objects are read).
-    fn fields<K: AsRef<str>>(&mut self, mut pairs: Vec<(K, String)>) -> Fields {
+    fn fields<K: AsRef<str>, V: AsRef<str>>(&mut self, mut pairs: Vec<(K, V)>) -> Fields {
         pairs.reverse();
         // A stable sort keeps the last value of a name first.
         pairs.sort_by(|a, b| a.0.as_ref().cmp(b.0.as_ref()));
@@ -122,7 +122,7 @@ impl Interner {
         Fields(
             pairs
                 .into_iter()
-                .map(|(k, v)| (self.get(k.as_ref()), self.get(&v)))
+                .map(|(k, v)| (self.get(k.as_ref()), self.get(v.as_ref())))
                 .collect(),
         )
     }
@@ -457,7 +457,13 @@ impl Builder {
         }
     }
 
-    fn add<K: AsRef<str>>(&mut self, loc: Loc, id: String, text: &str, fields: Vec<(K, String)>) -> Result<()> {
+    fn add<K: AsRef<str>, V: AsRef<str>>(
+        &mut self,
+        loc: Loc,
+        id: String,
+        text: &str,
+        fields: Vec<(K, V)>,
+    ) -> Result<()> {
         let i = self.out.passages.len();
         if let Some(first) = self.out.ids.insert(&id, i, &self.out.passages) {
             return Err(loc.err(format!(
@@ -674,7 +680,7 @@ struct Parsed<'a> {
     line: usize,
     id: String,
     text: Cow<'a, str>,
-    fields: Vec<(Cow<'a, str>, String)>,
+    fields: Vec<(Cow<'a, str>, Cow<'a, str>)>,
 }
 
 /// Parses one JSON Lines passage line `n` (`None`: a blank line), exactly as
@@ -708,7 +714,7 @@ fn parse_line<'a>(bytes: &'a [u8], n: usize, path: &Path) -> Result<Option<Parse
         let Some(at) = pairs.iter().rposition(|(p, _)| p == k) else {
             return Err(loc.err(format!("missing `{}`", k)));
         };
-        let (_, v) = pairs.swap_remove(at);
+        let (_, v) = pairs.remove(at);
         pairs.retain(|(p, _)| p != k);
         match v {
             Scalar::Str(s) => Ok(s),
@@ -720,7 +726,7 @@ fn parse_line<'a>(bytes: &'a [u8], n: usize, path: &Path) -> Result<Option<Parse
     let fields = pairs
         .into_iter()
         .filter_map(|(k, v)| match v {
-            Scalar::Str(s) => Some((k, s.into_owned())),
+            Scalar::Str(s) => Some((k, s)),
             Scalar::NotScalar => None,
         })
         .collect();
@@ -761,7 +767,7 @@ fn stream_jsonl(mut stream: Stream, b: &mut Builder) -> Result<String> {
                     return Ok(stream);
                 }
                 carry.extend_from_slice(&piece);
-                if let Some(end) = carry.iter().rposition(|&c| c == b'\n') {
+                if let Some(end) = memchr::memrchr(b'\n', &carry) {
                     let rest = carry.split_off(end + 1);
                     if tx.send(std::mem::replace(&mut carry, rest)).is_err() {
                         return Ok(stream);
@@ -780,17 +786,14 @@ fn stream_jsonl(mut stream: Stream, b: &mut Builder) -> Result<String> {
                 while at < batch.len() {
                     let mut end = (at + want).min(batch.len());
                     if end < batch.len() {
-                        end = batch[end..]
-                            .iter()
-                            .position(|&c| c == b'\n')
-                            .map_or(batch.len(), |p| end + p + 1);
+                        end = memchr::memchr(b'\n', &batch[end..]).map_or(batch.len(), |p| end + p + 1);
                     }
                     chunks.push(&batch[at..end]);
                     at = end;
                 }
                 let counts: Vec<usize> = chunks
                     .par_iter()
-                    .map(|c| c.iter().filter(|&&x| x == b'\n').count())
+                    .map(|c| memchr::memchr_iter(b'\n', c).count())
                     .collect();
                 let mut starts = Vec::with_capacity(chunks.len());
                 for c in &counts {
@@ -802,10 +805,13 @@ fn stream_jsonl(mut stream: Stream, b: &mut Builder) -> Result<String> {
                     .zip(starts)
                     .map(|(c, l0)| {
                         let mut out = Vec::new();
-                        for (k, l) in c.split(|&x| x == b'\n').enumerate() {
-                            if let Some(p) = parse_line(l, l0 + k, path)? {
+                        let mut from = 0;
+                        let ends = memchr::memchr_iter(b'\n', c).chain(std::iter::once(c.len()));
+                        for (k, end) in ends.enumerate() {
+                            if let Some(p) = parse_line(&c[from..end], l0 + k, path)? {
                                 out.push(p);
                             }
+                            from = (end + 1).min(c.len());
                         }
                         Ok(out)
                     })
@@ -1085,4 +1091,95 @@ pub fn read_corpus_from(
         });
     }
     Ok((corpus, layout, passages_sha))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn both(text: &str) -> (Result<(Passages, String)>, Result<(Passages, String)>) {
+        let input = Input::from_bytes("p.jsonl", text.as_bytes().to_vec(), Limits::default()).unwrap();
+        let whole = read_passages_from(PassageSource::Input(&input), ReadOptions::default());
+        let stream = Stream::from_reader(
+            "p.jsonl",
+            Box::new(std::io::Cursor::new(text.as_bytes().to_vec())),
+            Limits::default(),
+        )
+        .unwrap();
+        let streamed = read_passages_from(PassageSource::Stream(stream), ReadOptions::default());
+        (whole, streamed)
+    }
+
+    fn texts(p: &Passages) -> Vec<String> {
+        (0..p.len()).map(|i| p.texts.get(i).unwrap().into_owned()).collect()
+    }
+
+    /// The streamed parse reads every line as the `serde_json::Value` reader of whole inputs:
+    /// the id keys in order, numbers and booleans as `serde_json` prints them, the last value of
+    /// a repeated name, escapes, nested values left out, blank lines and a BOM skipped.
+    #[test]
+    fn streamed_lines_read_as_whole_inputs() {
+        let text = "\u{feff}{\"id\": 1, \"text\": \"a\\nb \\u00e9\", \"n\": 2.50, \"neg\": -3, \"ok\": true, \"nested\": {\"x\": [1]}, \"nil\": null}\r\n\n  \n{\"_id\": \"d2\", \"title\": \"T\", \"text\": \"x\", \"k\": \"first\", \"k\": \"last\"}\n{\"title\": \"only title\", \"text\": 5, \"big\": 12345678901234567890}";
+        let (whole, streamed) = both(text);
+        let (w, ws) = whole.unwrap();
+        let (s, ss) = streamed.unwrap();
+        assert_eq!(w.passages, s.passages);
+        assert_eq!(texts(&w), texts(&s));
+        assert_eq!(ws, ss);
+        assert_eq!(ss, crate::io::sha256_hex(text.as_bytes()));
+        let ids: Vec<&str> = s.passages.iter().map(|p| p.id.as_str()).collect();
+        assert_eq!(ids, vec!["1", "d2", "only title"]);
+        assert_eq!(texts(&s), vec!["a\nb é", "x", "5"]);
+        let f: Vec<(&str, &str)> = s.passages[0].fields.iter().collect();
+        assert_eq!(f, vec![("n", "2.5"), ("neg", "-3"), ("ok", "true")]);
+        assert_eq!(s.passages[1].fields.get("k"), Some("last"));
+        assert_eq!(s.passages[1].fields.get("title"), Some("T"));
+        assert_eq!(s.ids.get("d2", &s.passages), Some(1));
+        assert_eq!(s.ids.get("d3", &s.passages), None);
+    }
+
+    #[test]
+    fn streamed_errors_are_those_of_whole_inputs() {
+        for (text, expect) in [
+            (
+                "{\"id\": \"a\", \"text\": \"x\"}\n{\"id\": \"a\", \"text\": \"y\"}\n",
+                "p.jsonl:2: duplicate passage id `a` (first at line 1)",
+            ),
+            (
+                "{\"id\": \"a\", \"text\": \"x\"}\n\n[1]\n",
+                "p.jsonl:3: expected a JSON object",
+            ),
+            ("{\"id\": \"a\"}\n", "p.jsonl:1: missing `text`"),
+            ("{\"text\": \"a\"}\n", "p.jsonl:1: missing `id`"),
+            ("{\"id\": [1], \"text\": \"a\"}\n", "p.jsonl:1: `id` must be a string"),
+            ("{\"id\": \"a\", \"text\": \"x\"} x\n", "p.jsonl:1: malformed JSON"),
+            ("\n\n", "p.jsonl: no passages"),
+        ] {
+            let (whole, streamed) = both(text);
+            let (w, s) = (whole.unwrap_err(), streamed.unwrap_err());
+            assert!(s.message.contains(expect), "{}: {}", expect, s.message);
+            assert_eq!(w.message, s.message);
+        }
+    }
+
+    /// Ids whose 64-bit hashes collide are still told apart (the index compares the ids).
+    #[test]
+    fn the_id_index_is_exact_on_hash_collisions() {
+        let mut idx = IdIndex::default();
+        let ps: Vec<Passage> = ["a", "b"]
+            .iter()
+            .map(|id| Passage {
+                id: id.to_string(),
+                fields: Fields::default(),
+            })
+            .collect();
+        // Force a collision: "b" filed under the hash of "a".
+        idx.first.insert(id_hash("a"), 0);
+        idx.more.insert("b".into(), 1);
+        assert_eq!(idx.get("a", &ps), Some(0));
+        assert_eq!(idx.get("b", &ps), None, "b's own hash is not in `first`");
+        idx.first.insert(id_hash("b"), 0);
+        assert_eq!(idx.get("b", &ps), Some(1));
+        assert_eq!(idx.insert("b", 2, &ps), Some(1));
+    }
 }
