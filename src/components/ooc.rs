@@ -290,6 +290,9 @@ impl SpilledSets {
     }
 }
 
+/// What [`TextSource::batches`] calls with each batch: the index of its first text, the texts.
+pub type BatchFn<'f> = dyn FnMut(usize, &[Cow<'_, str>]) -> Result<()> + 'f;
+
 /// Texts the out-of-core join reads in order, a batch at a time: a slice in memory, or the
 /// passages' texts spilled to a file ([`Normalized`]).
 pub trait TextSource: Sync {
@@ -299,7 +302,7 @@ pub trait TextSource: Sync {
     /// text), in order; the texts are those to shingle (already normalized).
     ///
     /// Errors: those of reading the texts back, or of `f`.
-    fn batches(&self, batch_bytes: u64, f: &mut dyn FnMut(usize, &[Cow<'_, str>]) -> Result<()>) -> Result<()>;
+    fn batches(&self, batch_bytes: u64, f: &mut BatchFn<'_>) -> Result<()>;
 }
 
 /// Texts in memory, already normalized.
@@ -309,7 +312,7 @@ impl<S: AsRef<str> + Sync> TextSource for Slice<'_, S> {
     fn count(&self) -> usize {
         self.0.len()
     }
-    fn batches(&self, batch_bytes: u64, f: &mut dyn FnMut(usize, &[Cow<'_, str>]) -> Result<()>) -> Result<()> {
+    fn batches(&self, batch_bytes: u64, f: &mut BatchFn<'_>) -> Result<()> {
         let mut first = 0;
         while first < self.0.len() {
             let mut end = first;
@@ -339,7 +342,7 @@ impl TextSource for Normalized<'_> {
     fn count(&self) -> usize {
         self.store.len()
     }
-    fn batches(&self, batch_bytes: u64, f: &mut dyn FnMut(usize, &[Cow<'_, str>]) -> Result<()>) -> Result<()> {
+    fn batches(&self, batch_bytes: u64, f: &mut BatchFn<'_>) -> Result<()> {
         self.store.batches(batch_bytes, |first, batch| {
             let normed: Vec<Cow<'_, str>> = batch
                 .par_iter()

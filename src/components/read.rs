@@ -37,6 +37,12 @@
 //! Errors (exit 2, naming file and line, or file and record for JSON arrays, or file and row for
 //! Parquet): malformed JSON, a missing `id`/`text`, a duplicate passage or question id, a
 //! question naming a passage that does not exist, an empty file.
+//!
+//! A JSON Lines passages file opened as a [`Stream`] is parsed as it is decompressed, in batches
+//! whose lines are parsed in parallel, with exactly the semantics above; its texts go to a
+//! [`TextStore`] that spills past [`ReadOptions::text_budget`]. JSON arrays, Parquet files and
+//! questions files are read whole. The first error in file order is reported: a streamed file
+//! reports a duplicate id on an earlier line before a malformed line further on.
 
 use super::store::TextStore;
 use crate::error::{Error, Result};
@@ -1097,7 +1103,9 @@ pub fn read_corpus_from(
 mod tests {
     use super::*;
 
-    fn both(text: &str) -> (Result<(Passages, String)>, Result<(Passages, String)>) {
+    type Read = Result<(Passages, String)>;
+
+    fn both(text: &str) -> (Read, Read) {
         let input = Input::from_bytes("p.jsonl", text.as_bytes().to_vec(), Limits::default()).unwrap();
         let whole = read_passages_from(PassageSource::Input(&input), ReadOptions::default());
         let stream = Stream::from_reader(

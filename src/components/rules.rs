@@ -263,6 +263,9 @@ pub fn edges<'a>(
     Ok((e, None))
 }
 
+/// Token sets of the passages, and passage pairs.
+pub type SetsAndPairs = (Vec<Vec<u32>>, Vec<(u32, u32)>);
+
 /// The token sets of the passages under a near-duplicate rule and the passage pairs (`a < b`,
 /// sorted) whose Jaccard reaches the rule's threshold ([`join::join`], exact).
 ///
@@ -272,7 +275,7 @@ pub fn near_duplicates<'a>(
     rule: &LinkRule,
     texts: &mut Texts<'a>,
     progress: &dyn Progress,
-) -> Result<(Vec<Vec<u32>>, Vec<(u32, u32)>)> {
+) -> Result<SetsAndPairs> {
     let t = texts.get(corpus, rule.normalization)?;
     progress.start("shingling", 0);
     let sets = shingle::token_sets(t, rule.shingle_size());
