@@ -86,9 +86,11 @@ fn main() {
     );
     let t = Stage::start();
     let texts: Vec<String> = corpus
-        .passages
+        .texts
+        .as_strs()
+        .expect("the texts are in memory")
         .par_iter()
-        .map(|p| shingle::normalize(&p.text, Normalization::Nfc))
+        .map(|t| shingle::normalize(t, Normalization::Nfc))
         .collect();
     println!("nfc (parallel): {}", t);
     let t = Stage::start();

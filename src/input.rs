@@ -303,6 +303,225 @@ impl Input {
     }
 }
 
+/// The raw bytes read so far: their SHA-256 and count (shared by the decoder's reader and the
+/// final drain of a [`Stream`]).
+struct Tapped {
+    reader: Box<dyn Read + Send>,
+    hasher: Sha256,
+    bytes: u64,
+}
+
+/// A reader of the raw bytes that hashes and counts them as they pass.
+#[derive(Clone)]
+struct Tap(std::sync::Arc<std::sync::Mutex<Tapped>>);
+
+impl Read for Tap {
+    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+        let mut t = self
+            .0
+            .lock()
+            .map_err(|_| std::io::Error::other("a reading thread failed"))?;
+        let n = t.reader.read(buf)?;
+        t.hasher.update(&buf[..n]);
+        t.bytes += n as u64;
+        Ok(n)
+    }
+}
+
+/// One input read as a stream: its content (decompressed when compressed) in pieces, with the
+/// SHA-256 of the raw bytes computed as they pass, so neither the raw bytes nor the content are
+/// ever held whole. [`Stream::sha256`] at the end is the hash [`Input::sha256`] gives of the same
+/// file.
+///
+/// The compression is recognised by content as for [`Input`]; the raw bytes are bounded by
+/// [`Limits::max_bytes`], the content is not (it is never held whole: the reader decides what
+/// it keeps).
+pub struct Stream {
+    name: PathBuf,
+    compression: Compression,
+    head: Vec<u8>,
+    content: Box<dyn Read + Send>,
+    tap: Tap,
+    limits: Limits,
+}
+
+impl std::fmt::Debug for Stream {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Stream")
+            .field("name", &self.name)
+            .field("compression", &self.compression)
+            .finish()
+    }
+}
+
+impl Stream {
+    /// Opens the file at `path` and reads its first block (to recognise compression and what
+    /// the content holds).
+    ///
+    /// Errors (exit 2, naming the file): as [`Input::from_path`] for the first block.
+    pub fn open(path: &Path, limits: Limits) -> Result<Stream> {
+        let file = std::fs::File::open(path).map_err(|e| Error::io("reading", path, e))?;
+        if let Ok(meta) = file.metadata() {
+            if meta.is_file() && meta.len() > limits.max_bytes {
+                return Err(too_large(path, limits, "is"));
+            }
+            if meta.is_dir() {
+                return Err(Error::in_file(path, "is a directory (expected a file)"));
+            }
+        }
+        Stream::from_reader(path, Box::new(file), limits)
+    }
+
+    /// Streams what `reader` gives; `name` is used in messages.
+    ///
+    /// Errors: as [`Stream::open`].
+    pub fn from_reader(name: impl Into<PathBuf>, reader: Box<dyn Read + Send>, limits: Limits) -> Result<Stream> {
+        let name = name.into();
+        let mut tap = Tap(std::sync::Arc::new(std::sync::Mutex::new(Tapped {
+            reader,
+            hasher: Sha256::new(),
+            bytes: 0,
+        })));
+        let block = fill(&mut tap, SNIFF).map_err(|e| Error::io("reading", &name, e))?;
+        check_binary(&name, &block)?;
+        let compression = Compression::detect(&block);
+        if compression == Compression::None && name.extension().is_some_and(|e| e.eq_ignore_ascii_case("gz")) {
+            return Err(Error::in_file(
+                &name,
+                "not a valid gzip stream (the name ends in .gz but the file does not start with the gzip magic bytes)",
+            ));
+        }
+        let raw = std::io::Cursor::new(block).chain(tap.clone());
+        let mut content: Box<dyn Read + Send> = match compression {
+            Compression::None => Box::new(raw),
+            Compression::Gzip => Box::new(flate2::read::MultiGzDecoder::new(raw)),
+            Compression::Zstd => Box::new(
+                zstd::stream::read::Decoder::new(raw)
+                    .map_err(|e| Error::in_file(&name, "not a valid zstd stream").caused_by(e))?,
+            ),
+            Compression::Bzip2 => Box::new(bzip2::read::MultiBzDecoder::new(raw)),
+            Compression::Xz => Box::new(xz2::read::XzDecoder::new_multi_decoder(raw)),
+        };
+        let mut s = Stream {
+            name,
+            compression,
+            head: Vec::new(),
+            content: Box::new(std::io::empty()),
+            tap,
+            limits,
+        };
+        let head = fill(&mut content, SNIFF).map_err(|e| s.read_error(e))?;
+        if compression != Compression::None && Kind::detect(&head) == Kind::Text {
+            check_binary(&s.name, &head)?;
+        }
+        s.head = head;
+        s.content = content;
+        Ok(s)
+    }
+
+    /// The name shown in messages.
+    pub fn path(&self) -> &Path {
+        &self.name
+    }
+
+    /// The compression recognised.
+    pub fn compression(&self) -> Compression {
+        self.compression
+    }
+
+    /// The size limits it is read under.
+    pub fn limits(&self) -> Limits {
+        self.limits
+    }
+
+    /// The first bytes of the content (up to 64 KiB; all of it when shorter): what it holds.
+    pub fn head(&self) -> &[u8] {
+        &self.head
+    }
+
+    /// Whether the content starts like a ZIP or Parquet container (which is read whole).
+    pub fn is_container(&self) -> bool {
+        self.head.starts_with(b"PAR1") || self.head.starts_with(b"PK\x03\x04") || self.head.starts_with(b"PK\x05\x06")
+    }
+
+    fn read_error(&self, e: std::io::Error) -> Error {
+        if self.raw_bytes() > self.limits.max_bytes {
+            return too_large(&self.name, self.limits, "is");
+        }
+        match self.compression {
+            Compression::None => Error::io("reading", &self.name, e),
+            c => Error::in_file(&self.name, format!("not a valid {} stream", c.name())).caused_by(e),
+        }
+    }
+
+    fn raw_bytes(&self) -> u64 {
+        self.tap.0.lock().map_or(0, |t| t.bytes)
+    }
+
+    /// The next piece of the content into `buf` (cleared first; the first call gives the head
+    /// and more): at most about `want` bytes, empty at the end.
+    ///
+    /// Errors (exit 2, naming the file): a read error, a corrupt compressed stream, raw bytes
+    /// past the size limit.
+    pub fn next_piece(&mut self, buf: &mut Vec<u8>, want: usize) -> Result<()> {
+        buf.clear();
+        if !self.head.is_empty() {
+            buf.append(&mut self.head);
+        }
+        let start = buf.len();
+        buf.resize(want.max(start + 1), 0);
+        let mut filled = start;
+        while filled < buf.len() {
+            match self.content.read(&mut buf[filled..]) {
+                Ok(0) => break,
+                Ok(n) => filled += n,
+                Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+                Err(e) => return Err(self.read_error(e)),
+            }
+        }
+        buf.truncate(filled);
+        if self.raw_bytes() > self.limits.max_bytes {
+            return Err(too_large(&self.name, self.limits, "is"));
+        }
+        Ok(())
+    }
+
+    /// Ends the stream: reads (and hashes) whatever raw bytes follow the end of the content,
+    /// and returns the lower-case hex SHA-256 of all raw bytes, as [`Input::sha256`].
+    ///
+    /// Errors (exit 2): a read error, raw bytes past the size limit.
+    pub fn sha256(self) -> Result<String> {
+        let mut rest = self.tap.clone();
+        std::io::copy(&mut rest, &mut std::io::sink()).map_err(|e| Error::io("reading", &self.name, e))?;
+        if self.raw_bytes() > self.limits.max_bytes {
+            return Err(too_large(&self.name, self.limits, "is"));
+        }
+        drop(self.content);
+        let t = self
+            .tap
+            .0
+            .lock()
+            .map_err(|_| Error::internal("a reading thread failed"))?;
+        Ok(hex::encode(t.hasher.clone().finalize()))
+    }
+}
+
+/// Reads up to `n` bytes (fewer only at the end).
+fn fill(r: &mut impl Read, n: usize) -> std::io::Result<Vec<u8>> {
+    let mut block = vec![0u8; n];
+    let mut filled = 0;
+    while filled < n {
+        match r.read(&mut block[filled..]) {
+            Ok(0) => break,
+            Ok(k) => filled += k,
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+            Err(e) => return Err(e),
+        }
+    }
+    block.truncate(filled);
+    Ok(block)
+}
+
 /// Reads `path`, or, when it is `-`, everything `stdin` gives: the one place where the argument
 /// `-` is interpreted. The caller passes its standard input (the library never opens it).
 ///
@@ -512,6 +731,77 @@ mod tests {
         assert_eq!(i.path(), Path::new(STDIN_NAME));
         assert_eq!(i.sha256(), crate::io::sha256_hex(b"a\n"));
         assert!(open(Path::new("-"), None, Limits::default()).is_err());
+    }
+
+    #[test]
+    fn a_stream_gives_the_content_and_the_hash_of_the_raw_bytes() {
+        let long: Vec<u8> = (0..200_000u32)
+            .flat_map(|i| format!("line {}\n", i).into_bytes())
+            .collect();
+        for c in [
+            Compression::None,
+            Compression::Gzip,
+            Compression::Zstd,
+            Compression::Bzip2,
+            Compression::Xz,
+        ] {
+            let raw = match c {
+                Compression::None => long.clone(),
+                Compression::Gzip => {
+                    let mut e = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());
+                    e.write_all(&long).unwrap();
+                    e.finish().unwrap()
+                }
+                Compression::Zstd => zstd::stream::encode_all(&long[..], 1).unwrap(),
+                Compression::Bzip2 => {
+                    let mut e = bzip2::write::BzEncoder::new(Vec::new(), bzip2::Compression::fast());
+                    e.write_all(&long).unwrap();
+                    e.finish().unwrap()
+                }
+                Compression::Xz => {
+                    let mut e = xz2::write::XzEncoder::new(Vec::new(), 1);
+                    e.write_all(&long).unwrap();
+                    e.finish().unwrap()
+                }
+            };
+            let mut s =
+                Stream::from_reader("x", Box::new(std::io::Cursor::new(raw.clone())), Limits::default()).unwrap();
+            assert_eq!(s.compression(), c);
+            let (mut got, mut buf) = (Vec::new(), Vec::new());
+            loop {
+                s.next_piece(&mut buf, 10_000).unwrap();
+                if buf.is_empty() {
+                    break;
+                }
+                got.extend_from_slice(&buf);
+            }
+            assert_eq!(got, long, "{:?}", c);
+            let whole = Input::from_bytes("x", raw, Limits::default()).unwrap();
+            assert_eq!(s.sha256().unwrap(), whole.sha256(), "{:?}", c);
+        }
+        // Trailing bytes after the content are hashed too; a read stopped early still hashes all.
+        let mut raw = compressed(Compression::Gzip);
+        let s = Stream::from_reader("x", Box::new(std::io::Cursor::new(raw.clone())), Limits::default()).unwrap();
+        assert_eq!(s.sha256().unwrap(), crate::io::sha256_hex(&raw));
+        raw.truncate(raw.len() - 4);
+        let e = Stream::from_reader("t.gz", Box::new(std::io::Cursor::new(raw)), Limits::default())
+            .and_then(|mut s| s.next_piece(&mut Vec::new(), 100))
+            .unwrap_err();
+        assert!(e.message.contains("t.gz: not a valid gzip stream"), "{}", e.message);
+        let e = Stream::from_reader("p.gz", Box::new(&b"plain"[..]), Limits::default()).unwrap_err();
+        assert!(
+            e.message.contains("does not start with the gzip magic"),
+            "{}",
+            e.message
+        );
+        let e = Stream::from_reader("big", Box::new(std::io::repeat(b'a')), Limits { max_bytes: 100_000 })
+            .and_then(|mut s| s.next_piece(&mut Vec::new(), 1 << 20))
+            .unwrap_err();
+        assert!(
+            e.message.contains("big: is larger than the input size limit"),
+            "{}",
+            e.message
+        );
     }
 
     #[test]

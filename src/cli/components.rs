@@ -140,7 +140,12 @@ pub fn run(a: Args, ctx: &Ctx) -> Outcome {
     let open = |p: &std::path::Path| super::inputs::open(ctx, p, limits);
     let o = ops::components::ComponentsOptions {
         protocol: resolve(ctx, &a.protocol),
-        passages: a.passages.as_deref().map(open).transpose()?,
+        // A passages file is streamed by the count; standard input is read here, whole.
+        passages: match a.passages.as_deref() {
+            Some(p) if crate::input::is_stdin(p) => Some(ops::components::PassagesInput::Read(open(p)?)),
+            Some(p) => Some(ops::components::PassagesInput::File(resolve(ctx, p))),
+            None => None,
+        },
         questions: open(&a.questions)?,
         qrels: a.qrels.as_deref().map(open).transpose()?,
         assign: a.assign,

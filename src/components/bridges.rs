@@ -135,7 +135,7 @@ pub fn bridges(protocol: &Protocol, corpus: &Corpus, top: usize, progress: &dyn 
     for (ri, rule) in protocol.link_rules.iter().enumerate() {
         match rule.kind {
             LinkKind::IdenticalPassage => {
-                let t = texts.get(corpus, rule.normalization);
+                let t = texts.get(corpus, rule.normalization)?;
                 let mut first: HashMap<&str, usize> = HashMap::with_capacity(t.len());
                 for (i, s) in t.iter().enumerate() {
                     if !s.is_empty() {
@@ -148,7 +148,7 @@ pub fn bridges(protocol: &Protocol, corpus: &Corpus, top: usize, progress: &dyn 
             }
             LinkKind::NearDuplicatePassage => {
                 progress.start("bridges: shingling", 0);
-                let sets = shingle::token_sets(texts.get(corpus, rule.normalization), rule.shingle_size());
+                let sets = shingle::token_sets(texts.get(corpus, rule.normalization)?, rule.shingle_size());
                 progress.start("bridges: near-duplicate join", sets.len() as u64);
                 for (a, b) in join::join(&sets, rule.jaccard(), &|k| progress.advance(k)) {
                     text_links.push((ri, a as usize, b as usize));
@@ -235,16 +235,18 @@ pub fn bridges(protocol: &Protocol, corpus: &Corpus, top: usize, progress: &dyn 
         let questions = units.iter().map(|&u| qcount[u as usize] as usize).sum();
         (units.len(), questions)
     };
+    // Texts in memory (the caller refuses spilled ones); an unreadable text shows empty.
+    let text_of = |i: usize| corpus.texts.get(i).map(|t| t.into_owned()).unwrap_or_default();
     let label = |o: &Owner| -> Label {
         match o {
             Owner::Group(r) => {
                 let (first, size) = members.get(r).copied().unwrap_or((*r, 1));
                 let p = &corpus.passages[first];
-                (BridgeKind::Passage, p.id.clone(), size, excerpt(&p.text))
+                (BridgeKind::Passage, p.id.clone(), size, excerpt(&text_of(first)))
             }
             Owner::Decoy(p) => {
-                let p = &corpus.passages[*p];
-                (BridgeKind::Decoy, p.id.clone(), 1, excerpt(&p.text))
+                let (id, text) = (&corpus.passages[*p].id, text_of(*p));
+                (BridgeKind::Decoy, id.clone(), 1, excerpt(&text))
             }
             Owner::Field(ri, v) => (
                 BridgeKind::Field,

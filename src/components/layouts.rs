@@ -170,7 +170,7 @@ mod tests {
         let (c, layout) = read_corpus_inputs(None, &q, None).unwrap();
         assert_eq!(layout, Layout::HotpotqaHub);
         assert_eq!(c.passages.len(), 3);
-        assert_eq!(c.passages[0].text, "A is x.");
+        assert_eq!(c.texts.get(0).unwrap(), "A is x.");
         let qu = &c.questions[0];
         assert_eq!((qu.id.as_str(), qu.passages.len(), qu.decoys.len()), ("w1", 2, 1));
         assert_eq!(qu.fields.get("type").map(String::as_str), Some("compositional"));
@@ -191,7 +191,10 @@ mod tests {
         let text = "{\"_id\": \"d1\", \"title\": \"Paris\", \"text\": \"Capital.\", \"metadata\": {}}\n{\"_id\": \"d2\", \"title\": \"Paris\", \"text\": \"A city in Texas.\", \"metadata\": {}}\n";
         let i = Input::from_bytes("corpus.jsonl", text.as_bytes().to_vec(), Limits::default()).unwrap();
         let p = crate::components::read::read_passages_input(&i).unwrap();
-        assert_eq!(p.iter().map(|x| x.id.as_str()).collect::<Vec<_>>(), vec!["d1", "d2"]);
-        assert_eq!(p[1].fields.get("title").map(String::as_str), Some("Paris"));
+        assert_eq!(
+            p.passages.iter().map(|x| x.id.as_str()).collect::<Vec<_>>(),
+            vec!["d1", "d2"]
+        );
+        assert_eq!(p.passages[1].fields.get("title"), Some("Paris"));
     }
 }

@@ -20,6 +20,7 @@ pub mod rules;
 pub mod sensitivity;
 pub mod shingle;
 pub mod stop;
+pub mod store;
 pub mod unionfind;
 
 use crate::assignment::AssignmentRow;
@@ -124,8 +125,9 @@ pub struct CountOptions<'a> {
     pub listed: Option<ListedPairs<'a>>,
     /// Keep the joined pairs with their sizes in [`CountResult::near_pairs`].
     pub keep_pairs: bool,
-    /// The memory limit of the near-duplicate join: past it the join runs out of core
-    /// ([`ooc::join_partitioned`]); `None`: always in memory.
+    /// The memory limit of the whole count: the near-duplicate join gets what the corpus, the
+    /// graph and the union-find leave of it ([`read::Corpus::resident_bytes`]), and past that
+    /// runs out of core ([`ooc::join_partitioned`]); `None`: always in memory.
     pub memory: Option<ooc::MemoryLimit<'a>>,
 }
 
@@ -193,6 +195,22 @@ pub fn count_with(
         uf.union(a as usize, b as usize);
     }
     let before_rules = count::snapshot(&mut uf, &g, &qcount);
+    // The join's budget is what the limit leaves beside the corpus, the graph and the union-find
+    // (and the normalized texts' handles); at least an eighth of the limit.
+    let resident = corpus.resident_bytes()
+        + g.nodes.iter().map(|n| 32 + n.label.capacity() as u64).sum::<u64>()
+        + 4 * (g.question_node.len() + g.passage_node.len()) as u64
+        + 8 * uf.len() as u64
+        + 4 * qcount.len() as u64
+        + if corpus.texts.is_spilled() {
+            0
+        } else {
+            24 * corpus.passages.len() as u64
+        };
+    let memory = o.memory.map(|m| ooc::MemoryLimit {
+        bytes: m.bytes.saturating_sub(resident).max(m.bytes / 8),
+        spill_dir: m.spill_dir,
+    });
     let mut texts = rules::Texts::default();
     let mut ablation = Vec::new();
     for rule in &protocol.link_rules {
@@ -210,7 +228,7 @@ pub fn count_with(
                     rule,
                     &mut texts,
                     progress,
-                    o.memory,
+                    memory,
                     o.keep_pairs,
                     &mut |a, b| {
                         uf.union(pn[a as usize] as usize, pn[b as usize] as usize);

@@ -33,10 +33,13 @@
 
 use super::join;
 use super::shingle::{mix128, mix64, packed, Alphabet, FastHash, Key};
+use super::store::TextStore;
 use super::Progress;
 use crate::error::{Error, Result};
+use crate::protocol::Normalization;
 use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
+use std::borrow::Cow;
 use std::fs::File;
 use std::io::{BufReader, BufWriter, Read, Seek, SeekFrom, Write};
 use std::path::Path;
@@ -287,55 +290,181 @@ impl SpilledSets {
     }
 }
 
+/// What [`TextSource::batches`] calls with each batch: the index of its first text, the texts.
+pub type BatchFn<'f> = dyn FnMut(usize, &[Cow<'_, str>]) -> Result<()> + 'f;
+
+/// Texts the out-of-core join reads in order, a batch at a time: a slice in memory, or the
+/// passages' texts spilled to a file ([`Normalized`]).
+pub trait TextSource: Sync {
+    /// Number of texts.
+    fn count(&self) -> usize;
+    /// Calls `f(first, texts)` for consecutive batches of about `batch_bytes` bytes (at least one
+    /// text), in order; the texts are those to shingle (already normalized).
+    ///
+    /// Errors: those of reading the texts back, or of `f`.
+    fn batches(&self, batch_bytes: u64, f: &mut BatchFn<'_>) -> Result<()>;
+}
+
+/// Texts in memory, already normalized.
+pub struct Slice<'a, S>(pub &'a [S]);
+
+impl<S: AsRef<str> + Sync> TextSource for Slice<'_, S> {
+    fn count(&self) -> usize {
+        self.0.len()
+    }
+    fn batches(&self, batch_bytes: u64, f: &mut BatchFn<'_>) -> Result<()> {
+        let mut first = 0;
+        while first < self.0.len() {
+            let mut end = first;
+            let mut acc = 0u64;
+            while end < self.0.len() && (end == first || acc < batch_bytes) {
+                acc += self.0[end].as_ref().len() as u64;
+                end += 1;
+            }
+            let batch: Vec<Cow<'_, str>> = self.0[first..end].iter().map(|t| Cow::Borrowed(t.as_ref())).collect();
+            f(first, &batch)?;
+            first = end;
+        }
+        Ok(())
+    }
+}
+
+/// The passages' texts in a [`TextStore`] (in memory or spilled), normalized batch by batch as
+/// a rule says.
+pub struct Normalized<'a> {
+    /// The texts as given.
+    pub store: &'a TextStore,
+    /// The rule's normalization.
+    pub normalization: Normalization,
+}
+
+impl TextSource for Normalized<'_> {
+    fn count(&self) -> usize {
+        self.store.len()
+    }
+    fn batches(&self, batch_bytes: u64, f: &mut BatchFn<'_>) -> Result<()> {
+        self.store.batches(batch_bytes, |first, batch| {
+            let normed: Vec<Cow<'_, str>> = batch
+                .par_iter()
+                .map(|t| super::shingle::normalized(t, self.normalization))
+                .collect();
+            f(first, &normed)
+        })
+    }
+}
+
+/// Bytes of text read per batch when only the characters are looked at.
+const SCAN_BATCH: u64 = 64 << 20;
+
+/// The alphabet of all texts and their number of characters, in one pass.
+fn alphabet_of(src: &dyn TextSource) -> Result<(Alphabet, u64)> {
+    const WORDS: usize = (char::MAX as usize + 1).div_ceil(64);
+    let mut seen = vec![0u64; WORDS];
+    let mut chars = 0u64;
+    src.batches(SCAN_BATCH, &mut |_, texts| {
+        let (set, n) = texts
+            .par_iter()
+            .fold(
+                || (vec![0u64; WORDS], 0u64),
+                |(mut set, mut n), t| {
+                    for c in t.chars() {
+                        set[c as usize / 64] |= 1 << (c as usize % 64);
+                        n += 1;
+                    }
+                    (set, n)
+                },
+            )
+            .reduce(
+                || (vec![0u64; WORDS], 0),
+                |(mut a, n), (b, m)| {
+                    a.iter_mut().zip(&b).for_each(|(x, y)| *x |= y);
+                    (a, n + m)
+                },
+            );
+        seen.iter_mut().zip(&set).for_each(|(x, y)| *x |= y);
+        chars += n;
+        Ok(())
+    })?;
+    // Every character seen, once: the alphabet depends on the set of characters only.
+    let all: String = (0..WORDS * 64)
+        .filter(|&c| seen[c / 64] >> (c % 64) & 1 == 1)
+        .filter_map(|c| char::from_u32(c as u32))
+        .collect();
+    Ok((Alphabet::of(&[all]), chars))
+}
+
+/// The shard of key `k` among `2^bits` shards.
+fn shard_of<K: SpillKey>(k: &K, bits: u32) -> usize {
+    if bits == 0 {
+        0
+    } else {
+        (k.spread() >> (64 - bits)) as usize
+    }
+}
+
+/// A text's keys grouped by shard, in shard order: `(shard, count, key bytes)`.
+type Groups = Vec<(usize, u64, Vec<u8>)>;
+
+fn group<K: SpillKey>(mut ks: Vec<K>, bits: u32) -> Groups {
+    ks.sort_unstable_by_key(|k| (shard_of(k, bits), *k));
+    let mut out: Groups = Vec::new();
+    for k in &ks {
+        let s = shard_of(k, bits);
+        if out.last().is_none_or(|g| g.0 != s) {
+            out.push((s, 0, Vec::new()));
+        }
+        if let Some(g) = out.last_mut() {
+            g.1 += 1;
+            k.put(&mut g.2);
+        }
+    }
+    out
+}
+
 /// [`super::shingle::token_sets`], spilled: the same shingles of each text, ranked by
 /// ascending document frequency, written to a spill file with working memory near `budget`.
-fn spill_sets<S: AsRef<str> + Sync>(
-    texts: &[S],
-    n: usize,
-    budget: u64,
-    dir: &Path,
-    progress: &dyn Progress,
-) -> Result<SpilledSets> {
+fn spill_sets(src: &dyn TextSource, n: usize, budget: u64, dir: &Path, progress: &dyn Progress) -> Result<SpilledSets> {
     let n = n.max(1);
-    let alpha = Alphabet::of(texts);
+    progress.start("scanning texts", 0);
+    let (alpha, chars) = alphabet_of(src)?;
     let b = alpha.bits as usize;
-    let chars: u64 = texts.par_iter().map(|t| t.as_ref().chars().count() as u64).sum();
-    let cost = |i: usize| 24 * texts[i].as_ref().len() as u64 + 64;
     if n * b <= 64 {
         let mask = if n * b == 64 { u64::MAX } else { (1u64 << (n * b)) - 1 };
-        let keys = |i: usize, v: &mut Vec<u64>| {
-            packed(
-                texts[i].as_ref(),
+        let keys = |t: &str, bits: u32| {
+            let ks = packed(
+                t,
                 n,
                 &alpha,
-                v,
+                &mut Vec::new(),
                 (u64::from, |k, c| ((k << b) | c) & mask, mix64),
-            )
+            );
+            group(ks, bits)
         };
-        rank_spilled::<u64>(texts.len(), chars, n, &cost, keys, budget, dir, progress)
+        rank_spilled::<u64>(src, chars, n, &keys, budget, dir, progress)
     } else if n * b <= 128 {
         let mask = if n * b == 128 {
             u128::MAX
         } else {
             (1u128 << (n * b)) - 1
         };
-        let keys = |i: usize, v: &mut Vec<u128>| {
-            packed(
-                texts[i].as_ref(),
+        let keys = |t: &str, bits: u32| {
+            let ks = packed(
+                t,
                 n,
                 &alpha,
-                v,
+                &mut Vec::new(),
                 (u128::from, |k, c| ((k << b) | c) & mask, mix128),
-            )
+            );
+            group(ks, bits)
         };
-        rank_spilled::<u128>(texts.len(), chars, n, &cost, keys, budget, dir, progress)
+        rank_spilled::<u128>(src, chars, n, &keys, budget, dir, progress)
     } else {
-        let keys = |i: usize, _: &mut Vec<&str>| {
-            let mut v = super::shingle::shingles(texts[i].as_ref(), n);
+        let keys = |t: &str, bits: u32| {
+            let mut v = super::shingle::shingles(t, n);
             Key::sort(&mut v);
-            v
+            group(v, bits)
         };
-        rank_spilled::<&str>(texts.len(), chars, n, &cost, keys, budget, dir, progress)
+        rank_spilled::<&str>(src, chars, n, &keys, budget, dir, progress)
     }
 }
 
@@ -344,16 +473,16 @@ const MAX_SHARDS: usize = 256;
 
 #[allow(clippy::too_many_arguments)]
 fn rank_spilled<K: SpillKey>(
-    records: usize,
+    src: &dyn TextSource,
     chars: u64,
     n: usize,
-    cost: &(dyn Fn(usize) -> u64 + Sync),
-    keys_of: impl Fn(usize, &mut Vec<K>) -> Vec<K> + Sync,
+    keys_of: &(dyn Fn(&str, u32) -> Groups + Sync),
     budget: u64,
     dir: &Path,
     progress: &dyn Progress,
 ) -> Result<SpilledSets> {
     let err = spill_err(dir);
+    let records = src.count();
     // Shards: enough that one shard's map per thread fits the budget.
     let threads = rayon::current_num_threads().max(1) as u64;
     let want = (chars * K::map_bytes(n) * threads).div_ceil(budget.max(1)).max(1);
@@ -362,13 +491,6 @@ fn rank_spilled<K: SpillKey>(
         .next_power_of_two()
         .min(MAX_SHARDS);
     let bits = shards.trailing_zeros();
-    let shard = |k: &K| {
-        if bits == 0 {
-            0
-        } else {
-            (k.spread() >> (64 - bits)) as usize
-        }
-    };
 
     // 1. Keys to shard files, record groups in record order: (record delta, count, keys).
     progress.start("shingling to spill files", records as u64);
@@ -376,32 +498,9 @@ fn rank_spilled<K: SpillKey>(
         .map(|_| spill_file(dir).map(|f| BufWriter::with_capacity(1 << 13, f)))
         .collect::<Result<_>>()?;
     let mut last = vec![0u64; shards];
-    let mut first = 0;
-    while first < records {
-        let mut end = first;
-        let mut acc = 0;
-        while end < records && (end == first || acc < budget / 4) {
-            acc += cost(end);
-            end += 1;
-        }
-        let groups: Vec<Vec<(usize, u64, Vec<u8>)>> = (first..end)
-            .into_par_iter()
-            .map_init(Vec::new, |scratch, i| {
-                let mut ks = keys_of(i, scratch);
-                ks.sort_unstable_by_key(|k| (shard(k), *k));
-                let mut out: Vec<(usize, u64, Vec<u8>)> = Vec::new();
-                for k in &ks {
-                    let s = shard(k);
-                    if out.last().is_none_or(|g| g.0 != s) {
-                        out.push((s, 0, Vec::new()));
-                    }
-                    let g = out.last_mut().expect("pushed above");
-                    g.1 += 1;
-                    k.put(&mut g.2);
-                }
-                out
-            })
-            .collect();
+    // About 24 bytes of keys in flight per byte of text.
+    src.batches((budget / 4 / 24).max(1), &mut |first, texts| {
+        let groups: Vec<Groups> = texts.par_iter().map(|t| keys_of(t, bits)).collect();
         let mut head = Vec::new();
         for (off, gs) in groups.into_iter().enumerate() {
             let rec = (first + off) as u64;
@@ -414,9 +513,9 @@ fn rank_spilled<K: SpillKey>(
                 writers[s].write_all(&bytes).map_err(&err)?;
             }
         }
-        progress.advance((end - first) as u64);
-        first = end;
-    }
+        progress.advance(texts.len() as u64);
+        Ok(())
+    })?;
     let key_files: Vec<File> = writers
         .into_iter()
         .map(|w| w.into_inner().map_err(|e| err(e.into_error())))
@@ -609,9 +708,25 @@ pub fn join_partitioned<S: AsRef<str> + Sync>(
     progress: &dyn Progress,
     sink: &mut dyn FnMut(u32, u32, u32, u32),
 ) -> Result<usize> {
+    join_partitioned_source(&Slice(texts), n, t, limit, scored, progress, sink)
+}
+
+/// [`join_partitioned`] over texts read in order from `src` (e.g. spilled passage texts,
+/// [`Normalized`]), each read twice (once for the alphabet, once for the shingles).
+///
+/// Errors (exit 2): spill files that cannot be written or read back, naming the directory.
+pub fn join_partitioned_source(
+    src: &dyn TextSource,
+    n: usize,
+    t: f64,
+    limit: MemoryLimit<'_>,
+    scored: bool,
+    progress: &dyn Progress,
+    sink: &mut dyn FnMut(u32, u32, u32, u32),
+) -> Result<usize> {
     let dir = limit.spill_dir;
     let err = spill_err(dir);
-    let sets = spill_sets(texts, n, limit.bytes, dir, progress)?;
+    let sets = spill_sets(src, n, limit.bytes, dir, progress)?;
     let prefix = |len: usize| (len - join::min_overlap(len, t) + 1).min(len);
     let bounds = length_bands(sets.lens.iter().copied().max().unwrap_or(0), t);
     let band: Vec<u32> = sets
@@ -886,7 +1001,7 @@ mod tests {
             .collect();
         for n in [2usize, 5, 40] {
             let dir = tempfile::tempdir().unwrap();
-            let spilled = spill_sets(&texts, n, 1, dir.path(), &NoProgress).unwrap();
+            let spilled = spill_sets(&Slice(&texts), n, 1, dir.path(), &NoProgress).unwrap();
             let mut got = Vec::new();
             spilled.each(|_, s| got.push(s.to_vec())).unwrap();
             let mem = token_sets(&texts, n);

@@ -164,17 +164,18 @@ pub struct SampleCheck {
 }
 
 /// Checks up to `size` pairs drawn at random (seeded) exactly: each sampled pair's Jaccard,
-/// recomputed from the two passages' `n`-gram shingle sets ([`shingle::shingles`] of `texts`,
-/// the passages' texts already normalized as the rule says), must be ≥ `t`, and the sizes the
-/// file states must be the recomputed ones. Only the sampled passages are shingled.
+/// recomputed from the two passages' `n`-gram shingle sets ([`shingle::shingles`] of
+/// `texts(i)`, passage `i`'s text already normalized as the rule says), must be ≥ `t`, and the
+/// sizes the file states must be the recomputed ones. Only the sampled passages are read and
+/// shingled.
 ///
 /// Errors (exit 2): the first sampled pair (in file order) that fails, with its line, both
-/// passage ids and the recomputed sizes.
+/// passage ids and the recomputed sizes; an error of `texts` (a spill file read back).
 #[allow(clippy::too_many_arguments)]
-pub fn check_sample(
+pub fn check_sample<'t>(
     input: &Input,
     pairs: &[ListedPair],
-    texts: &[impl AsRef<str>],
+    texts: &dyn Fn(u32) -> Result<std::borrow::Cow<'t, str>>,
     n: usize,
     ids: &[&str],
     t: f64,
@@ -187,8 +188,9 @@ pub fn check_sample(
     picked.sort_by_key(|&i| pairs[i].line);
     for i in picked {
         let p = pairs[i];
-        let sa = shingle::shingles(texts[p.a as usize].as_ref(), n);
-        let sb = shingle::shingles(texts[p.b as usize].as_ref(), n);
+        let (ta, tb) = (texts(p.a)?, texts(p.b)?);
+        let sa = shingle::shingles(&ta, n);
+        let sb = shingle::shingles(&tb, n);
         let inter = join::intersection(&sa, &sb);
         let union = sa.len() + sb.len() - inter;
         let name = |x: u32| crate::text::short(ids[x as usize], 80);
@@ -276,6 +278,11 @@ mod tests {
     use super::*;
     use crate::input::Limits;
 
+    /// The texts of a slice, as `check_sample` reads them.
+    fn of<'a>(texts: &'a [String]) -> impl Fn(u32) -> Result<std::borrow::Cow<'a, str>> + 'a {
+        |i| Ok(std::borrow::Cow::Borrowed(texts[i as usize].as_str()))
+    }
+
     fn input(text: &str) -> Input {
         Input::from_bytes("pairs.jsonl", text.as_bytes().to_vec(), Limits::default()).unwrap()
     }
@@ -332,11 +339,11 @@ mod tests {
         let texts: Vec<String> = ["abcde", "abcdx", "abcdeab"].iter().map(|s| s.to_string()).collect();
         let good = input("{\"a\":\"p0\",\"b\":\"p2\",\"intersection\":4,\"union\":5}\n");
         let p = read_pairs(&good, &IDS).unwrap();
-        let c = check_sample(&good, &p, &texts, 2, &IDS, 0.8, 10, 7).unwrap();
+        let c = check_sample(&good, &p, &of(&texts), 2, &IDS, 0.8, 10, 7).unwrap();
         assert_eq!((c.pairs, c.checked), (1, 1));
         let below = input("{\"a\":\"p0\",\"b\":\"p2\"}\n{\"a\":\"p0\",\"b\":\"p1\"}\n");
         let p = read_pairs(&below, &IDS).unwrap();
-        let e = check_sample(&below, &p, &texts, 2, &IDS, 0.8, 10, 7)
+        let e = check_sample(&below, &p, &of(&texts), 2, &IDS, 0.8, 10, 7)
             .unwrap_err()
             .render();
         assert!(
@@ -348,7 +355,7 @@ mod tests {
         let wrong_size =
             input("{\"a\":\"p0\",\"b\":\"p2\",\"intersection\":4,\"union\":6,\"jaccard\":0.6666666666666666}\n");
         let p = read_pairs(&wrong_size, &IDS).unwrap();
-        let e = check_sample(&wrong_size, &p, &texts, 2, &IDS, 0.8, 10, 7)
+        let e = check_sample(&wrong_size, &p, &of(&texts), 2, &IDS, 0.8, 10, 7)
             .unwrap_err()
             .render();
         assert!(e.contains("the file states 4 and 6"), "{}", e);
@@ -366,6 +373,9 @@ mod tests {
         let f = Input::from_bytes("w.jsonl", buf, Limits::default()).unwrap();
         let p = read_pairs(&f, &IDS).unwrap();
         let texts: Vec<String> = ["abcde", "abcdx", "abcdeab"].iter().map(|s| s.to_string()).collect();
-        assert_eq!(check_sample(&f, &p, &texts, 2, &IDS, 0.8, 5, 1).unwrap().checked, 1);
+        assert_eq!(
+            check_sample(&f, &p, &of(&texts), 2, &IDS, 0.8, 5, 1).unwrap().checked,
+            1
+        );
     }
 }

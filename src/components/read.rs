@@ -37,23 +37,157 @@
 //! Errors (exit 2, naming file and line, or file and record for JSON arrays, or file and row for
 //! Parquet): malformed JSON, a missing `id`/`text`, a duplicate passage or question id, a
 //! question naming a passage that does not exist, an empty file.
+//!
+//! A JSON Lines passages file opened as a [`Stream`] is parsed as it is decompressed, in batches
+//! whose lines are parsed in parallel, with exactly the semantics above; its texts go to a
+//! [`TextStore`] that spills past [`ReadOptions::text_budget`]. JSON arrays, Parquet files and
+//! questions files are read whole. The first error in file order is reported: a streamed file
+//! reports a duplicate id on an earlier line before a malformed line further on.
 
+use super::store::TextStore;
 use crate::error::{Error, Result};
-use crate::input::{Input, Kind, Limits};
+use crate::input::{Input, Kind, Limits, Stream};
 use crate::tabular::Unit;
 use serde_json::{Map, Value};
-use std::collections::{BTreeMap, HashMap};
+use std::borrow::Cow;
+use std::collections::{BTreeMap, HashMap, HashSet};
 use std::path::Path;
+use std::sync::Arc;
 
-/// One passage.
+/// One passage (its text is in [`Corpus::texts`], at the passage's index).
 #[derive(Debug, Clone, PartialEq)]
 pub struct Passage {
     /// Passage id (unique).
     pub id: String,
-    /// Text as given (normalized later by the rule).
-    pub text: String,
     /// Other scalar fields, as strings (e.g. `doc`).
-    pub fields: BTreeMap<String, String>,
+    pub fields: Fields,
+}
+
+/// The scalar fields of a passage, as strings, sorted by name; names and values are shared
+/// between passages (a law's `doc` value is held once however many articles carry it).
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct Fields(Box<[(Arc<str>, Arc<str>)]>);
+
+impl Fields {
+    /// The value of field `name`.
+    pub fn get(&self, name: &str) -> Option<&str> {
+        self.0
+            .binary_search_by(|(k, _)| k.as_ref().cmp(name))
+            .ok()
+            .map(|i| self.0[i].1.as_ref())
+    }
+
+    /// The fields in name order.
+    pub fn iter(&self) -> impl Iterator<Item = (&str, &str)> {
+        self.0.iter().map(|(k, v)| (k.as_ref(), v.as_ref()))
+    }
+
+    /// Number of fields.
+    pub fn len(&self) -> usize {
+        self.0.len()
+    }
+
+    /// Whether there are none.
+    pub fn is_empty(&self) -> bool {
+        self.0.is_empty()
+    }
+
+    /// Bytes held per passage (not counting the shared names and values).
+    fn resident_bytes(&self) -> u64 {
+        16 + 32 * self.0.len() as u64
+    }
+}
+
+impl From<BTreeMap<String, String>> for Fields {
+    fn from(m: BTreeMap<String, String>) -> Fields {
+        Fields(m.into_iter().map(|(k, v)| (Arc::from(k), Arc::from(v))).collect())
+    }
+}
+
+/// Shares equal field names and values between passages.
+#[derive(Default)]
+struct Interner(HashSet<Arc<str>>);
+
+impl Interner {
+    fn get(&mut self, s: &str) -> Arc<str> {
+        if let Some(a) = self.0.get(s) {
+            return a.clone();
+        }
+        let a: Arc<str> = Arc::from(s);
+        self.0.insert(a.clone());
+        a
+    }
+
+    /// Fields from `(name, value)` pairs, the last value of a repeated name kept (as JSON
+    /// objects are read).
+    fn fields<K: AsRef<str>, V: AsRef<str>>(&mut self, mut pairs: Vec<(K, V)>) -> Fields {
+        pairs.reverse();
+        // A stable sort keeps the last value of a name first.
+        pairs.sort_by(|a, b| a.0.as_ref().cmp(b.0.as_ref()));
+        pairs.dedup_by(|a, b| a.0.as_ref() == b.0.as_ref());
+        Fields(
+            pairs
+                .into_iter()
+                .map(|(k, v)| (self.get(k.as_ref()), self.get(v.as_ref())))
+                .collect(),
+        )
+    }
+}
+
+/// Passage ids to passage indices, for the duplicate check and for resolving the ids questions
+/// name: 64-bit hashes of the ids, with the ids themselves compared on a hash match (so exact),
+/// and the rare ids whose hash another id already has kept whole.
+#[derive(Debug, Clone, Default)]
+pub struct IdIndex {
+    first: HashMap<u64, u32>,
+    more: HashMap<String, u32>,
+}
+
+fn id_hash(id: &str) -> u64 {
+    use std::hash::{Hash, Hasher};
+    let mut h = std::collections::hash_map::DefaultHasher::new();
+    id.hash(&mut h);
+    h.finish()
+}
+
+impl IdIndex {
+    /// The index of the passage with id `id`.
+    pub fn get(&self, id: &str, passages: &[Passage]) -> Option<usize> {
+        match self.first.get(&id_hash(id)) {
+            Some(&i) if passages[i as usize].id == id => Some(i as usize),
+            Some(_) => self.more.get(id).map(|&i| i as usize),
+            None => None,
+        }
+    }
+
+    /// Records that passage `i` (already in `passages`, or about to be pushed there) has id
+    /// `id`; returns the index of an earlier passage with that id instead, if there is one.
+    fn insert(&mut self, id: &str, i: usize, passages: &[Passage]) -> Option<usize> {
+        match self.first.entry(id_hash(id)) {
+            std::collections::hash_map::Entry::Vacant(e) => {
+                e.insert(i as u32);
+                None
+            }
+            std::collections::hash_map::Entry::Occupied(e) => {
+                let f = *e.get() as usize;
+                if passages[f].id == id {
+                    return Some(f);
+                }
+                match self.more.entry(id.to_string()) {
+                    std::collections::hash_map::Entry::Occupied(m) => Some(*m.get() as usize),
+                    std::collections::hash_map::Entry::Vacant(m) => {
+                        m.insert(i as u32);
+                        None
+                    }
+                }
+            }
+        }
+    }
+
+    fn resident_bytes(&self) -> u64 {
+        // A hash map entry with its control byte and load factor headroom.
+        (self.first.capacity() as u64) * 13 + self.more.len() as u64 * 64
+    }
 }
 
 /// One candidate question.
@@ -92,12 +226,58 @@ crate::named_enum! {
 pub struct Corpus {
     /// Passages in file order.
     pub passages: Vec<Passage>,
+    /// The passages' texts as given (normalized later by the rules), by passage index: in
+    /// memory, or spilled past the reader's text budget ([`ReadOptions::text_budget`]).
+    pub texts: TextStore,
+    /// The passages' ids, indexed.
+    pub ids: IdIndex,
     /// Questions in file order.
     pub questions: Vec<Question>,
     /// Titles seen with differing texts in a HotpotQA/MuSiQue file (first text kept).
     pub conflicting_titles: usize,
     /// Notes found while reading (e.g. BEIR queries left out because the qrels do not name them).
     pub notes: Vec<String>,
+}
+
+impl Corpus {
+    /// Appends a passage with its text (to [`Corpus::texts`], which must not be finished yet).
+    ///
+    /// Errors (exit 2): a duplicate id; a spill file that cannot be written.
+    pub fn push_passage(&mut self, id: String, text: &str, fields: Fields) -> Result<()> {
+        if let Some(first) = self.ids.insert(&id, self.passages.len(), &self.passages) {
+            return Err(Error::input(format!(
+                "duplicate passage id `{}` (first at passage {})",
+                id,
+                first + 1
+            )));
+        }
+        self.texts.push(text)?;
+        self.passages.push(Passage { id, fields });
+        Ok(())
+    }
+
+    /// Estimated bytes the corpus holds in memory: ids, fields, the id index, the texts in
+    /// memory (none when spilled) with their offsets, the questions.
+    pub fn resident_bytes(&self) -> u64 {
+        let passages: u64 = self
+            .passages
+            .iter()
+            .map(|p| 24 + p.id.capacity() as u64 + p.fields.resident_bytes())
+            .sum();
+        let questions: u64 = self
+            .questions
+            .iter()
+            .map(|q| {
+                160 + (q.id.capacity() + q.loc.capacity()) as u64
+                    + 8 * (q.passages.len() + q.decoys.len()) as u64
+                    + q.fields
+                        .iter()
+                        .map(|(k, v)| 64 + (k.len() + v.len()) as u64)
+                        .sum::<u64>()
+            })
+            .sum();
+        passages + questions + self.ids.resident_bytes() + self.texts.resident_bytes()
+    }
 }
 
 /// Where a record came from: `file:line` for JSON Lines, `file: record N` for a JSON array.
@@ -219,18 +399,144 @@ fn id_list(m: &Map<String, Value>, key: &str, loc: Loc) -> Result<Vec<String>> {
     }
 }
 
+/// Passages as read: in file order, with their texts and their ids indexed.
+#[derive(Debug, Default)]
+pub struct Passages {
+    /// Passages in file order.
+    pub passages: Vec<Passage>,
+    /// Their texts, by passage index.
+    pub texts: TextStore,
+    /// Their ids, indexed.
+    pub ids: IdIndex,
+}
+
+impl Passages {
+    /// Number of passages.
+    pub fn len(&self) -> usize {
+        self.passages.len()
+    }
+
+    /// Whether there are none.
+    pub fn is_empty(&self) -> bool {
+        self.passages.is_empty()
+    }
+}
+
+/// How passages are read.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct ReadOptions<'a> {
+    /// Past this many bytes of text, the texts go to an unnamed spill file in this directory
+    /// ([`TextStore::with_budget`]); `None`: all in memory.
+    pub text_budget: Option<(u64, &'a Path)>,
+}
+
+/// Where passages are read from: an input read whole, or a stream (a JSON Lines file is then
+/// parsed as it streams; a JSON array or a Parquet file is read whole).
+#[derive(Debug)]
+pub enum PassageSource<'a> {
+    /// An input already read whole (standard input, bytes).
+    Input(&'a Input),
+    /// A file opened as a stream ([`Stream::open`]).
+    Stream(Stream),
+}
+
+/// Collects passages: the duplicate check, the shared field values, the text store.
+struct Builder {
+    out: Passages,
+    /// The line (record, row) of each passage, for the duplicate-id message.
+    lines: Vec<usize>,
+    interner: Interner,
+}
+
+impl Builder {
+    fn new(o: ReadOptions) -> Builder {
+        Builder {
+            out: Passages {
+                texts: match o.text_budget {
+                    Some((b, dir)) => TextStore::with_budget(b, dir),
+                    None => TextStore::in_memory(),
+                },
+                ..Passages::default()
+            },
+            lines: Vec::new(),
+            interner: Interner::default(),
+        }
+    }
+
+    fn add<K: AsRef<str>, V: AsRef<str>>(
+        &mut self,
+        loc: Loc,
+        id: String,
+        text: &str,
+        fields: Vec<(K, V)>,
+    ) -> Result<()> {
+        let i = self.out.passages.len();
+        if let Some(first) = self.out.ids.insert(&id, i, &self.out.passages) {
+            return Err(loc.err(format!(
+                "duplicate passage id `{}` (first at {})",
+                id,
+                loc.named(self.lines[first])
+            )));
+        }
+        self.out.texts.push(text)?;
+        self.lines.push(loc.line);
+        let fields = self.interner.fields(fields);
+        self.out.passages.push(Passage { id, fields });
+        Ok(())
+    }
+
+    fn finish(mut self, path: &Path) -> Result<Passages> {
+        if self.out.passages.is_empty() {
+            return Err(Error::in_file(path, "no passages (the file is empty)"));
+        }
+        self.out.texts.finish()?;
+        Ok(self.out)
+    }
+}
+
 /// Reads a passages file (JSON Lines `{id, text, ...}`, a JSON array, or Parquet; `_id`, else
-/// `title`, accepted for `id`).
-pub fn read_passages(path: &Path) -> Result<Vec<Passage>> {
-    read_passages_input(&Input::from_path(path, Limits::default())?)
+/// `title`, accepted for `id`), a JSON Lines file as it streams.
+pub fn read_passages(path: &Path) -> Result<Passages> {
+    let s = Stream::open(path, Limits::default())?;
+    read_passages_from(PassageSource::Stream(s), ReadOptions::default()).map(|(p, _)| p)
 }
 
 /// Reads passages from an input already read (see [`read_passages`]).
-pub fn read_passages_input(input: &Input) -> Result<Vec<Passage>> {
+pub fn read_passages_input(input: &Input) -> Result<Passages> {
+    read_passages_from(PassageSource::Input(input), ReadOptions::default()).map(|(p, _)| p)
+}
+
+/// Reads passages from `source` (see [`read_passages`]), with their texts in memory or spilled
+/// as `o` says. Returns the passages and the SHA-256 of the raw bytes read (what
+/// [`Input::sha256`] gives of the same file).
+///
+/// A JSON Lines stream is decompressed in pieces (the raw bytes hashed as they pass) and parsed
+/// batch by batch, each batch's lines in parallel; neither the file nor a JSON object per line
+/// is kept: only the ids, the scalar fields and the texts (see [`TextStore`]).
+///
+/// Errors (exit 2): see the module documentation; a spill file that cannot be written.
+pub fn read_passages_from(source: PassageSource, o: ReadOptions) -> Result<(Passages, String)> {
+    let mut b = Builder::new(o);
+    let input = match source {
+        PassageSource::Input(i) => Cow::Borrowed(i),
+        PassageSource::Stream(s) => {
+            let head = crate::io::strip_bom(s.head());
+            let first = head.iter().find(|c| !c.is_ascii_whitespace());
+            if first == Some(&b'[') || s.is_container() {
+                // A JSON array or a container: read whole.
+                let limits = s.limits();
+                let path = s.path().to_path_buf();
+                drop(s);
+                Cow::Owned(Input::from_path(&path, limits)?)
+            } else {
+                let path = s.path().to_path_buf();
+                let sha = stream_jsonl(s, &mut b)?;
+                return Ok((b.finish(&path)?, sha));
+            }
+        }
+    };
     let path = input.path();
-    let (recs, unit) = records(input)?;
-    let mut out = Vec::with_capacity(recs.len());
-    let mut seen: HashMap<String, usize> = HashMap::with_capacity(recs.len());
+    let (recs, unit) = records(&input)?;
     for (line, m) in recs {
         let loc = Loc { path, line, unit };
         let key = ["id", "_id", "title"]
@@ -239,19 +545,304 @@ pub fn read_passages_input(input: &Input) -> Result<Vec<Passage>> {
             .unwrap_or("id");
         let id = str_field(&m, key, loc)?;
         let text = str_field(&m, "text", loc)?;
-        if let Some(first) = seen.insert(id.clone(), line) {
-            return Err(loc.err(format!("duplicate passage id `{}` (first at {})", id, loc.named(first))));
+        let fields: Vec<(String, String)> = scalar_fields(&m, &[key, "text"]).into_iter().collect();
+        b.add(loc, id, &text, fields)?;
+    }
+    Ok((b.finish(path)?, input.sha256()))
+}
+
+/// A JSON string, borrowed from the line when it has no escapes.
+struct Str<'a>(Cow<'a, str>);
+
+impl<'de> serde::Deserialize<'de> for Str<'de> {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> std::result::Result<Self, D::Error> {
+        struct V;
+        impl<'de> serde::de::Visitor<'de> for V {
+            type Value = Str<'de>;
+            fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+                f.write_str("a string")
+            }
+            fn visit_borrowed_str<E>(self, v: &'de str) -> std::result::Result<Str<'de>, E> {
+                Ok(Str(Cow::Borrowed(v)))
+            }
+            fn visit_str<E>(self, v: &str) -> std::result::Result<Str<'de>, E> {
+                Ok(Str(Cow::Owned(v.to_string())))
+            }
+            fn visit_string<E>(self, v: String) -> std::result::Result<Str<'de>, E> {
+                Ok(Str(Cow::Owned(v)))
+            }
         }
-        out.push(Passage {
-            id,
-            text,
-            fields: scalar_fields(&m, &[key, "text"]),
+        d.deserialize_str(V)
+    }
+}
+
+/// A field's value as the readers keep it: a string, a number or boolean as text (as
+/// `serde_json` prints them), or nothing kept (null, arrays, objects).
+enum Scalar<'a> {
+    Str(Cow<'a, str>),
+    NotScalar,
+}
+
+impl<'de> serde::Deserialize<'de> for Scalar<'de> {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> std::result::Result<Self, D::Error> {
+        struct V;
+        impl<'de> serde::de::Visitor<'de> for V {
+            type Value = Scalar<'de>;
+            fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+                f.write_str("a JSON value")
+            }
+            fn visit_borrowed_str<E>(self, v: &'de str) -> std::result::Result<Scalar<'de>, E> {
+                Ok(Scalar::Str(Cow::Borrowed(v)))
+            }
+            fn visit_str<E>(self, v: &str) -> std::result::Result<Scalar<'de>, E> {
+                Ok(Scalar::Str(Cow::Owned(v.to_string())))
+            }
+            fn visit_string<E>(self, v: String) -> std::result::Result<Scalar<'de>, E> {
+                Ok(Scalar::Str(Cow::Owned(v)))
+            }
+            fn visit_bool<E>(self, v: bool) -> std::result::Result<Scalar<'de>, E> {
+                Ok(Scalar::Str(Cow::Owned(v.to_string())))
+            }
+            fn visit_u64<E>(self, v: u64) -> std::result::Result<Scalar<'de>, E> {
+                Ok(Scalar::Str(Cow::Owned(serde_json::Number::from(v).to_string())))
+            }
+            fn visit_i64<E>(self, v: i64) -> std::result::Result<Scalar<'de>, E> {
+                Ok(Scalar::Str(Cow::Owned(serde_json::Number::from(v).to_string())))
+            }
+            fn visit_f64<E>(self, v: f64) -> std::result::Result<Scalar<'de>, E> {
+                Ok(serde_json::Number::from_f64(v)
+                    .map_or(Scalar::NotScalar, |n| Scalar::Str(Cow::Owned(n.to_string()))))
+            }
+            fn visit_unit<E>(self) -> std::result::Result<Scalar<'de>, E> {
+                Ok(Scalar::NotScalar)
+            }
+            fn visit_none<E>(self) -> std::result::Result<Scalar<'de>, E> {
+                Ok(Scalar::NotScalar)
+            }
+            fn visit_seq<A: serde::de::SeqAccess<'de>>(self, mut a: A) -> std::result::Result<Scalar<'de>, A::Error> {
+                while a.next_element::<serde::de::IgnoredAny>()?.is_some() {}
+                Ok(Scalar::NotScalar)
+            }
+            fn visit_map<A: serde::de::MapAccess<'de>>(self, mut a: A) -> std::result::Result<Scalar<'de>, A::Error> {
+                while a
+                    .next_entry::<serde::de::IgnoredAny, serde::de::IgnoredAny>()?
+                    .is_some()
+                {}
+                Ok(Scalar::NotScalar)
+            }
+        }
+        d.deserialize_any(V)
+    }
+}
+
+/// One line's JSON value: an object's `(name, value)` pairs in order, or `None` for a value
+/// that is not an object.
+struct Object<'a>(Option<Vec<(Cow<'a, str>, Scalar<'a>)>>);
+
+impl<'de> serde::Deserialize<'de> for Object<'de> {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> std::result::Result<Self, D::Error> {
+        struct V;
+        impl<'de> serde::de::Visitor<'de> for V {
+            type Value = Object<'de>;
+            fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+                f.write_str("a JSON value")
+            }
+            fn visit_map<A: serde::de::MapAccess<'de>>(self, mut a: A) -> std::result::Result<Object<'de>, A::Error> {
+                let mut out = Vec::new();
+                while let Some((Str(k), v)) = a.next_entry::<Str<'de>, Scalar<'de>>()? {
+                    out.push((k, v));
+                }
+                Ok(Object(Some(out)))
+            }
+            fn visit_seq<A: serde::de::SeqAccess<'de>>(self, mut a: A) -> std::result::Result<Object<'de>, A::Error> {
+                while a.next_element::<serde::de::IgnoredAny>()?.is_some() {}
+                Ok(Object(None))
+            }
+            fn visit_str<E>(self, _: &str) -> std::result::Result<Object<'de>, E> {
+                Ok(Object(None))
+            }
+            fn visit_bool<E>(self, _: bool) -> std::result::Result<Object<'de>, E> {
+                Ok(Object(None))
+            }
+            fn visit_u64<E>(self, _: u64) -> std::result::Result<Object<'de>, E> {
+                Ok(Object(None))
+            }
+            fn visit_i64<E>(self, _: i64) -> std::result::Result<Object<'de>, E> {
+                Ok(Object(None))
+            }
+            fn visit_f64<E>(self, _: f64) -> std::result::Result<Object<'de>, E> {
+                Ok(Object(None))
+            }
+            fn visit_unit<E>(self) -> std::result::Result<Object<'de>, E> {
+                Ok(Object(None))
+            }
+        }
+        d.deserialize_any(V)
+    }
+}
+
+/// One passage line, parsed (its strings borrowed from the line where they have no escapes).
+struct Parsed<'a> {
+    line: usize,
+    id: String,
+    text: Cow<'a, str>,
+    fields: Vec<(Cow<'a, str>, Cow<'a, str>)>,
+}
+
+/// Parses one JSON Lines passage line `n` (`None`: a blank line), exactly as
+/// [`read_passages_input`] reads it: the id from `id`, else `_id`, else `title`; `text`; the
+/// other scalar fields; the last value of a repeated name.
+fn parse_line<'a>(bytes: &'a [u8], n: usize, path: &Path) -> Result<Option<Parsed<'a>>> {
+    let bytes = bytes.strip_suffix(b"\r").unwrap_or(bytes);
+    let line =
+        std::str::from_utf8(bytes).map_err(|_| Error::at(path, n, "invalid UTF-8 (expected a UTF-8 text file)"))?;
+    if line.trim().is_empty() {
+        return Ok(None);
+    }
+    let loc = Loc {
+        path,
+        line: n,
+        unit: Unit::Line,
+    };
+    let malformed =
+        |e: serde_json::Error| Error::at(path, n, "malformed JSON (expected one JSON object per line)").caused_by(e);
+    let mut de = serde_json::Deserializer::from_str(line);
+    let obj = <Object as serde::Deserialize>::deserialize(&mut de).map_err(malformed)?;
+    de.end().map_err(malformed)?;
+    let Some(mut pairs) = obj.0 else {
+        return Err(Error::at(path, n, "expected a JSON object"));
+    };
+    let key = ["id", "_id", "title"]
+        .into_iter()
+        .find(|k| pairs.iter().any(|(p, _)| p == k))
+        .unwrap_or("id");
+    let take = |pairs: &mut Vec<(Cow<'a, str>, Scalar<'a>)>, k: &str| -> Result<Cow<'a, str>> {
+        let Some(at) = pairs.iter().rposition(|(p, _)| p == k) else {
+            return Err(loc.err(format!("missing `{}`", k)));
+        };
+        let (_, v) = pairs.remove(at);
+        pairs.retain(|(p, _)| p != k);
+        match v {
+            Scalar::Str(s) => Ok(s),
+            Scalar::NotScalar => Err(loc.err(format!("`{}` must be a string", k))),
+        }
+    };
+    let id = take(&mut pairs, key)?.into_owned();
+    let text = take(&mut pairs, "text")?;
+    let fields = pairs
+        .into_iter()
+        .filter_map(|(k, v)| match v {
+            Scalar::Str(s) => Some((k, s)),
+            Scalar::NotScalar => None,
+        })
+        .collect();
+    Ok(Some(Parsed {
+        line: n,
+        id,
+        text,
+        fields,
+    }))
+}
+
+/// Bytes of content per batch of lines parsed in parallel.
+const BATCH: usize = 8 << 20;
+
+/// Reads a JSON Lines passages stream into `b`: a thread decompresses pieces, cut at line ends,
+/// while the lines of the previous piece are parsed in parallel. Returns the raw bytes' SHA-256.
+fn stream_jsonl(mut stream: Stream, b: &mut Builder) -> Result<String> {
+    use rayon::prelude::*;
+    let path = stream.path().to_path_buf();
+    let path = path.as_path();
+    std::thread::scope(|scope| -> Result<String> {
+        let (tx, rx) = std::sync::mpsc::sync_channel::<Vec<u8>>(1);
+        let reader = scope.spawn(move || -> Result<Stream> {
+            let mut carry: Vec<u8> = Vec::new();
+            let mut piece = Vec::new();
+            let mut first = true;
+            loop {
+                stream.next_piece(&mut piece, BATCH)?;
+                if first {
+                    first = false;
+                    let n = piece.len() - crate::io::strip_bom(&piece).len();
+                    piece.drain(..n);
+                }
+                if piece.is_empty() {
+                    if !carry.is_empty() {
+                        let _ = tx.send(std::mem::take(&mut carry));
+                    }
+                    return Ok(stream);
+                }
+                carry.extend_from_slice(&piece);
+                if let Some(end) = memchr::memrchr(b'\n', &carry) {
+                    let rest = carry.split_off(end + 1);
+                    if tx.send(std::mem::replace(&mut carry, rest)).is_err() {
+                        return Ok(stream);
+                    }
+                }
+            }
         });
-    }
-    if out.is_empty() {
-        return Err(Error::in_file(path, "no passages (the file is empty)"));
-    }
-    Ok(out)
+        let mut line = 1usize;
+        let threads = rayon::current_num_threads().max(1);
+        let work = (|| -> Result<()> {
+            for batch in rx.iter() {
+                // Sub-chunks cut at line ends, parsed in parallel, merged in order.
+                let want = (batch.len() / (4 * threads)).max(1 << 16);
+                let mut chunks = Vec::new();
+                let mut at = 0;
+                while at < batch.len() {
+                    let mut end = (at + want).min(batch.len());
+                    if end < batch.len() {
+                        end = memchr::memchr(b'\n', &batch[end..]).map_or(batch.len(), |p| end + p + 1);
+                    }
+                    chunks.push(&batch[at..end]);
+                    at = end;
+                }
+                let counts: Vec<usize> = chunks
+                    .par_iter()
+                    .map(|c| memchr::memchr_iter(b'\n', c).count())
+                    .collect();
+                let mut starts = Vec::with_capacity(chunks.len());
+                for c in &counts {
+                    starts.push(line);
+                    line += c;
+                }
+                let parsed: Vec<Result<Vec<Parsed>>> = chunks
+                    .par_iter()
+                    .zip(starts)
+                    .map(|(c, l0)| {
+                        let mut out = Vec::new();
+                        let mut from = 0;
+                        let ends = memchr::memchr_iter(b'\n', c).chain(std::iter::once(c.len()));
+                        for (k, end) in ends.enumerate() {
+                            if let Some(p) = parse_line(&c[from..end], l0 + k, path)? {
+                                out.push(p);
+                            }
+                            from = (end + 1).min(c.len());
+                        }
+                        Ok(out)
+                    })
+                    .collect();
+                for r in parsed {
+                    for p in r? {
+                        let loc = Loc {
+                            path,
+                            line: p.line,
+                            unit: Unit::Line,
+                        };
+                        b.add(loc, p.id, &p.text, p.fields)?;
+                    }
+                }
+            }
+            Ok(())
+        })();
+        drop(rx);
+        let stream = reader
+            .join()
+            .map_err(|_| Error::internal("the passages reading thread failed"))?;
+        // A parse error comes first when both fail: it is on an earlier line than the read.
+        work?;
+        stream?.sha256()
+    })
 }
 
 /// Detects the layout of one question record.
@@ -283,9 +874,9 @@ struct RawQuestion {
 ///
 /// Errors: see the module documentation. Returns the layout of the questions file too.
 pub fn read_corpus(passages: Option<&Path>, questions: &Path) -> Result<(Corpus, Layout)> {
-    let p = passages.map(|p| Input::from_path(p, Limits::default())).transpose()?;
+    let p = passages.map(|p| Stream::open(p, Limits::default())).transpose()?;
     let q = Input::from_path(questions, Limits::default())?;
-    read_corpus_inputs(p.as_ref(), &q, None)
+    read_corpus_from(p.map(PassageSource::Stream), &q, None, ReadOptions::default()).map(|(c, l, _)| (c, l))
 }
 
 /// Reads the corpus from inputs already read (files, standard input, bytes): `passages`,
@@ -298,6 +889,25 @@ pub fn read_corpus_inputs(
     questions: &Input,
     qrels: Option<&Input>,
 ) -> Result<(Corpus, Layout)> {
+    read_corpus_from(
+        passages.map(PassageSource::Input),
+        questions,
+        qrels,
+        ReadOptions::default(),
+    )
+    .map(|(c, l, _)| (c, l))
+}
+
+/// [`read_corpus_inputs`], with the passages from a stream or an input, read as `o` says
+/// ([`read_passages_from`]). Returns the SHA-256 of the passages' raw bytes too.
+///
+/// Errors: see the module documentation.
+pub fn read_corpus_from(
+    passages: Option<PassageSource>,
+    questions: &Input,
+    qrels: Option<&Input>,
+    o: ReadOptions,
+) -> Result<(Corpus, Layout, Option<String>)> {
     let qpath = questions.path();
     let (recs, unit) = records(questions)?;
     if recs.is_empty() {
@@ -324,16 +934,15 @@ pub fn read_corpus_inputs(
         None => None,
     };
     let mut corpus = Corpus::default();
-    if let Some(p) = passages {
-        corpus.passages = read_passages_input(p)?;
-    }
-    let mut index: HashMap<String, usize> = corpus
-        .passages
-        .iter()
-        .enumerate()
-        .map(|(i, p)| (p.id.clone(), i))
-        .collect();
     let embedded = passages.is_none();
+    let mut passages_sha = None;
+    if let Some(p) = passages {
+        let (read, sha) = read_passages_from(p, o)?;
+        corpus.passages = read.passages;
+        corpus.texts = read.texts;
+        corpus.ids = read.ids;
+        passages_sha = Some(sha);
+    }
     let mut raws = Vec::with_capacity(recs.len());
     let mut left_out = 0usize;
     for (line, m) in &recs {
@@ -382,18 +991,18 @@ pub fn read_corpus_inputs(
                 };
                 for (title, text, supporting) in paras {
                     if embedded {
-                        match index.get(&title) {
-                            Some(&i) => {
-                                if corpus.passages[i].text != text {
+                        match corpus.ids.get(&title, &corpus.passages) {
+                            Some(i) => {
+                                if corpus.texts.get(i)? != text {
                                     corpus.conflicting_titles += 1;
                                 }
                             }
                             None => {
-                                index.insert(title.clone(), corpus.passages.len());
+                                corpus.ids.insert(&title, corpus.passages.len(), &corpus.passages);
+                                corpus.texts.push(&text)?;
                                 corpus.passages.push(Passage {
                                     id: title.clone(),
-                                    text,
-                                    fields: BTreeMap::new(),
+                                    fields: Fields::default(),
                                 });
                             }
                         }
@@ -468,7 +1077,7 @@ pub fn read_corpus_inputs(
         let resolve = |ids: &[String], what: &str| -> Result<Vec<usize>> {
             ids.iter()
                 .map(|id| {
-                    index.get(id).copied().ok_or_else(|| {
+                    corpus.ids.get(id, &corpus.passages).ok_or_else(|| {
                         loc.err(format!(
                             "question `{}` names {} `{}`, which is not in the passages",
                             raw.id, what, id
@@ -487,5 +1096,98 @@ pub fn read_corpus_inputs(
             loc: loc.place(),
         });
     }
-    Ok((corpus, layout))
+    Ok((corpus, layout, passages_sha))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    type Read = Result<(Passages, String)>;
+
+    fn both(text: &str) -> (Read, Read) {
+        let input = Input::from_bytes("p.jsonl", text.as_bytes().to_vec(), Limits::default()).unwrap();
+        let whole = read_passages_from(PassageSource::Input(&input), ReadOptions::default());
+        let stream = Stream::from_reader(
+            "p.jsonl",
+            Box::new(std::io::Cursor::new(text.as_bytes().to_vec())),
+            Limits::default(),
+        )
+        .unwrap();
+        let streamed = read_passages_from(PassageSource::Stream(stream), ReadOptions::default());
+        (whole, streamed)
+    }
+
+    fn texts(p: &Passages) -> Vec<String> {
+        (0..p.len()).map(|i| p.texts.get(i).unwrap().into_owned()).collect()
+    }
+
+    /// The streamed parse reads every line as the `serde_json::Value` reader of whole inputs:
+    /// the id keys in order, numbers and booleans as `serde_json` prints them, the last value of
+    /// a repeated name, escapes, nested values left out, blank lines and a BOM skipped.
+    #[test]
+    fn streamed_lines_read_as_whole_inputs() {
+        let text = "\u{feff}{\"id\": 1, \"text\": \"a\\nb \\u00e9\", \"n\": 2.50, \"neg\": -3, \"ok\": true, \"nested\": {\"x\": [1]}, \"nil\": null}\r\n\n  \n{\"_id\": \"d2\", \"title\": \"T\", \"text\": \"x\", \"k\": \"first\", \"k\": \"last\"}\n{\"title\": \"only title\", \"text\": 5, \"big\": 12345678901234567890}";
+        let (whole, streamed) = both(text);
+        let (w, ws) = whole.unwrap();
+        let (s, ss) = streamed.unwrap();
+        assert_eq!(w.passages, s.passages);
+        assert_eq!(texts(&w), texts(&s));
+        assert_eq!(ws, ss);
+        assert_eq!(ss, crate::io::sha256_hex(text.as_bytes()));
+        let ids: Vec<&str> = s.passages.iter().map(|p| p.id.as_str()).collect();
+        assert_eq!(ids, vec!["1", "d2", "only title"]);
+        assert_eq!(texts(&s), vec!["a\nb é", "x", "5"]);
+        let f: Vec<(&str, &str)> = s.passages[0].fields.iter().collect();
+        assert_eq!(f, vec![("n", "2.5"), ("neg", "-3"), ("ok", "true")]);
+        assert_eq!(s.passages[1].fields.get("k"), Some("last"));
+        assert_eq!(s.passages[1].fields.get("title"), Some("T"));
+        assert_eq!(s.ids.get("d2", &s.passages), Some(1));
+        assert_eq!(s.ids.get("d3", &s.passages), None);
+    }
+
+    #[test]
+    fn streamed_errors_are_those_of_whole_inputs() {
+        for (text, expect) in [
+            (
+                "{\"id\": \"a\", \"text\": \"x\"}\n{\"id\": \"a\", \"text\": \"y\"}\n",
+                "p.jsonl:2: duplicate passage id `a` (first at line 1)",
+            ),
+            (
+                "{\"id\": \"a\", \"text\": \"x\"}\n\n[1]\n",
+                "p.jsonl:3: expected a JSON object",
+            ),
+            ("{\"id\": \"a\"}\n", "p.jsonl:1: missing `text`"),
+            ("{\"text\": \"a\"}\n", "p.jsonl:1: missing `id`"),
+            ("{\"id\": [1], \"text\": \"a\"}\n", "p.jsonl:1: `id` must be a string"),
+            ("{\"id\": \"a\", \"text\": \"x\"} x\n", "p.jsonl:1: malformed JSON"),
+            ("\n\n", "p.jsonl: no passages"),
+        ] {
+            let (whole, streamed) = both(text);
+            let (w, s) = (whole.unwrap_err(), streamed.unwrap_err());
+            assert!(s.message.contains(expect), "{}: {}", expect, s.message);
+            assert_eq!(w.message, s.message);
+        }
+    }
+
+    /// Ids whose 64-bit hashes collide are still told apart (the index compares the ids).
+    #[test]
+    fn the_id_index_is_exact_on_hash_collisions() {
+        let mut idx = IdIndex::default();
+        let ps: Vec<Passage> = ["a", "b"]
+            .iter()
+            .map(|id| Passage {
+                id: id.to_string(),
+                fields: Fields::default(),
+            })
+            .collect();
+        // Force a collision: "b" filed under the hash of "a".
+        idx.first.insert(id_hash("a"), 0);
+        idx.more.insert("b".into(), 1);
+        assert_eq!(idx.get("a", &ps), Some(0));
+        assert_eq!(idx.get("b", &ps), None, "b's own hash is not in `first`");
+        idx.first.insert(id_hash("b"), 0);
+        assert_eq!(idx.get("b", &ps), Some(1));
+        assert_eq!(idx.insert("b", 2, &ps), Some(1));
+    }
 }

@@ -46,14 +46,16 @@ pub struct Graph {
 pub fn graph(corpus: &Corpus, unit: &str) -> Result<Graph> {
     let mut nodes = Vec::new();
     let mut by_value: HashMap<String, u32> = HashMap::new();
-    let mut value_node = |v: &String, nodes: &mut Vec<Node>| -> u32 {
-        *by_value.entry(v.clone()).or_insert_with(|| {
-            nodes.push(Node {
-                label: v.to_string(),
-                unit: true,
-            });
-            nodes.len() as u32 - 1
-        })
+    let mut value_node = |v: &str, nodes: &mut Vec<Node>| -> u32 {
+        if let Some(&n) = by_value.get(v) {
+            return n;
+        }
+        nodes.push(Node {
+            label: v.to_string(),
+            unit: true,
+        });
+        by_value.insert(v.to_string(), nodes.len() as u32 - 1);
+        nodes.len() as u32 - 1
     };
     let mut question_node = Vec::with_capacity(corpus.questions.len());
     for q in &corpus.questions {
@@ -105,7 +107,8 @@ pub fn base_edges(corpus: &Corpus, g: &Graph) -> Vec<(u32, u32)> {
 }
 
 /// Normalized texts, computed once per normalization form (borrowed from the corpus when a
-/// text is already in that form).
+/// text is already in that form). Only for texts in memory: the rules read spilled texts
+/// batch by batch instead.
 #[derive(Default)]
 pub struct Texts<'a> {
     cache: HashMap<&'static str, Vec<Cow<'a, str>>>,
@@ -113,21 +116,94 @@ pub struct Texts<'a> {
 
 impl<'a> Texts<'a> {
     /// The passages' texts under normalization `n` (computed on first use).
-    pub fn get(&mut self, corpus: &'a Corpus, n: Normalization) -> &Vec<Cow<'a, str>> {
+    ///
+    /// Errors: the texts are spilled ([`super::store::TextStore::is_spilled`]; an internal
+    /// error, the callers check first).
+    pub fn get(&mut self, corpus: &'a Corpus, n: Normalization) -> Result<&Vec<Cow<'a, str>>> {
         let key = match n {
             Normalization::None => "none",
             Normalization::Nfc => "nfc",
             Normalization::Nfkc => "nfkc",
         };
-        self.cache.entry(key).or_insert_with(|| {
+        if !self.cache.contains_key(key) {
             use rayon::prelude::*;
-            corpus
-                .passages
-                .par_iter()
-                .map(|p| shingle::normalized(&p.text, n))
-                .collect()
-        })
+            let all = corpus
+                .texts
+                .as_strs()
+                .ok_or_else(|| Error::internal("the passages' texts are spilled, not in memory"))?;
+            let t = all.par_iter().map(|t| shingle::normalized(t, n)).collect();
+            self.cache.insert(key, t);
+        }
+        self.cache
+            .get(key)
+            .ok_or_else(|| Error::internal("normalized texts missing"))
     }
+}
+
+/// A 128-bit hash of a text (two SipHash-1-3 keys), for grouping spilled texts.
+fn hash128(s: &str) -> u128 {
+    use std::hash::{Hash, Hasher};
+    let mut a = std::collections::hash_map::DefaultHasher::new();
+    (0u8, s).hash(&mut a);
+    let mut b = std::collections::hash_map::DefaultHasher::new();
+    (1u8, s).hash(&mut b);
+    (u128::from(a.finish()) << 64) | u128::from(b.finish())
+}
+
+/// Bytes of spilled text read per batch by the identical-passage rule.
+const IDENTICAL_BATCH: u64 = 32 << 20;
+
+/// The identical-passage edges over spilled texts: texts grouped by a 128-bit hash of their
+/// normalized form, each hash match confirmed by comparing the texts themselves (the first
+/// text read back), so the edges are exactly those of the in-memory rule: each non-empty text to
+/// the first passage with the same normalized text.
+fn identical_spilled(corpus: &Corpus, g: &Graph, n: Normalization) -> Result<Vec<(u32, u32)>> {
+    use rayon::prelude::*;
+    let mut first: HashMap<u128, u32> = HashMap::new();
+    // Distinct texts whose hash an earlier distinct text has (hash collisions).
+    let mut more: HashMap<u128, Vec<u32>> = HashMap::new();
+    let mut e = Vec::new();
+    let same = |f: u32, s: &str| -> Result<bool> {
+        let t = corpus.texts.get(f as usize)?;
+        Ok(shingle::normalized(&t, n) == s)
+    };
+    corpus.texts.batches(IDENTICAL_BATCH, |start, batch| {
+        let hashed: Vec<(u128, Cow<'_, str>)> = batch
+            .par_iter()
+            .map(|t| {
+                let s = shingle::normalized(t, n);
+                (hash128(&s), s)
+            })
+            .collect();
+        for (k, (h, s)) in hashed.iter().enumerate() {
+            let i = (start + k) as u32;
+            if s.is_empty() {
+                continue;
+            }
+            let f = *first.entry(*h).or_insert(i);
+            if f == i {
+                continue;
+            }
+            if same(f, s)? {
+                e.push((g.passage_node[f as usize], g.passage_node[i as usize]));
+                continue;
+            }
+            let reps = more.entry(*h).or_default();
+            let mut found = None;
+            for &r in reps.iter() {
+                if same(r, s)? {
+                    found = Some(r);
+                    break;
+                }
+            }
+            match found {
+                Some(r) => e.push((g.passage_node[r as usize], g.passage_node[i as usize])),
+                None => reps.push(i),
+            }
+        }
+        Ok(())
+    })?;
+    Ok(e)
 }
 
 /// Edges over graph nodes, and for a near-duplicate rule the number of passage pairs found.
@@ -143,8 +219,11 @@ pub fn edges<'a>(
 ) -> Result<RuleEdges> {
     let mut e = Vec::new();
     match rule.kind {
+        LinkKind::IdenticalPassage if corpus.texts.is_spilled() => {
+            e = identical_spilled(corpus, g, rule.normalization)?;
+        }
         LinkKind::IdenticalPassage => {
-            let t = texts.get(corpus, rule.normalization);
+            let t = texts.get(corpus, rule.normalization)?;
             let mut first: HashMap<&str, usize> = HashMap::with_capacity(t.len());
             for (i, s) in t.iter().enumerate() {
                 if s.is_empty() {
@@ -157,7 +236,7 @@ pub fn edges<'a>(
             }
         }
         LinkKind::NearDuplicatePassage => {
-            let (_, pairs) = near_duplicates(corpus, rule, texts, progress);
+            let (_, pairs) = near_duplicates(corpus, rule, texts, progress)?;
             return Ok(pair_edges(g, pairs.iter().copied()));
         }
         LinkKind::Decoy => {
@@ -184,21 +263,26 @@ pub fn edges<'a>(
     Ok((e, None))
 }
 
+/// Token sets of the passages, and passage pairs.
+pub type SetsAndPairs = (Vec<Vec<u32>>, Vec<(u32, u32)>);
+
 /// The token sets of the passages under a near-duplicate rule and the passage pairs (`a < b`,
 /// sorted) whose Jaccard reaches the rule's threshold ([`join::join`], exact).
+///
+/// Errors: the texts are spilled (the callers check first).
 pub fn near_duplicates<'a>(
     corpus: &'a Corpus,
     rule: &LinkRule,
     texts: &mut Texts<'a>,
     progress: &dyn Progress,
-) -> (Vec<Vec<u32>>, Vec<(u32, u32)>) {
-    let t = texts.get(corpus, rule.normalization);
+) -> Result<SetsAndPairs> {
+    let t = texts.get(corpus, rule.normalization)?;
     progress.start("shingling", 0);
     let sets = shingle::token_sets(t, rule.shingle_size());
     progress.start("near-duplicate join", sets.len() as u64);
     let pairs = join::join(&sets, rule.jaccard(), &|n| progress.advance(n));
     progress.finish();
-    (sets, pairs)
+    Ok((sets, pairs))
 }
 
 /// What the near-duplicate join of a count found.
@@ -213,8 +297,9 @@ pub struct NearPairs {
 
 /// The passage pairs (`a < b`) of a near-duplicate rule, each passed to `sink` once: in memory
 /// ([`join::join`]) when [`super::ooc::estimate`] of the texts is within `memory` (or there is no
-/// limit), else out of core ([`super::ooc::join_partitioned`]); the pairs are the same. With
-/// `keep`, the pairs are also returned with their sizes.
+/// limit), else out of core ([`super::ooc::join_partitioned`]; always when the texts are
+/// spilled, read back in order); the pairs are the same. With `keep`, the pairs are also
+/// returned with their sizes.
 ///
 /// Errors (exit 2): spill files that cannot be written (out of core only).
 pub fn near_duplicate_pairs<'a>(
@@ -227,10 +312,19 @@ pub fn near_duplicate_pairs<'a>(
     sink: &mut dyn FnMut(u32, u32),
 ) -> Result<NearPairs> {
     use super::ooc::{JoinMode, JoinRun};
-    let t = texts.get(corpus, rule.normalization);
-    match memory.filter(|m| super::ooc::estimate(t) > m.bytes) {
+    let spilled = corpus.texts.is_spilled();
+    let over = match memory {
+        Some(m) if spilled => Some(m),
+        Some(m) => Some(m).filter(|m| {
+            texts
+                .get(corpus, rule.normalization)
+                .map_or(true, |t| super::ooc::estimate(t) > m.bytes)
+        }),
+        None => None,
+    };
+    match over {
         None => {
-            let (sets, pairs) = near_duplicates(corpus, rule, texts, progress);
+            let (sets, pairs) = near_duplicates(corpus, rule, texts, progress)?;
             pairs.iter().for_each(|&(a, b)| sink(a, b));
             Ok(NearPairs {
                 links: pairs.len(),
@@ -260,8 +354,24 @@ pub fn near_duplicate_pairs<'a>(
                     });
                 }
             };
-            let parts =
-                super::ooc::join_partitioned(t, rule.shingle_size(), rule.jaccard(), limit, keep, progress, &mut each)?;
+            let parts = if spilled {
+                let src = super::ooc::Normalized {
+                    store: &corpus.texts,
+                    normalization: rule.normalization,
+                };
+                super::ooc::join_partitioned_source(
+                    &src,
+                    rule.shingle_size(),
+                    rule.jaccard(),
+                    limit,
+                    keep,
+                    progress,
+                    &mut each,
+                )?
+            } else {
+                let t = texts.get(corpus, rule.normalization)?;
+                super::ooc::join_partitioned(t, rule.shingle_size(), rule.jaccard(), limit, keep, progress, &mut each)?
+            };
             scored.sort_unstable_by_key(|p| (p.a, p.b));
             Ok(NearPairs {
                 links,
@@ -300,12 +410,26 @@ pub fn listed_edges<'a>(
     sample: usize,
     seed: u64,
 ) -> Result<(RuleEdges, super::pairs::SampleCheck)> {
-    let t = texts.get(corpus, rule.normalization);
     let ids: Vec<&str> = corpus.passages.iter().map(|p| p.id.as_str()).collect();
+    let mem = if corpus.texts.is_spilled() {
+        None
+    } else {
+        Some(texts.get(corpus, rule.normalization)?)
+    };
+    // Spilled texts: only the sampled passages are read back.
+    let text = |i: u32| -> Result<Cow<'_, str>> {
+        match mem {
+            Some(t) => Ok(Cow::Borrowed(t[i as usize].as_ref())),
+            None => {
+                let t = corpus.texts.get(i as usize)?;
+                Ok(Cow::Owned(shingle::normalized(&t, rule.normalization).into_owned()))
+            }
+        }
+    };
     let check = super::pairs::check_sample(
         input,
         listed,
-        t,
+        &text,
         rule.shingle_size(),
         &ids,
         rule.jaccard(),

@@ -142,7 +142,7 @@ pub fn sweep(
     let mut points = Vec::new();
     for &n in &sizes {
         progress.start(&format!("sensitivity: shingles n={}", n), 0);
-        let sets = shingle::token_sets(texts.get(corpus, rule.normalization), n);
+        let sets = shingle::token_sets(texts.get(corpus, rule.normalization)?, n);
         progress.start(&format!("sensitivity: join n={}", n), sets.len() as u64);
         let mut pairs = join::join_scored(&sets, lowest, &|k| progress.advance(k));
         // Exact Jaccard order, descending: a/(la+lb−a) vs c/(lc+ld−c) compared cross-multiplied.

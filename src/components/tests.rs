@@ -1,6 +1,6 @@
 //! Hand-computed and property tests of the whole counting pipeline.
 
-use super::read::{Corpus, Passage, Question};
+use super::read::{Corpus, Question};
 use super::*;
 use crate::protocol::{self, Protocol};
 use proptest::prelude::*;
@@ -30,15 +30,20 @@ kind = "decoy"
 "#;
 
 fn corpus(passages: &[(&str, &str)], questions: &[(&str, &[usize], &[usize])]) -> Corpus {
+    corpus_in(store::TextStore::in_memory(), passages, questions)
+}
+
+/// The corpus with its texts in `texts` (e.g. a store that spills at once).
+fn corpus_in(texts: store::TextStore, passages: &[(&str, &str)], questions: &[(&str, &[usize], &[usize])]) -> Corpus {
+    let mut c = Corpus {
+        texts,
+        ..Corpus::default()
+    };
+    for (id, t) in passages {
+        c.push_passage(id.to_string(), t, Default::default()).unwrap();
+    }
+    c.texts.finish().unwrap();
     Corpus {
-        passages: passages
-            .iter()
-            .map(|(id, t)| Passage {
-                id: id.to_string(),
-                text: t.to_string(),
-                fields: Default::default(),
-            })
-            .collect(),
         questions: questions
             .iter()
             .map(|(id, p, d)| Question {
@@ -49,8 +54,7 @@ fn corpus(passages: &[(&str, &str)], questions: &[(&str, &[usize], &[usize])]) -
                 loc: "q:1".into(),
             })
             .collect(),
-        conflicting_titles: 0,
-        notes: vec![],
+        ..c
     }
 }
 
@@ -236,10 +240,8 @@ fn naive_partition(c: &Corpus, n: usize, t: f64) -> BTreeSet<BTreeSet<String>> {
             edges.push((qi, c.questions.len() + p));
         }
     }
-    let texts: Vec<String> = c
-        .passages
-        .iter()
-        .map(|p| shingle::normalize(&p.text, protocol::Normalization::Nfc))
+    let texts: Vec<String> = (0..c.passages.len())
+        .map(|i| shingle::normalize(&c.texts.get(i).unwrap(), protocol::Normalization::Nfc))
         .collect();
     let sets = shingle::token_sets(&texts, n);
     for (a, b) in join::brute_force(&sets, t) {
@@ -296,13 +298,36 @@ proptest! {
             .collect();
         let qref: Vec<(&str, &[usize], &[usize])> = qv.iter().map(|(a, b, c)| (a.as_str(), b.as_slice(), c.as_slice())).collect();
         let c = corpus(&pref, &qref);
-        let r = count(&protocol("question", RULES, ""), &c, &NoProgress).unwrap();
+        let p = protocol("question", RULES, "");
+        let r = count(&p, &c, &NoProgress).unwrap();
         let mut got: std::collections::BTreeMap<String, BTreeSet<String>> = Default::default();
         for row in &r.rows {
             got.entry(row.component.clone()).or_default().insert(row.question.clone());
         }
         let got: BTreeSet<BTreeSet<String>> = got.into_values().collect();
         prop_assert_eq!(got, naive_partition(&c, 3, 0.7));
+        // The texts spilled (a 0-byte budget) and a 1-byte memory limit: the same count, the
+        // same pairs, the same identical-passage edges.
+        let dir = tempfile::tempdir().unwrap();
+        let s = corpus_in(store::TextStore::with_budget(0, dir.path()), &pref, &qref);
+        prop_assert!(s.texts.is_spilled() || s.texts.bytes() == 0);
+        let o = |keep| CountOptions {
+            keep_pairs: keep,
+            memory: Some(ooc::MemoryLimit { bytes: 1, spill_dir: dir.path() }),
+            ..CountOptions::default()
+        };
+        let rs = count_with(&p, &s, &NoProgress, o(true)).unwrap();
+        let rm = count_with(&p, &c, &NoProgress, CountOptions { keep_pairs: true, ..CountOptions::default() }).unwrap();
+        prop_assert_eq!(&rs.rows, &r.rows);
+        prop_assert_eq!(&rs.near_pairs, &rm.near_pairs);
+        let counts = |x: &CountResult| x.ablation.iter().map(|a| (a.links, a.counts.clone())).collect::<Vec<_>>();
+        prop_assert_eq!(counts(&rs), counts(&r));
+        let g = rules::graph(&c, "question").unwrap();
+        let gs = rules::graph(&s, "question").unwrap();
+        let (mem_edges, _) = rules::edges(&c, &g, &p.link_rules[0], &mut rules::Texts::default(), &NoProgress).unwrap();
+        let (spilled_edges, _) = rules::edges(&s, &gs, &p.link_rules[0], &mut rules::Texts::default(), &NoProgress).unwrap();
+        prop_assert_eq!(spilled_edges, mem_edges);
+        prop_assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 0);
     }
 }
 

@@ -24,8 +24,9 @@ use std::path::{Path, PathBuf};
 pub struct ComponentsOptions {
     /// The protocol file.
     pub protocol: PathBuf,
-    /// The passages (optional for question files that carry their paragraphs), as read.
-    pub passages: Option<Input>,
+    /// The passages (optional for question files that carry their paragraphs): a file, read as
+    /// a stream, or an input already read (standard input).
+    pub passages: Option<PassagesInput>,
     /// The candidate questions, as read.
     pub questions: Input,
     /// Qrels whose relevant documents are each question's passages (BEIR), as read.
@@ -65,6 +66,26 @@ pub struct ComponentsOptions {
     pub memory_limit: Option<u64>,
     /// The directory for the out-of-core join's spill files (unlinked as soon as created).
     pub spill_dir: PathBuf,
+}
+
+/// Where the passages come from.
+#[derive(Debug)]
+pub enum PassagesInput {
+    /// A file, streamed ([`crate::input::Stream`]): a JSON Lines file is parsed as it is
+    /// decompressed, its raw bytes hashed as they pass.
+    File(PathBuf),
+    /// An input already read whole (standard input).
+    Read(Input),
+}
+
+impl PassagesInput {
+    /// The name shown in messages and recorded in the ledger.
+    pub fn path(&self) -> &Path {
+        match self {
+            PassagesInput::File(p) => p,
+            PassagesInput::Read(i) => i.path(),
+        }
+    }
 }
 
 /// What `pledge components` did.
@@ -110,7 +131,36 @@ pub fn run(
     if !o.dry_run && ledger.is_none() {
         return Err(Error::internal("components: a ledger is needed unless --dry-run"));
     }
-    let (corpus, _layout) = components::read::read_corpus_inputs(o.passages.as_ref(), &o.questions, o.qrels.as_ref())?;
+    let source = match &o.passages {
+        Some(PassagesInput::File(p)) => Some(components::read::PassageSource::Stream(crate::input::Stream::open(
+            p,
+            crate::input::Limits::default(),
+        )?)),
+        Some(PassagesInput::Read(i)) => Some(components::read::PassageSource::Input(i)),
+        None => None,
+    };
+    // The texts stay in memory while they take at most a quarter of the memory limit.
+    let read_options = components::read::ReadOptions {
+        text_budget: o.memory_limit.map(|m| (m / 4, o.spill_dir.as_path())),
+    };
+    let (corpus, _layout, passages_sha256) =
+        components::read::read_corpus_from(source, &o.questions, o.qrels.as_ref(), read_options)?;
+    if corpus.texts.is_spilled() {
+        let flag = match (o.sensitivity, o.bridges.is_some()) {
+            (true, _) => Some("--sensitivity"),
+            (false, true) => Some("--bridges"),
+            _ => None,
+        };
+        if let Some(flag) = flag {
+            return Err(Error::input(format!(
+                "{} needs the passages' texts in memory, and their {} bytes of text are past a quarter of the memory limit ({} bytes), so they were spilled to a file",
+                flag,
+                corpus.texts.bytes(),
+                o.memory_limit.unwrap_or(0)
+            ))
+            .with_hint(format!("give {} a --memory-limit of at least {} bytes, or leave it out for this corpus", flag, 4 * corpus.texts.bytes())));
+        }
+    }
     let count = components::count_with(
         &lp.protocol,
         &corpus,
@@ -255,8 +305,12 @@ pub fn run(
             ledger.relative(i.path())
         }
     };
-    if let Some(p) = &o.passages {
-        inputs.insert(InputKey::new(InputRole::Passages, shown(p)), p.sha256());
+    if let (Some(p), Some(sha)) = (&o.passages, &passages_sha256) {
+        let name = match p {
+            PassagesInput::Read(i) => shown(i),
+            PassagesInput::File(f) => ledger.relative(f),
+        };
+        inputs.insert(InputKey::new(InputRole::Passages, name), sha.clone());
     }
     inputs.insert(
         InputKey::new(InputRole::Questions, shown(&o.questions)),

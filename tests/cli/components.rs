@@ -681,3 +681,203 @@ fn sensitivity_needs_a_near_duplicate_rule() {
     let r = env.run(&[&ARGS[..], &["--dry-run", "--bridges", "0"]].concat());
     assert_eq!(r.code, 2, "{}", r.stderr);
 }
+
+fn gzip(bytes: &[u8]) -> Vec<u8> {
+    use std::io::Write;
+    let mut e = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());
+    e.write_all(bytes).unwrap();
+    e.finish().unwrap()
+}
+
+/// A gzip passages file is streamed (decompressed in pieces, hashed as it passes): the same
+/// count record as the plain file, and the ledger records the SHA-256 of the gzip bytes as read.
+#[test]
+fn streamed_gzip_passages_give_the_same_count_and_hash() {
+    let env = env_with(PROTOCOL);
+    let plain = std::fs::read(env.join("passages.jsonl")).unwrap();
+    let gz = gzip(&plain);
+    env.write("passages.jsonl.gz", &gz);
+    let count = |passages: &str| {
+        let r = env.run(&[
+            "components",
+            "p.toml",
+            "--passages",
+            passages,
+            "--questions",
+            "questions.jsonl",
+            "--dry-run",
+            "--format",
+            "json",
+        ]);
+        assert_eq!(r.code, 3, "{}", r.stderr);
+        let v: serde_json::Value = serde_json::from_str(&r.stdout).unwrap();
+        v["count"].clone()
+    };
+    assert_eq!(count("passages.jsonl.gz"), count("passages.jsonl"));
+    assert_eq!(env.run(&["register", "p.toml"]).code, 0);
+    let r = env.run(&[
+        "components",
+        "p.toml",
+        "--passages",
+        "passages.jsonl.gz",
+        "--questions",
+        "questions.jsonl",
+    ]);
+    assert_eq!(r.code, 3, "{}", r.stderr);
+    let entry: serde_json::Value =
+        serde_json::from_str(&env.git(&["show", "refs/pledge/ledger:entry.json"]).stdout).unwrap();
+    assert_eq!(
+        entry["inputs"]["passages:passages.jsonl.gz"],
+        pledge::io::sha256_hex(&gz).as_str()
+    );
+}
+
+/// Errors deep in a streamed file (past the first batch of lines parsed in parallel) name the
+/// file and the line: a malformed line, a duplicate id, invalid UTF-8.
+#[test]
+fn streamed_passages_errors_name_file_and_line() {
+    let env = env_with(PROTOCOL);
+    let q = std::fs::read_to_string(data("components/questions.jsonl")).unwrap();
+    let p = std::fs::read_to_string(data("components/passages.jsonl")).unwrap();
+    // The test passages, then 150,000 filler lines (about 9 MB, more than one batch).
+    let mut big = p.clone().into_bytes();
+    let head = p.lines().count();
+    for i in 0..150_000 {
+        big.extend_from_slice(
+            format!(
+                "{{\"id\": \"f{}\", \"doc\": \"f\", \"text\": \"filler text {}\"}}\n",
+                i, i
+            )
+            .as_bytes(),
+        );
+    }
+    let total = head + 150_000;
+    let with_line = |n: usize, line: &[u8]| -> Vec<u8> {
+        let mut out = Vec::new();
+        for (i, l) in big.split(|&c| c == b'\n').enumerate() {
+            if i + 1 == n {
+                out.extend_from_slice(line);
+            } else {
+                out.extend_from_slice(l);
+            }
+            if i + 1 < total + 1 {
+                out.push(b'\n');
+            }
+        }
+        out
+    };
+    let run = |bytes: Vec<u8>, expect: &str| {
+        env.write("bq.jsonl", &q);
+        env.write("deep.jsonl.gz", gzip(&bytes));
+        let r = env.run(&[
+            "components",
+            "p.toml",
+            "--passages",
+            "deep.jsonl.gz",
+            "--questions",
+            "bq.jsonl",
+            "--dry-run",
+        ]);
+        assert_eq!(r.code, 2, "{}", r.stderr);
+        assert!(r.stderr.contains(expect), "expected `{}` in: {}", expect, r.stderr);
+    };
+    let n = total - 10;
+    run(
+        with_line(n, b"{\"id\": \"x\", \"text\": "),
+        &format!(
+            "deep.jsonl.gz:{}: malformed JSON (expected one JSON object per line)",
+            n
+        ),
+    );
+    run(
+        with_line(n, b"{\"id\": \"f3\", \"text\": \"again\"}"),
+        &format!(
+            "deep.jsonl.gz:{}: duplicate passage id `f3` (first at line {})",
+            n,
+            head + 4
+        ),
+    );
+    run(
+        with_line(n, b"{\"id\": \"y\", \"text\": \"\xff\"}"),
+        &format!("deep.jsonl.gz:{}: invalid UTF-8", n),
+    );
+    run(
+        with_line(n, b"[1, 2]"),
+        &format!("deep.jsonl.gz:{}: expected a JSON object", n),
+    );
+    run(
+        with_line(n, b"{\"id\": \"z\"}"),
+        &format!("deep.jsonl.gz:{}: missing `text`", n),
+    );
+    // Cut short: the gzip stream ends early.
+    let mut cut = gzip(&big);
+    cut.truncate(cut.len() / 2);
+    env.write("bq.jsonl", &q);
+    env.write("cut.jsonl.gz", cut);
+    let r = env.run(&[
+        "components",
+        "p.toml",
+        "--passages",
+        "cut.jsonl.gz",
+        "--questions",
+        "bq.jsonl",
+        "--dry-run",
+    ]);
+    assert_eq!(r.code, 2, "{}", r.stderr);
+    assert!(
+        r.stderr.contains("cut.jsonl.gz: not a valid gzip stream"),
+        "{}",
+        r.stderr
+    );
+}
+
+/// Past a quarter of the memory limit the passages' texts are spilled to a file: the same count
+/// and pairs, listed pairs checked against the texts read back; the diagnostics that need the
+/// texts in memory are refused (exit 2) naming the flag and the limit.
+#[test]
+fn spilled_texts_give_the_same_count_and_refuse_the_diagnostics() {
+    let env = env_with(PROTOCOL);
+    let run = |extra: &[&str]| env.run(&[&ARGS[..], &["--dry-run", "--format", "json"], extra].concat());
+    let mem = run(&["--write-pairs", "mem.jsonl"]);
+    assert_eq!(mem.code, 3, "{}", mem.stderr);
+    // 1 KiB: 256 bytes of text stay in memory, the test passages have more.
+    let spilled = run(&["--memory-limit", "1KiB", "--write-pairs", "spilled.jsonl"]);
+    assert_eq!(spilled.code, 3, "{}", spilled.stderr);
+    assert_eq!(rows_and_join(&spilled.stdout).0, rows_and_join(&mem.stdout).0);
+    let read = |f: &str| std::fs::read_to_string(env.join(f)).unwrap();
+    assert_eq!(read("spilled.jsonl"), read("mem.jsonl"));
+    let listed = run(&["--memory-limit", "1KiB", "--pairs", "mem.jsonl"]);
+    assert_eq!(listed.code, 3, "{}", listed.stderr);
+    assert!(
+        listed.stderr.contains("2 of them (seed 7) checked exactly"),
+        "{}",
+        listed.stderr
+    );
+    let counts = |out: &str| -> Vec<(u64, u64, u64)> {
+        let v: serde_json::Value = serde_json::from_str(out).unwrap();
+        v["count"]["ablation"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|a| {
+                (
+                    a["links"].as_u64().unwrap(),
+                    a["components"].as_u64().unwrap(),
+                    a["with_candidates"].as_u64().unwrap(),
+                )
+            })
+            .collect()
+    };
+    assert_eq!(counts(&listed.stdout), counts(&mem.stdout));
+    for flag in [&["--sensitivity"][..], &["--bridges", "3"]] {
+        let r = run(&[&["--memory-limit", "1KiB"], flag].concat());
+        assert_eq!(r.code, 2, "{}", r.stderr);
+        assert!(
+            r.stderr
+                .contains(&format!("{} needs the passages' texts in memory", flag[0])),
+            "{}",
+            r.stderr
+        );
+        assert!(r.stderr.contains("memory limit (1024 bytes)"), "{}", r.stderr);
+    }
+}
