@@ -222,7 +222,7 @@ crate::named_enum! {
 }
 
 /// Passages and questions, cross-referenced by index.
-#[derive(Debug, Clone, Default)]
+#[derive(Debug, Default)]
 pub struct Corpus {
     /// Passages in file order.
     pub passages: Vec<Passage>,

@@ -45,21 +45,6 @@ impl Default for TextStore {
     }
 }
 
-impl Clone for TextStore {
-    /// A copy in memory (of a spilled store too: its texts are read back).
-    fn clone(&self) -> Self {
-        let mut out = TextStore::in_memory();
-        for i in 0..self.len() {
-            // A spill file that cannot be read back leaves the copy short; `len` tells.
-            match self.get(i) {
-                Ok(t) => out.push_unchecked(&t),
-                Err(_) => break,
-            }
-        }
-        out
-    }
-}
-
 impl std::fmt::Debug for TextStore {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("TextStore")
@@ -118,13 +103,6 @@ impl TextStore {
         }
         self.offsets.push(end);
         Ok(())
-    }
-
-    fn push_unchecked(&mut self, text: &str) {
-        if let Place::Memory(buf) = &mut self.place {
-            buf.push_str(text);
-            self.offsets.push(buf.len() as u64);
-        }
     }
 
     /// Ends the writing (flushes the spill file); nothing more can be pushed to a spilled
@@ -318,7 +296,6 @@ mod tests {
         }
         assert_eq!(mem.as_strs().unwrap(), texts);
         assert!(spilled.as_strs().is_none());
-        assert_eq!(spilled.clone().as_strs().unwrap(), texts);
         assert_eq!(spilled.resident_bytes(), 8 * spilled.offsets.capacity() as u64);
     }
 }
