@@ -440,7 +440,10 @@ mod tests {
         use unicode_normalization::IsNormalized;
         for n in [Normalization::Nfc, Normalization::Nfkc] {
             let mut checked = 0;
-            for c in (0..=char::MAX as u32).filter_map(char::from_u32).filter(|&c| stable(c, n)) {
+            for c in (0..=char::MAX as u32)
+                .filter_map(char::from_u32)
+                .filter(|&c| stable(c, n))
+            {
                 assert_eq!(canonical_combining_class(c), 0, "{:04X}", c as u32);
                 let one = std::iter::once(c);
                 let quick = match n {
@@ -455,7 +458,10 @@ mod tests {
             assert_eq!(checked, low + 11_172 + 20_992);
         }
         // The shortcut and the general path agree, and a combining mark still composes.
-        assert!(matches!(normalized("가나 abc 法", Normalization::Nfc), Cow::Borrowed(_)));
+        assert!(matches!(
+            normalized("가나 abc 法", Normalization::Nfc),
+            Cow::Borrowed(_)
+        ));
         assert_eq!(normalized("e\u{301}", Normalization::Nfc), "\u{e9}");
         assert_eq!(normalized("\u{a0}", Normalization::Nfkc), " ");
         assert!(matches!(normalized("\u{a0}", Normalization::Nfc), Cow::Borrowed(_)));

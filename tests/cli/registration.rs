@@ -420,16 +420,22 @@ fn a_target_no_count_can_meet_is_refused_at_registration() {
     // δ = 1e-10 with σ = 0.45 (paired differences): n ≈ ((z_0.975 + z_0.8)·σ/δ)² =
     // (2.8016 · 0.45 / 1e-10)² ≈ 1.6e20 components, past the 1e12 pledge searches, so the stop
     // rule of a from-target split could never be evaluated.
-    let p = protocol_v2("").replace(
-        "required-components = 10",
-        "required-components = \"from-target\"",
-    );
+    let p = protocol_v2("").replace("required-components = 10", "required-components = \"from-target\"");
     env.write("ok.toml", &p);
     env.write("p.toml", p.replace("mde = 0.15", "mde = 1e-10"));
     let r = env.run(&["register", "p.toml"]);
     assert_eq!(r.code, 2, "{}", r.stderr);
-    assert!(r.stderr.contains("p.toml:10:7: no feasible sample size"), "{}", r.stderr);
-    assert!(r.stderr.contains("hint: a split says required-components = \"from-target\""), "{}", r.stderr);
+    assert!(
+        r.stderr.contains("p.toml:10:7: no feasible sample size"),
+        "{}",
+        r.stderr
+    );
+    assert!(
+        r.stderr
+            .contains("hint: a split says required-components = \"from-target\""),
+        "{}",
+        r.stderr
+    );
     assert!(kinds(&env).is_empty(), "nothing is written");
     // The same target with a fixed count of components registers: nothing derives from it.
     env.write("n.toml", protocol_v2("").replace("mde = 0.15", "mde = 1e-10"));
