@@ -231,6 +231,22 @@ pub fn verify_export(input: &Input, protocol: Option<&LoadedProtocol>) -> Result
         }
     }
     let unverified = check_commit_ids(&records, &mut report.findings);
+    // An export is written in one format: lines without a raw commit beside lines with one were
+    // edited or spliced in (dropping `commit_raw` from a line would otherwise unbind its id).
+    let with_raw = records.iter().filter(|r| r.commit_raw.is_some()).count();
+    if unverified > 0 && with_raw > 0 {
+        if let Some(r) = records.iter().find(|r| r.commit.is_some() && r.commit_raw.is_none()) {
+            report.findings.push(Finding::new(
+                FindingCode::MalformedEntry,
+                r.seq(),
+                format!(
+                    "{}: carries no raw commit while {} other lines do: an export is written in one format (each `{}` line carries its raw commit), so this line was edited or spliced in",
+                    r.at, with_raw, EXPORT_FORMAT
+                ),
+            ));
+        }
+    }
+    report.tip_authenticated = unverified == 0;
     report.notes.push(Finding::new(
         FindingCode::Offline,
         None,

@@ -44,7 +44,7 @@ pub mod tsa;
 pub use entry::{
     ClockSource, DataAccess, Draft, Entry, EntryKind, InputKey, InputRole, Inputs, RngInfo, Tool, GENESIS,
 };
-pub use export::{export_jsonl, export_to, verify_export, ExportLine, ExportSummary, EXPORT_FORMAT};
+pub use export::{export_jsonl, export_to, verify_export, ExportLine, ExportSummary, EXPORT_FORMAT, EXPORT_FORMAT_V1};
 pub use index::Snapshot;
 pub use log::{log, LogItem};
 pub use publish::{fetch_published, publish, resolve_remote, verify_remote, PublishReport, Remote};

@@ -223,6 +223,12 @@ pub struct VerifyReport {
     /// (filled by `pledge verify` when the entries can be read).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub review: Option<super::witness::Review>,
+    /// Whether the tip's commit id is bound to the content up to it: true for a repository
+    /// (git ids) and for an export whose every line carries its raw commit; false for an export
+    /// with lines of format `/1`, whose commit ids are not recomputed, so that an expected tip
+    /// (`--expect-tip`) authenticates nothing.
+    #[serde(skip)]
+    pub tip_authenticated: bool,
 }
 
 impl VerifyReport {
@@ -240,6 +246,7 @@ impl VerifyReport {
             protocol: None,
             remote: None,
             review: None,
+            tip_authenticated: true,
         };
         if let Some(lp) = lp {
             r.protocol = Some(check_protocol(&mut r, records, lp));

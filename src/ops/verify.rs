@@ -119,6 +119,19 @@ fn expected_tip(t: &str) -> Result<String> {
 /// A `tip-mismatch` finding when the report's tip does not start with `expect`.
 fn check_tip(report: &mut VerifyReport, expect: Option<&str>) {
     let Some(want) = expect else { return };
+    if !report.tip_authenticated {
+        report.findings.push(Finding::new(
+            FindingCode::TipMismatch,
+            None,
+            format!(
+                "the expected tip {} cannot be checked: lines of this export carry no raw commit (format `{}`), so the commit ids up to its tip are not recomputed from the content and a matching tip id would authenticate nothing; export the ledger again (`pledge export`) and verify that",
+                want,
+                ledger::EXPORT_FORMAT_V1
+            ),
+        ));
+        report.settle();
+        return;
+    }
     if report.tip.as_deref().is_some_and(|t| t.starts_with(want)) {
         return;
     }

@@ -1059,10 +1059,51 @@ fn a_rewritten_export_is_caught_by_commit_ids_and_by_the_expected_tip() {
             format!("{}\n", v)
         })
         .collect();
-    elsewhere.write("v1.jsonl", v1);
+    elsewhere.write("v1.jsonl", v1.clone());
     let r = elsewhere.run(&["verify", "--ledger", "v1.jsonl", "--format", "json"]);
     ok(&r);
     assert!(r.stdout.contains("checked for order, not recomputed"), "{}", r.stdout);
+    // But its commit ids are not recomputed, so a tip id authenticates nothing: an expected
+    // tip, even the right one, is a finding.
+    let r = elsewhere.run(&[
+        "verify",
+        "--ledger",
+        "v1.jsonl",
+        "--expect-tip",
+        &tip,
+        "--format",
+        "json",
+    ]);
+    assert_eq!(r.code, 1, "{}", r.stdout);
+    assert_eq!(findings(&r), vec![("tip-mismatch".to_string(), None)]);
+    assert!(r.stdout.contains("cannot be checked"), "{}", r.stdout);
+    // A spliced export: the last entry dropped, the line before it stripped of its raw commit
+    // and given the real tip's id. Lines of both formats are a finding, and the tip is refused.
+    let lines: Vec<&str> = text.lines().collect();
+    let n = lines.len();
+    let mut spliced: Vec<String> = lines[..n - 2].iter().map(|l| format!("{}\n", l)).collect();
+    let mut last = json(v1.lines().nth(n - 2).unwrap());
+    last["commit"] = Value::from(tip.clone());
+    spliced.push(format!("{}\n", last));
+    elsewhere.write("spliced.jsonl", spliced.concat());
+    let r = elsewhere.run(&[
+        "verify",
+        "--ledger",
+        "spliced.jsonl",
+        "--expect-tip",
+        &tip,
+        "--format",
+        "json",
+    ]);
+    assert_eq!(r.code, 1, "{}", r.stdout);
+    let f = findings(&r);
+    assert!(
+        f.contains(&("malformed-entry".to_string(), Some(n as u64 - 1))),
+        "{:?}",
+        f
+    );
+    assert!(f.contains(&("tip-mismatch".to_string(), None)), "{:?}", f);
+    assert!(r.stdout.contains("carries no raw commit while"), "{}", r.stdout);
 }
 
 /// A study id names output files (`ID.components.csv`): `../../../x` and other unsafe names are
