@@ -27,8 +27,9 @@ pub struct LogArgs {
 /// `pledge export FILE`.
 #[derive(Debug, Args)]
 #[command(after_help = "\
-Format pledge-ledger-export/1: one JSON object per line and entry (keys format, commit, parents,
-entry, result_json, protocol_toml), enough to verify offline with `pledge verify --ledger FILE`.")]
+Format pledge-ledger-export/2: one JSON object per line and entry (keys format, commit, parents,
+entry, result_json, protocol_toml, commit_raw), enough to verify offline with `pledge verify
+--ledger FILE`, every commit id recomputed from the content.")]
 pub struct ExportArgs {
     /// Where to write the JSON Lines.
     pub file: PathBuf,
