@@ -82,9 +82,10 @@ pub fn relative_file(lp: &LoadedProtocol, rel: &str, key: &[&str]) -> Result<std
 /// nothing is checked. A protocol whose stop rule could never be evaluated is refused at
 /// registration rather than at the first `components` run.
 ///
-/// Errors (exit 2, at `target.mde`'s line and column, or `target.sd`'s when σ is missing): the
-/// requirement is infeasible (e.g. a minimum detectable difference so small that no count of
-/// components reaches the power) or cannot be computed.
+/// Errors (exit 2, at the line and column of the key at fault: `target.sd` or `target.mde` out
+/// of range, the `[target]` table for α, power or sides, else `target.mde`): the requirement is
+/// infeasible (e.g. a minimum detectable difference so small that no count of components
+/// reaches the power) or cannot be computed.
 pub fn target_feasible(lp: &LoadedProtocol, pilot_sd: Option<f64>) -> Result<()> {
     let p = &lp.protocol;
     if !p
@@ -101,10 +102,15 @@ pub fn target_feasible(lp: &LoadedProtocol, pilot_sd: Option<f64>) -> Result<()>
     match crate::power::required_components(&target, &p.components) {
         Ok(_) => Ok(()),
         Err(e) => {
-            let keys: &[&str] = if target.sd.is_none() {
-                &["target"]
-            } else {
-                &["target", "mde"]
+            // The key at fault: σ out of range (when the protocol gives it), δ out of range, α,
+            // power or sides (the table), else δ too small for any count.
+            use crate::power::inputs::{check_mde, check_sd, Design};
+            let keys: &[&str] = match target.sd {
+                None => &["target"],
+                Some(sd) if p.target.sd.is_some() && check_sd(sd, target.scale).is_err() => &["target", "sd"],
+                _ if check_mde(target.mde, target.scale).is_err() => &["target", "mde"],
+                _ if Design::new(target.alpha, target.power, target.sides).is_err() => &["target"],
+                _ => &["target", "mde"],
             };
             Err(error_at_key(&lp.path, &lp.text, keys, e.message).with_hint(
                 "a split says required-components = \"from-target\": choose a target the power calculation can meet (a larger target.mde, a smaller target.power) or give the split a number of components",

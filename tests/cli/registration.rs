@@ -437,6 +437,11 @@ fn a_target_no_count_can_meet_is_refused_at_registration() {
         r.stderr
     );
     assert!(kinds(&env).is_empty(), "nothing is written");
+    // σ out of range is named at its own line (sd is on line 11).
+    env.write("s.toml", p.replace("sd = 0.45", "sd = 1e9"));
+    let r = env.run(&["register", "s.toml"]);
+    assert_eq!(r.code, 2, "{}", r.stderr);
+    assert!(r.stderr.contains("s.toml:11:6:"), "{}", r.stderr);
     // The same target with a fixed count of components registers: nothing derives from it.
     env.write("n.toml", protocol_v2("").replace("mde = 0.15", "mde = 1e-10"));
     assert_eq!(env.run(&["register", "n.toml"]).code, 0);
