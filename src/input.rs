@@ -154,21 +154,28 @@ impl std::fmt::Debug for Input {
 
 const SNIFF: usize = 64 * 1024;
 
+/// Opens the file at `path`, refusing a directory and a regular file larger than the limit
+/// before anything is read. Errors (exit 2, naming the file).
+fn open_file(path: &Path, limits: Limits) -> Result<std::fs::File> {
+    let file = std::fs::File::open(path).map_err(|e| Error::io("reading", path, e))?;
+    if let Ok(meta) = file.metadata() {
+        if meta.is_file() && meta.len() > limits.max_bytes {
+            return Err(too_large(path, limits, "is"));
+        }
+        if meta.is_dir() {
+            return Err(Error::in_file(path, "is a directory (expected a file)"));
+        }
+    }
+    Ok(file)
+}
+
 impl Input {
     /// Reads the file at `path` (a regular file larger than the limit is refused before reading).
     ///
     /// Errors (exit 2, naming the file): missing or unreadable, over the limit, a corrupt
     /// compressed stream, NUL bytes in what is neither compressed nor a ZIP/Parquet file.
     pub fn from_path(path: &Path, limits: Limits) -> Result<Input> {
-        let file = std::fs::File::open(path).map_err(|e| Error::io("reading", path, e))?;
-        if let Ok(meta) = file.metadata() {
-            if meta.is_file() && meta.len() > limits.max_bytes {
-                return Err(too_large(path, limits, "is"));
-            }
-            if meta.is_dir() {
-                return Err(Error::in_file(path, "is a directory (expected a file)"));
-            }
-        }
+        let file = open_file(path, limits)?;
         Input::from_reader(path, file, limits)
     }
 
@@ -360,15 +367,7 @@ impl Stream {
     ///
     /// Errors (exit 2, naming the file): as [`Input::from_path`] for the first block.
     pub fn open(path: &Path, limits: Limits) -> Result<Stream> {
-        let file = std::fs::File::open(path).map_err(|e| Error::io("reading", path, e))?;
-        if let Ok(meta) = file.metadata() {
-            if meta.is_file() && meta.len() > limits.max_bytes {
-                return Err(too_large(path, limits, "is"));
-            }
-            if meta.is_dir() {
-                return Err(Error::in_file(path, "is a directory (expected a file)"));
-            }
-        }
+        let file = open_file(path, limits)?;
         Stream::from_reader(path, Box::new(file), limits)
     }
 
