@@ -94,6 +94,18 @@ const PRUNED: u32 = u32::MAX;
 /// minimum overlap; survivors are verified by a merge that stops early on the same bound, and
 /// the pair is kept by the exact predicate [`similar`] on the full intersection.
 pub fn join(sets: &[Vec<u32>], t: f64, progress: &(dyn Fn(u64) + Sync)) -> Vec<(u32, u32)> {
+    join_indexed(sets, t, &|_| true, progress)
+}
+
+/// The pairs of [`join`] whose smaller set (the earlier in the order by `(size, index)`) is one
+/// that `indexed` picks: only those sets enter the inverted index, every set probes it. With
+/// `|_| true` this is [`join`].
+pub fn join_indexed(
+    sets: &[Vec<u32>],
+    t: f64,
+    indexed: &(dyn Fn(usize) -> bool + Sync),
+    progress: &(dyn Fn(u64) + Sync),
+) -> Vec<(u32, u32)> {
     let mut order: Vec<u32> = (0..sets.len() as u32)
         .filter(|&i| !sets[i as usize].is_empty())
         .collect();
@@ -112,6 +124,9 @@ pub fn join(sets: &[Vec<u32>], t: f64, progress: &(dyn Fn(u64) + Sync)) -> Vec<(
         .map_or(0, |&m| m as usize + 1);
     let mut start = vec![0u32; ntok + 1];
     for (pos, &i) in order.iter().enumerate() {
+        if !indexed(i as usize) {
+            continue;
+        }
         for &tok in &sets[i as usize][..mid_prefix(lens[pos])] {
             start[tok as usize + 1] += 1;
         }
@@ -122,6 +137,9 @@ pub fn join(sets: &[Vec<u32>], t: f64, progress: &(dyn Fn(u64) + Sync)) -> Vec<(
     let mut fill = start.clone();
     let mut postings = vec![(0u32, 0u32); start[ntok] as usize];
     for (pos, &i) in order.iter().enumerate() {
+        if !indexed(i as usize) {
+            continue;
+        }
         for (j, &tok) in sets[i as usize][..mid_prefix(lens[pos])].iter().enumerate() {
             postings[fill[tok as usize] as usize] = (pos as u32, j as u32);
             fill[tok as usize] += 1;
@@ -329,6 +347,25 @@ pub(in crate::components) mod tests {
         fn join_equals_brute_force((texts, n, t) in corpus()) {
             let sets = token_sets(&texts, n);
             prop_assert_eq!(join(&sets, t, &|_| ()), brute_force(&sets, t));
+        }
+
+        /// Indexing only some sets keeps exactly the pairs whose smaller set (by size, then
+        /// index) is one of them.
+        #[test]
+        fn join_indexed_keeps_the_pairs_of_indexed_smaller_sets(
+            (texts, n, t) in corpus(),
+            mask in any::<u64>(),
+        ) {
+            let sets = token_sets(&texts, n);
+            let picked = |i: usize| mask >> (i % 64) & 1 == 1;
+            let want: Vec<(u32, u32)> = brute_force(&sets, t)
+                .into_iter()
+                .filter(|&(a, b)| {
+                    let key = |i: u32| (sets[i as usize].len(), i);
+                    picked(key(a).min(key(b)).1 as usize)
+                })
+                .collect();
+            prop_assert_eq!(join_indexed(&sets, t, &picked, &|_| ()), want);
         }
 
         #[test]

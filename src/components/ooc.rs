@@ -16,7 +16,9 @@
 //!    or more can be that token; each such token gets a *home*, the first record holding it in
 //!    its prefix; records are cut into contiguous ranges whose routed sets fit the limit, and a
 //!    token belongs to the partition of its home. Each set is routed to the partitions of those
-//!    of its prefix tokens.
+//!    of its prefix tokens: written once to each of their spill files, in one pass over the sets
+//!    per group of partitions (their map phase), so the sets file is read a few times per
+//!    length band, not once per partition.
 //! 3. **Joining each partition on its own**: the sets of one partition (their tokens renumbered
 //!    densely, in the same order) go through the in-memory join, which is exact on any
 //!    collection; a pair is kept only in the partition that owns the smallest token the two
@@ -26,8 +28,8 @@
 //! Spill files are unnamed temporary files (unlinked when created) in a directory the caller
 //! names, so they disappear with the process however it ends (success, error, Ctrl-C).
 //! Memory: the limit bounds the working sets of each stage (keys in flight, one shard's hash
-//! map per thread, the sets of one partition); on top of it come 4 bytes per distinct token
-//! (the home table) and 12 bytes per record. A single token held in the prefixes of more
+//! map per thread, the sets of one partition); on top of it come 8⅛ bytes per distinct token
+//! (the home and renumbering tables) and 12 bytes per record. A single token held in the prefixes of more
 //! sets than fit the limit makes its partition larger than the limit (that partition is joined
 //! anyway, exactly).
 
@@ -736,6 +738,7 @@ pub fn join_partitioned_source(
         .collect();
     let part_budget = (limit.bytes / 2).max(1);
     let mut home: Vec<u32> = Vec::new();
+    let mut renumbering = Renumbering::new(sets.tokens);
     let mut parts = 0;
     let bands = bounds.len() as u32;
     for k in 0..bands {
@@ -750,6 +753,9 @@ pub fn join_partitioned_source(
             continue;
         }
         let owns = |a: u32, b: u32| band[a as usize].min(band[b as usize]) == k;
+        // A pair this job owns has its smaller set in band k: only those sets are indexed (the
+        // pairs of two band k + 1 sets are job k + 1's, not joined twice).
+        let in_band = |r: u32| band[r as usize] == k;
         let label = |p: usize, of: usize| {
             format!(
                 "near-duplicate join: length band {}/{}, part {}/{}",
@@ -761,17 +767,19 @@ pub fn join_partitioned_source(
         };
         if volume <= part_budget {
             parts += 1;
-            join_members(
-                &sets,
+            let (recs, local) = gather(&sets, &member).map_err(&err)?;
+            join_sets(
+                &recs,
+                local,
                 t,
                 scored,
                 &label(0, 1),
                 progress,
-                &|i, _| member(i),
+                &mut renumbering,
+                &in_band,
                 &|a, b, _| owns(a, b),
                 sink,
-            )
-            .map_err(&err)?;
+            );
             continue;
         }
         // Too large for one partition: Vernica et al.'s routing by prefix token within the job.
@@ -780,21 +788,43 @@ pub fn join_partitioned_source(
         } else {
             home.fill(NONE);
         }
-        let starts = plan(&sets, &member, &prefix, &mut home, part_budget, progress).map_err(&err)?;
-        for p in 0..starts as u32 {
-            parts += 1;
-            let home = &home;
-            join_members(
-                &sets,
-                t,
-                scored,
-                &label(p as usize, starts),
-                progress,
-                &|i, x| member(i) && x[..prefix(x.len())].iter().any(|&tok| home[tok as usize] == p),
-                &|a, b, first| owns(a, b) && home[first as usize] == p,
-                sink,
-            )
-            .map_err(&err)?;
+        let volumes = plan(&sets, &member, &prefix, &mut home, part_budget, progress).map_err(&err)?;
+        let starts = volumes.len();
+        // Each set is written once to the spill file of each partition it is routed to, in one
+        // pass over the sets per group of partitions (at most MAX_ROUTED files open, their
+        // routed volume at most ROUTED_GROUP partitions' budget, which bounds the disk used).
+        let mut first = 0;
+        while first < starts {
+            let mut end = first;
+            let mut acc = 0u64;
+            while end < starts
+                && end - first < MAX_ROUTED
+                && (end == first || acc + volumes[end] <= ROUTED_GROUP * part_budget)
+            {
+                acc += volumes[end];
+                end += 1;
+            }
+            progress.start("routing sets to partitions", 0);
+            let files = route(&sets, &member, &prefix, &home, first as u32..end as u32, dir)?;
+            for (p, file) in (first as u32..end as u32).zip(files) {
+                parts += 1;
+                let (recs, local) = read_routed(&file).map_err(&err)?;
+                drop(file);
+                let home = &home;
+                join_sets(
+                    &recs,
+                    local,
+                    t,
+                    scored,
+                    &label(p as usize, starts),
+                    progress,
+                    &mut renumbering,
+                    &in_band,
+                    &|a, b, first| owns(a, b) && home[first as usize] == p,
+                    sink,
+                );
+            }
+            first = end;
         }
     }
     progress.finish();
@@ -818,7 +848,7 @@ fn length_bands(max_len: u32, t: f64) -> Vec<u32> {
 /// Vernica et al.'s routing within the members of one job: the homes of the tokens in two or
 /// more members' probing prefixes (in `home`, `NONE` for the others), cut into contiguous
 /// ranges of home records whose routed sets fit `budget`; `home` then holds each token's
-/// partition. Returns the number of partitions.
+/// partition. Returns the routed volume of each partition (in [`routed_cost`] units).
 fn plan(
     sets: &SpilledSets,
     member: &dyn Fn(usize) -> bool,
@@ -826,7 +856,7 @@ fn plan(
     home: &mut [u32],
     budget: u64,
     progress: &dyn Progress,
-) -> std::io::Result<usize> {
+) -> std::io::Result<Vec<u64>> {
     progress.start("planning partitions", 0);
     let mut shared = vec![0u64; home.len().div_ceil(64)];
     sets.each_where(member, |i, x| {
@@ -866,57 +896,139 @@ fn plan(
         }
     })?;
     let mut starts = vec![0u32];
-    let mut acc = 0u64;
+    let mut volumes = vec![0u64];
     for (h, &v) in volume.iter().enumerate() {
-        if acc > 0 && acc + v > budget {
+        let acc = volumes.last_mut().expect("one partition");
+        if *acc > 0 && *acc + v > budget {
             starts.push(h as u32);
-            acc = 0;
+            volumes.push(v);
+        } else {
+            *acc += v;
         }
-        acc += v;
     }
     for h in home.iter_mut().filter(|h| **h != NONE) {
         *h = (starts.partition_point(|&s| s <= *h) - 1) as u32;
     }
-    Ok(starts.len())
+    Ok(volumes)
 }
 
-/// Joins in memory the sets `select(record, set)` picks and passes each pair
-/// `keep(a, b, smallest shared token)` accepts to `sink`, with its sizes when `scored`.
-#[allow(clippy::too_many_arguments)]
-fn join_members(
+/// The most partition spill files written at once.
+const MAX_ROUTED: usize = 256;
+/// The routed volume of one routing pass, in partition budgets (about a quarter of it is
+/// written to disk: 4 bytes per token).
+const ROUTED_GROUP: u64 = 16;
+
+/// Writes each member set to the spill file of each partition in `parts` that one of its
+/// shared prefix tokens is homed in (`home`, as [`plan`] left it), in one pass over the sets:
+/// per set its record (u32), its length (u32) and its tokens (u32 each). Returns the files, in
+/// the order of `parts`.
+fn route(
     sets: &SpilledSets,
+    member: &dyn Fn(usize) -> bool,
+    prefix: &dyn Fn(usize) -> usize,
+    home: &[u32],
+    parts: std::ops::Range<u32>,
+    dir: &Path,
+) -> Result<Vec<File>> {
+    let err = spill_err(dir);
+    let mut writers: Vec<BufWriter<File>> = parts
+        .clone()
+        .map(|_| spill_file(dir).map(|f| BufWriter::with_capacity(1 << 16, f)))
+        .collect::<Result<_>>()?;
+    let mut homes = Vec::new();
+    let mut bytes = Vec::new();
+    let mut failed = None;
+    sets.each_where(member, |i, x| {
+        if failed.is_some() {
+            return;
+        }
+        homes.clear();
+        homes.extend(
+            x[..prefix(x.len())]
+                .iter()
+                .map(|&tok| home[tok as usize])
+                .filter(|h| parts.contains(h)),
+        );
+        if homes.is_empty() {
+            return;
+        }
+        homes.sort_unstable();
+        homes.dedup();
+        bytes.clear();
+        bytes.extend_from_slice(&(i as u32).to_le_bytes());
+        bytes.extend_from_slice(&(x.len() as u32).to_le_bytes());
+        u32s_bytes(x, &mut bytes);
+        for &h in &homes {
+            if let Err(e) = writers[(h - parts.start) as usize].write_all(&bytes) {
+                failed = Some(e);
+                return;
+            }
+        }
+    })
+    .map_err(&err)?;
+    if let Some(e) = failed {
+        return Err(err(e));
+    }
+    writers
+        .into_iter()
+        .map(|w| w.into_inner().map_err(|e| err(e.into_error())))
+        .collect()
+}
+
+/// The records and sets of one partition's spill file, as [`route`] wrote them.
+fn read_routed(file: &File) -> std::io::Result<(Vec<u32>, Vec<Vec<u32>>)> {
+    let mut r = Reader::new(file)?;
+    let (mut recs, mut local) = (Vec::new(), Vec::new());
+    let (mut set, mut bytes) = (Vec::new(), Vec::new());
+    let mut head = [0u8; 8];
+    loop {
+        match r.0.read_exact(&mut head) {
+            Ok(()) => {}
+            Err(e) if e.kind() == std::io::ErrorKind::UnexpectedEof => break,
+            Err(e) => return Err(e),
+        }
+        let rec = u32::from_le_bytes([head[0], head[1], head[2], head[3]]);
+        let len = u32::from_le_bytes([head[4], head[5], head[6], head[7]]) as usize;
+        r.u32s(len, &mut set, &mut bytes)?;
+        recs.push(rec);
+        local.push(std::mem::take(&mut set));
+    }
+    Ok((recs, local))
+}
+
+/// The records and sets of the non-empty sets `member` picks, in record order.
+fn gather(sets: &SpilledSets, member: &dyn Fn(usize) -> bool) -> std::io::Result<(Vec<u32>, Vec<Vec<u32>>)> {
+    let (mut recs, mut local) = (Vec::new(), Vec::new());
+    sets.each_where(&|i| sets.lens[i] > 0 && member(i), |i, x| {
+        recs.push(i as u32);
+        local.push(x.to_vec());
+    })?;
+    Ok((recs, local))
+}
+
+/// Joins in memory the sets `local` (of records `recs`), only pairs whose smaller set's record
+/// `indexed` picks ([`join::join_indexed`]), and passes each pair `keep(a, b, smallest shared
+/// token)` accepts to `sink`, with its sizes when `scored`.
+#[allow(clippy::too_many_arguments)]
+fn join_sets(
+    recs: &[u32],
+    mut local: Vec<Vec<u32>>,
     t: f64,
     scored: bool,
     label: &str,
     progress: &dyn Progress,
-    select: &dyn Fn(usize, &[u32]) -> bool,
+    renumbering: &mut Renumbering,
+    indexed: &(dyn Fn(u32) -> bool + Sync),
     keep: &(dyn Fn(u32, u32, u32) -> bool + Sync),
     sink: &mut dyn FnMut(u32, u32, u32, u32),
-) -> std::io::Result<()> {
+) {
     progress.start(label, 0);
-    let mut recs: Vec<u32> = Vec::new();
-    let mut local: Vec<Vec<u32>> = Vec::new();
-    sets.each_where(&|i| sets.lens[i] > 0, |i, x| {
-        if select(i, x) {
-            recs.push(i as u32);
-            local.push(x.to_vec());
-        }
-    })?;
     if local.len() < 2 {
-        return Ok(());
+        return;
     }
-    // Renumber tokens densely in the same order, so the join's index is as small as the
-    // partition.
-    let mut dense: Vec<u32> = local.iter().flatten().copied().collect();
-    dense.par_sort_unstable();
-    dense.dedup();
-    local.par_iter_mut().for_each(|s| {
-        for x in s.iter_mut() {
-            *x = dense.partition_point(|&d| d < *x) as u32;
-        }
-    });
+    let dense = renumbering.apply(&mut local);
     progress.start(label, local.len() as u64);
-    let pairs = join::join(&local, t, &|m| progress.advance(m));
+    let pairs = join::join_indexed(&local, t, &|i| indexed(recs[i]), &|m| progress.advance(m));
     let owned: Vec<(u32, u32, u32, u32)> = pairs
         .into_par_iter()
         .filter_map(|(i, j)| {
@@ -937,7 +1049,58 @@ fn join_members(
     for (a, b, inter, union) in owned {
         sink(a, b, inter, union);
     }
-    Ok(())
+}
+
+/// Dense renumbering of a partition's tokens in the same order, so the join's index is as
+/// small as the partition: a bitmap of the tokens present and a token → dense id table, both
+/// sized by the distinct tokens of the collection (4⅛ bytes each) and reused from partition to
+/// partition.
+struct Renumbering {
+    tokens: usize,
+    present: Vec<u64>,
+    id: Vec<u32>,
+}
+
+impl Renumbering {
+    /// For token ids below `tokens` (the tables are allocated at the first use).
+    fn new(tokens: usize) -> Renumbering {
+        Renumbering {
+            tokens,
+            present: Vec::new(),
+            id: Vec::new(),
+        }
+    }
+
+    /// Renumbers the tokens of `sets` (ids below `tokens`) densely from 0 in the same order, in
+    /// place; returns the dense id → token table.
+    fn apply(&mut self, sets: &mut [Vec<u32>]) -> Vec<u32> {
+        if self.id.len() < self.tokens {
+            self.present = vec![0; self.tokens.div_ceil(64)];
+            self.id = vec![0; self.tokens];
+        }
+        for s in sets.iter() {
+            for &x in s {
+                self.present[x as usize / 64] |= 1 << (x % 64);
+            }
+        }
+        let mut dense = Vec::new();
+        for (w, word) in self.present.iter_mut().enumerate() {
+            let mut bits = std::mem::take(word);
+            while bits != 0 {
+                let tok = w * 64 + bits.trailing_zeros() as usize;
+                self.id[tok] = dense.len() as u32;
+                dense.push(tok as u32);
+                bits &= bits - 1;
+            }
+        }
+        let id = &self.id;
+        sets.par_iter_mut().for_each(|s| {
+            for x in s.iter_mut() {
+                *x = id[*x as usize];
+            }
+        });
+        dense
+    }
 }
 
 /// The smallest element two sorted, distinct slices share.
@@ -991,6 +1154,18 @@ mod tests {
         let (big, bands) = run(&texts, 3, 0.7, 1 << 30);
         assert_eq!((big, bands), (got, 2));
         assert_eq!(length_bands(6, 0.7), vec![0, 1, 2, 3, 5, 8]);
+    }
+
+    #[test]
+    fn renumbering_is_dense_and_keeps_the_order() {
+        let mut r = Renumbering::new(200);
+        let mut sets = vec![vec![3, 70, 199], vec![], vec![70, 128]];
+        assert_eq!(r.apply(&mut sets), vec![3, 70, 128, 199]);
+        assert_eq!(sets, vec![vec![0, 1, 3], vec![], vec![1, 2]]);
+        // Reused: nothing of the last partition is left behind.
+        let mut next = vec![vec![5], vec![1, 5]];
+        assert_eq!(r.apply(&mut next), vec![1, 5]);
+        assert_eq!(next, vec![vec![1], vec![0, 1]]);
     }
 
     #[test]
