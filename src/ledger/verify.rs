@@ -28,6 +28,10 @@ crate::named_enum! {
         EntriesReordered = "entries-reordered",
         /// A commit (or export line) holds no valid entry.
         MalformedEntry = "malformed-entry",
+        /// The ledger ref, or an object of the ledger (a commit, its tree, or one of its files),
+        /// cannot be read from the repository: a shallow clone or fetch, a deleted or damaged
+        /// object, or a ref naming no object the repository has.
+        LedgerUnreadable = "ledger-unreadable",
         /// A commit's message names another `entry_sha256` than its entry.
         CommitMismatch = "commit-mismatch",
         /// A ledger commit has more than one parent.
@@ -236,10 +240,15 @@ impl VerifyReport {
     /// `protocol` is given, the protocol check.
     pub(crate) fn build(source: String, tip: Option<String>, records: &[Record], lp: Option<&LoadedProtocol>) -> Self {
         let chain = check_chain(records);
+        // A commit that cannot be read is not an entry read.
+        let unread = records
+            .iter()
+            .filter(|r| r.commit_raw.is_none() && !r.unreadable.is_empty())
+            .count();
         let mut r = VerifyReport {
             ok: true,
             source,
-            entries: records.len(),
+            entries: records.len() - unread,
             tip,
             findings: chain.findings,
             notes: chain.notes,
@@ -274,6 +283,24 @@ pub fn verify_ref(ledger: &Ledger, refname: &str, protocol: Option<&LoadedProtoc
     let tip = match ledger.repo().refname_to_id(refname) {
         Ok(oid) => Some(oid),
         Err(e) if e.code() == git2::ErrorCode::NotFound => None,
+        // A ref file that names no object id: nothing can be read, which is the finding.
+        Err(e) if e.class() == git2::ErrorClass::Reference => {
+            let mut r = VerifyReport::build(refname.to_string(), None, &[], protocol);
+            r.findings.insert(
+                0,
+                Finding::new(
+                    FindingCode::LedgerUnreadable,
+                    None,
+                    format!(
+                        "{} cannot be read ({}): no entry can be read or checked",
+                        refname,
+                        e.message()
+                    ),
+                ),
+            );
+            r.settle();
+            return Ok(r);
+        }
         Err(e) => return Err(crate::error::Error::git(format!("reading {}", refname), e)),
     };
     let records = match tip {
