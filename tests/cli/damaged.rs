@@ -289,3 +289,57 @@ fn a_damaged_entry_blob_is_named_as_unreadable() {
     let n = env.run(&["note", "--reason", "x"]);
     assert_eq!(n.code, 2, "{}", n.stderr);
 }
+
+/// A commit on the ledger that holds no entry (here one with only a `notes.txt`, as a `git
+/// commit` onto the ledger ref makes) is not exported as an `"entry": null` line: `export`
+/// refuses, naming the commit (exit 2, the convention of `log` on a malformed entry), writes
+/// nothing, and hints `pledge verify`, which lists it as `malformed-entry`.
+#[test]
+fn export_refuses_a_ledger_commit_without_an_entry() {
+    let env = three_entries();
+    let tip = rev(&env, LEDGER_REF);
+    let foreign = {
+        let repo = git2::Repository::open(env.path()).unwrap();
+        let mut tb = repo.treebuilder(None).unwrap();
+        tb.insert("notes.txt", repo.blob(b"not an entry\n").unwrap(), 0o100644)
+            .unwrap();
+        let tree = repo.find_tree(tb.write().unwrap()).unwrap();
+        let parent = repo.find_commit(git2::Oid::from_str(&tip).unwrap()).unwrap();
+        let sig = git2::Signature::new("Test", "test@example.org", &git2::Time::new(1_800_000_000, 0)).unwrap();
+        repo.commit(None, &sig, &sig, "a commit onto the ledger\n", &tree, &[&parent])
+            .unwrap()
+            .to_string()
+    };
+    assert_eq!(env.git(&["update-ref", LEDGER_REF, &foreign]).code, 0);
+
+    let x = env.run(&["export", "ledger.jsonl"]);
+    assert_eq!(x.code, 2, "{}", x.stdout);
+    assert_eq!(
+        x.stderr,
+        format!(
+            "error: cannot export the ledger: commit {} holds no pledge ledger entry\n\
+             Caused by: the commit has no entry.json\n\
+             hint: run `pledge verify` to see every problem of the ledger: an export line carries one entry, so a commit without one cannot be exported\n",
+            &foreign[..7]
+        )
+    );
+    assert!(!env.join("ledger.jsonl").exists(), "nothing exported");
+    let f = findings(&env);
+    assert_eq!(f.len(), 1, "{:?}", f);
+    assert_eq!(
+        (f[0].0.as_str(), f[0].1, f[0].2.as_str()),
+        (
+            "malformed-entry",
+            None,
+            format!(
+                "commit {}: not a pledge ledger entry (the commit has no entry.json)",
+                &foreign[..7]
+            )
+            .as_str()
+        )
+    );
+    // Back on the last entry, the same ledger exports, and the export verifies.
+    assert_eq!(env.git(&["update-ref", LEDGER_REF, &tip]).code, 0);
+    ok(&env.run(&["export", "ledger.jsonl"]));
+    ok(&env.run(&["verify", "--ledger", "ledger.jsonl"]));
+}
