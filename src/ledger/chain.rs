@@ -197,9 +197,10 @@ fn check_blobs(c: &mut ChainCheck, r: &Record) {
     }
 }
 
-/// Sequence numbers: 1..n, each once, in order. The numbers between the entries on either side
-/// of a record that cannot be read (a missing commit cuts off everything before it) are not
-/// missing: they are unknown, and [`FindingCode::LedgerUnreadable`] says why.
+/// Sequence numbers: 1..n, each once, in order. Numbers that records without a readable entry
+/// account for are unknown, not missing (their own finding, `malformed-entry` or
+/// `ledger-unreadable`, says why): those before a commit that cannot be read (the walk stops
+/// there), and a gap between two entries exactly as wide as the records between them.
 fn check_sequence(c: &mut ChainCheck, records: &[Record]) {
     let seqs: Vec<u64> = records.iter().filter_map(Record::seq).collect();
     let mut seen: BTreeMap<u64, usize> = BTreeMap::new();
@@ -207,17 +208,21 @@ fn check_sequence(c: &mut ChainCheck, records: &[Record]) {
         *seen.entry(*s).or_default() += 1;
     }
     let mut unknown: Vec<(u64, u64)> = Vec::new();
-    let (mut before, mut open) = (0u64, false);
-    for r in records {
-        if !r.unreadable.is_empty() && r.seq().is_none() {
-            open = true;
-        } else if let Some(s) = r.seq() {
-            if open {
-                unknown.push((before.saturating_add(1), s.saturating_sub(1)));
-                open = false;
-            }
-            before = s;
+    let cut = records
+        .first()
+        .is_some_and(|r| r.commit_raw.is_none() && !r.unreadable.is_empty());
+    let (mut before, mut between) = (None::<u64>, 0u64);
+    for s in records.iter().map(Record::seq) {
+        let Some(s) = s else {
+            between += 1;
+            continue;
+        };
+        let lo = before.map_or(1, |b| b.saturating_add(1));
+        let width = s.saturating_sub(lo);
+        if between > 0 && ((before.is_none() && cut) || width == between) {
+            unknown.push((lo, s.saturating_sub(1)));
         }
+        (before, between) = (Some(s), 0);
     }
     let max = seqs.iter().copied().max().unwrap_or(0);
     // Cap the listing so a forged huge seq cannot produce millions of findings.

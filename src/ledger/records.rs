@@ -201,7 +201,8 @@ fn file_into(rec: &mut Record, name: String, id: Oid, blob: Option<std::result::
     };
     match (name.as_str(), blob) {
         ("entry.json", Some(b)) => {
-            rec.entry = serde_json::from_slice::<Entry>(&b).map_err(|e| e.to_string());
+            rec.entry =
+                serde_json::from_slice::<Entry>(&b).map_err(|e| format!("its entry.json does not parse: {}", e));
             rec.entry_bytes = Some(b);
         }
         ("result.json", Some(b)) => rec.result = Some(b),

@@ -323,11 +323,16 @@ impl Ledger {
                 let commit = r.commit.clone().unwrap_or_default();
                 let entry = match (&r.entry, &r.entry_bytes) {
                     (Ok(e), Some(_)) => e.clone(),
-                    (Err(_), None) => return Err(Error::input(format!("ledger commit {} has no entry.json", commit))),
+                    (Err(why), None) => {
+                        return Err(Error::input(format!("ledger {}: not a pledge ledger entry", r.at))
+                            .caused_by(why.clone())
+                            .with_hint("run `pledge verify` to see every problem of the ledger"))
+                    }
                     _ => Entry::parse(
                         r.entry_bytes.as_deref().unwrap_or_default(),
-                        &format!("ledger commit {}", commit),
-                    )?,
+                        &format!("entry.json of ledger commit {}", commit),
+                    )
+                    .map_err(|e| e.with_hint("run `pledge verify` to see every problem of the ledger"))?,
                 };
                 Ok(StoredEntry {
                     entry,
@@ -354,7 +359,8 @@ impl Ledger {
         let (commit, tree) = self.commit_and_tree(oid)?;
         let blob = |name: &str| -> Result<Option<Vec<u8>>> { self.tree_blob(oid, &tree, name) };
         let entry_bytes = blob("entry.json")?.ok_or_else(|| no_entry_json(oid))?;
-        let entry = Entry::parse(&entry_bytes, &format!("ledger commit {}", oid))?;
+        let entry = Entry::parse(&entry_bytes, &format!("entry.json of ledger commit {}", oid))
+            .map_err(|e| e.with_hint("run `pledge verify` to see every problem of the ledger"))?;
         Ok(StoredEntry {
             entry,
             entry_bytes,
@@ -498,7 +504,10 @@ impl Ledger {
             .repo
             .odb()
             .map_err(|e| Error::git("opening the object database", e))?;
-        let parse = |bytes: &[u8]| Entry::parse(bytes, &format!("ledger commit {}", oid));
+        let parse = |bytes: &[u8]| {
+            Entry::parse(bytes, &format!("entry.json of ledger commit {}", oid))
+                .map_err(|e| e.with_hint("run `pledge verify` to see every problem of the ledger"))
+        };
         if let Some((entry, parent)) = super::records::read_entry_raw(&odb, oid, parse) {
             return Ok((entry?, parent));
         }
@@ -819,7 +828,11 @@ impl Ledger {
 
 /// The error (exit 2) for ledger commit `oid` holding no `entry.json` file.
 fn no_entry_json(oid: Oid) -> Error {
-    Error::input(format!("ledger commit {} has no entry.json", oid))
+    Error::input(format!(
+        "ledger commit {} has no entry.json: it is not a pledge ledger entry",
+        oid
+    ))
+    .with_hint("run `pledge verify` to see every problem of the ledger")
 }
 
 /// The clear refusal for a SHA-256 repository (`git init --object-format=sha256`), which libgit2

@@ -343,3 +343,87 @@ fn export_refuses_a_ledger_commit_without_an_entry() {
     ok(&env.run(&["export", "ledger.jsonl"]));
     ok(&env.run(&["verify", "--ledger", "ledger.jsonl"]));
 }
+
+/// Rebuilds the ledger with entry #2's `entry.json` replaced by `bytes` (and #3 on top of it),
+/// as someone editing `.git` by hand would; returns the new commit of #2.
+fn replace_second_entry(env: &Env, bytes: &[u8]) -> String {
+    let repo = git2::Repository::open(env.path()).unwrap();
+    let tip = repo.find_commit(repo.refname_to_id(LEDGER_REF).unwrap()).unwrap();
+    let second = tip.parent(0).unwrap();
+    let first = second.parent(0).unwrap();
+    let mut tb = repo.treebuilder(Some(&second.tree().unwrap())).unwrap();
+    tb.insert("entry.json", repo.blob(bytes).unwrap(), 0o100644).unwrap();
+    let tree = repo.find_tree(tb.write().unwrap()).unwrap();
+    let sig = git2::Signature::new("pledge", "pledge@localhost", &git2::Time::new(1_800_000_000, 0)).unwrap();
+    let new2 = repo
+        .commit(None, &sig, &sig, second.message().unwrap(), &tree, &[&first])
+        .unwrap();
+    let new2c = repo.find_commit(new2).unwrap();
+    let new3 = repo
+        .commit(
+            None,
+            &sig,
+            &sig,
+            tip.message().unwrap(),
+            &tip.tree().unwrap(),
+            &[&new2c],
+        )
+        .unwrap();
+    repo.reference(LEDGER_REF, new3, true, "tamper").unwrap();
+    new2.to_string()
+}
+
+/// An `entry.json` that does not parse is said to be one, with the parser's error and the
+/// commit, by `verify` (`malformed-entry`, and no guessed `entry-missing` for the number it
+/// held) and by `log` (exit 2); `export` refuses it.
+#[test]
+fn an_entry_json_that_does_not_parse_is_named_with_the_parse_error() {
+    let env = three_entries();
+    let c2 = replace_second_entry(&env, b"{\"seq\": 2, \"kind\": \"note\"");
+    let parse_error = "EOF while parsing an object at line 1 column 25";
+    assert_eq!(
+        findings(&env),
+        [(
+            "malformed-entry".to_string(),
+            None,
+            format!(
+                "commit {}: not a pledge ledger entry (its entry.json does not parse: {})",
+                &c2[..7],
+                parse_error
+            )
+        )]
+    );
+    let l = env.run(&["log"]);
+    assert_eq!(l.code, 2, "{}", l.stderr);
+    assert_eq!(
+        l.stderr,
+        format!(
+            "error: entry.json of ledger commit {} does not parse as a pledge ledger entry\n\
+             Caused by: {}\n\
+             hint: run `pledge verify` to see every problem of the ledger\n",
+            c2, parse_error
+        )
+    );
+    let x = env.run(&["export", "ledger.jsonl"]);
+    assert_eq!(x.code, 2, "{}", x.stderr);
+    assert!(
+        x.stderr.starts_with(&format!(
+            "error: cannot export the ledger: commit {} holds no pledge ledger entry\nCaused by: its entry.json does not parse: {}\n",
+            &c2[..7],
+            parse_error
+        )),
+        "{}",
+        x.stderr
+    );
+    // JSON that parses but is no entry: the missing field is named.
+    let c2 = replace_second_entry(&env, b"{\"seq\": 2}\n");
+    let f = findings(&env);
+    assert_eq!(f.len(), 1, "{:?}", f);
+    assert_eq!(
+        f[0].2,
+        format!(
+            "commit {}: not a pledge ledger entry (its entry.json does not parse: missing field `kind` at line 1 column 10)",
+            &c2[..7]
+        )
+    );
+}
