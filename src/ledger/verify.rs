@@ -134,6 +134,9 @@ crate::named_enum! {
         /// Note: a registration's signature verifies, but not for the principal its
         /// `registered-by` names.
         RegisteredByUnproven = "registered-by-unproven",
+        /// Note: the repository has `git replace` refs (`refs/replace/`): git commands show the
+        /// replacement objects, verification reads the ledger's own objects.
+        ReplaceRefs = "replace-refs",
     }
 }
 
@@ -307,11 +310,48 @@ pub fn verify_ref(ledger: &Ledger, refname: &str, protocol: Option<&LoadedProtoc
         Some(t) => git_records(ledger, t)?,
         None => Default::default(),
     };
-    Ok(VerifyReport::build(
-        refname.to_string(),
-        tip.map(|t| t.to_string()),
-        &records,
-        protocol,
+    let mut report = VerifyReport::build(refname.to_string(), tip.map(|t| t.to_string()), &records, protocol);
+    report.notes.extend(replace_refs_note(ledger, &records));
+    Ok(report)
+}
+
+/// The `replace-refs` note when the repository has refs under `refs/replace/` (`git replace`):
+/// git honours them (`git log`, `git show` print the replacement), libgit2 and the raw reader
+/// of the records do not, so what was verified are the ledger's own objects. Names the ledger
+/// commits among the replaced ids.
+pub(crate) fn replace_refs_note(ledger: &Ledger, records: &[Record]) -> Option<Finding> {
+    let names: Vec<String> = ledger
+        .repo()
+        .references_glob("refs/replace/*")
+        .ok()?
+        .names()
+        .flatten()
+        .map(str::to_string)
+        .collect();
+    if names.is_empty() {
+        return None;
+    }
+    let replaced: Vec<String> = records
+        .iter()
+        .filter(|r| {
+            r.commit
+                .as_deref()
+                .is_some_and(|c| names.iter().any(|n| n.ends_with(&format!("/{}", c))))
+        })
+        .map(|r| r.at.clone())
+        .collect();
+    Some(Finding::new(
+        FindingCode::ReplaceRefs,
+        None,
+        format!(
+            "the repository has {} under refs/replace/ (git replace){}: git commands show the replacements, but pledge verified the ledger's own objects",
+            crate::text::plural(names.len() as u64, "replace ref", "replace refs"),
+            if replaced.is_empty() {
+                String::new()
+            } else {
+                format!(", replacing ledger {}", replaced.join(", "))
+            }
+        ),
     ))
 }
 

@@ -427,3 +427,43 @@ fn an_entry_json_that_does_not_parse_is_named_with_the_parse_error() {
         )
     );
 }
+
+/// A `git replace` of a ledger commit changes what git shows (`git show`), not what pledge
+/// reads: `verify` checks the ledger's own objects, passes, and says in a note that replace refs
+/// exist and which ledger commit they replace.
+#[test]
+fn a_replace_ref_on_a_ledger_commit_is_noted_and_the_real_objects_are_verified() {
+    let env = three_entries();
+    let (c1, c2) = (rev(&env, "refs/pledge/ledger~2"), rev(&env, "refs/pledge/ledger~1"));
+    let fake = {
+        let repo = git2::Repository::open(env.path()).unwrap();
+        let mut tb = repo.treebuilder(None).unwrap();
+        tb.insert("entry.json", repo.blob(b"forged\n").unwrap(), 0o100644)
+            .unwrap();
+        let tree = repo.find_tree(tb.write().unwrap()).unwrap();
+        let parent = repo.find_commit(git2::Oid::from_str(&c1).unwrap()).unwrap();
+        let sig = git2::Signature::new("pledge", "pledge@localhost", &git2::Time::new(1_800_000_000, 0)).unwrap();
+        repo.commit(None, &sig, &sig, "pledge: note #2 \n", &tree, &[&parent])
+            .unwrap()
+            .to_string()
+    };
+    assert_eq!(env.git(&["replace", &c2, &fake]).code, 0);
+    assert_eq!(env.git(&["show", "refs/pledge/ledger~1:entry.json"]).stdout, "forged\n");
+    let r = env.run(&["verify", "--format", "json"]);
+    assert_eq!(r.code, 0, "{}{}", r.stdout, r.stderr);
+    let v: Value = serde_json::from_str(&r.stdout).unwrap();
+    let note = v["notes"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|n| n["code"] == "replace-refs")
+        .unwrap_or_else(|| panic!("no replace-refs note: {}", r.stdout));
+    assert_eq!(
+        note["message"],
+        format!(
+            "the repository has 1 replace ref under refs/replace/ (git replace), replacing ledger commit {}: git commands show the replacements, but pledge verified the ledger's own objects",
+            &c2[..7]
+        )
+    );
+    ok(&env.run(&["log"]));
+}
