@@ -85,8 +85,17 @@ pub fn verify(a: VerifyArgs, ctx: &Ctx) -> Outcome {
     let report = ops::verify::verify(ledger.as_ref(), &o, &ctx.cwd)?;
     let code = if report.ok { exit::OK } else { exit::FINDINGS };
     let mut out = Output::with_code(code, render(&report, a.format), &vec![]);
-    if let (Some(l), None) = (&ledger, &report.tip) {
-        out.stderr.push_str(&missing_ledger_hint(l));
+    if let Some(l) = &ledger {
+        let unreadable = report
+            .findings
+            .iter()
+            .any(|f| f.code == crate::ledger::FindingCode::LedgerUnreadable);
+        match (unreadable, &report.tip) {
+            (true, None) => out.stderr.push_str(&format!("hint: {}\n", l.broken_ref_hint())),
+            (true, Some(_)) => out.stderr.push_str(&format!("hint: {}\n", l.unreadable_hint())),
+            (false, None) => out.stderr.push_str(&missing_ledger_hint(l)),
+            (false, Some(_)) => {}
+        }
     }
     Ok(out)
 }
@@ -96,22 +105,10 @@ pub fn verify(a: VerifyArgs, ctx: &Ctx) -> Outcome {
 /// `refs/pledge/ledger` on the remote, so the clone fetches it with an explicit refspec. The
 /// remote is `origin`, or the only remote when there is one other.
 fn missing_ledger_hint(l: &crate::ledger::Ledger) -> String {
-    let remotes: Vec<String> = l
-        .repo()
-        .remotes()
-        .map(|r| r.iter().flatten().map(str::to_string).collect())
-        .unwrap_or_default();
-    let remote = match remotes.as_slice() {
-        [one] => one.clone(),
-        _ => "origin".to_string(),
-    };
     format!(
         "hint: this repository has no {}; in a clone, fetch the published ledger with: git fetch {} '{}'\n",
         crate::ledger::LEDGER_REF,
-        remote,
-        LEDGER_REFSPEC
+        l.hint_remote(),
+        crate::ledger::LEDGER_REFSPEC
     )
 }
-
-/// The refspec that fetches every ref under `refs/pledge/` (the ledger) into the same names.
-pub const LEDGER_REFSPEC: &str = "refs/pledge/*:refs/pledge/*";

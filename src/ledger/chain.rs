@@ -36,8 +36,27 @@ pub(crate) fn check_chain(records: &[Record]) -> ChainCheck {
                 format!("{} has {} parents; ledger commits have one", r.at, r.parents.len()),
             );
         }
+        for u in &r.unreadable {
+            let cut = match (r.commit_raw.is_none(), i) {
+                (true, 0) if records.len() == 1 => "; no entry can be read or checked",
+                (true, _) => "; no entry before it can be read or checked",
+                _ => "",
+            };
+            c.bad(
+                FindingCode::LedgerUnreadable,
+                r.seq(),
+                match r.seq() {
+                    Some(s) => format!("entry #{}: {}{}", s, u, cut),
+                    None => format!("{}{}", u, cut),
+                },
+            );
+        }
         let e = match &r.entry {
             Ok(e) => e,
+            Err(_) if !r.unreadable.is_empty() => {
+                prev_hash = None;
+                continue;
+            }
             Err(why) => {
                 c.bad(
                     FindingCode::MalformedEntry,
@@ -100,7 +119,9 @@ pub(crate) fn check_chain(records: &[Record]) -> ChainCheck {
             _ => {}
         }
         prev_hash = Some((e.entry_sha256.clone(), n));
-        check_blobs(&mut c, r);
+        if r.unreadable.is_empty() {
+            check_blobs(&mut c, r);
+        }
         if !r.other_files.is_empty() {
             c.bad(
                 FindingCode::UnexpectedFile,
@@ -176,16 +197,39 @@ fn check_blobs(c: &mut ChainCheck, r: &Record) {
     }
 }
 
-/// Sequence numbers: 1..n, each once, in order.
+/// Sequence numbers: 1..n, each once, in order. Numbers that records without a readable entry
+/// account for are unknown, not missing (their own finding, `malformed-entry` or
+/// `ledger-unreadable`, says why): those before a commit that cannot be read (the walk stops
+/// there), and a gap between two entries exactly as wide as the records between them.
 fn check_sequence(c: &mut ChainCheck, records: &[Record]) {
     let seqs: Vec<u64> = records.iter().filter_map(Record::seq).collect();
     let mut seen: BTreeMap<u64, usize> = BTreeMap::new();
     for s in &seqs {
         *seen.entry(*s).or_default() += 1;
     }
+    let mut unknown: Vec<(u64, u64)> = Vec::new();
+    let cut = records
+        .first()
+        .is_some_and(|r| r.commit_raw.is_none() && !r.unreadable.is_empty());
+    let (mut before, mut between) = (None::<u64>, 0u64);
+    for s in records.iter().map(Record::seq) {
+        let Some(s) = s else {
+            between += 1;
+            continue;
+        };
+        let lo = before.map_or(1, |b| b.saturating_add(1));
+        let width = s.saturating_sub(lo);
+        if between > 0 && ((before.is_none() && cut) || width == between) {
+            unknown.push((lo, s.saturating_sub(1)));
+        }
+        (before, between) = (Some(s), 0);
+    }
     let max = seqs.iter().copied().max().unwrap_or(0);
     // Cap the listing so a forged huge seq cannot produce millions of findings.
-    let missing: Vec<u64> = (1..=max).filter(|s| !seen.contains_key(s)).take(1000).collect();
+    let missing: Vec<u64> = (1..=max)
+        .filter(|s| !seen.contains_key(s) && !unknown.iter().any(|&(lo, hi)| (lo..=hi).contains(s)))
+        .take(1000)
+        .collect();
     for s in missing {
         c.bad(
             FindingCode::EntryMissing,

@@ -380,7 +380,7 @@ impl Entry {
     /// Parses `entry.json` bytes; `what` names the source in errors.
     pub fn parse(bytes: &[u8], what: &str) -> Result<Entry> {
         serde_json::from_slice(bytes)
-            .map_err(|e| Error::input(format!("{}: not a pledge ledger entry", what)).caused_by(e))
+            .map_err(|e| Error::input(format!("{} does not parse as a pledge ledger entry", what)).caused_by(e))
     }
 }
 

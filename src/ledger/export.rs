@@ -76,13 +76,33 @@ pub struct ExportSummary {
 }
 
 /// The ledger on [`super::LEDGER_REF`] as export text (empty for an empty ledger), and its
-/// tip. Entries are exported as stored, even malformed ones, so a tampered ledger exports as
-/// tampered. Errors (exit 70): the repository cannot be read.
+/// tip. Entries are exported as stored, even edited ones, so a tampered ledger exports as
+/// tampered (and `pledge verify --ledger` finds what `pledge verify` finds).
+///
+/// Errors (exit 2, naming the commit, with a hint to run `pledge verify`): a ledger commit holds
+/// no entry that parses (an export line carries an entry object), or an object of the ledger
+/// cannot be read (a shallow clone, a missing or damaged object), since an export without it
+/// would not be the ledger; the ledger ref is damaged. Exit 70: the repository cannot be read.
 pub fn export_jsonl(ledger: &Ledger) -> Result<(String, Option<String>, usize)> {
     let Some(tip) = ledger.tip()? else {
         return Ok((String::new(), None, 0));
     };
     let records = git_records(ledger, tip)?;
+    for r in records.iter() {
+        if let Some(u) = r.unreadable.first() {
+            let e = ledger.unreadable_error(u);
+            return Err(Error::input(format!("cannot export the ledger: {}", e.message))
+                .caused_by(u.why.clone())
+                .with_hint(e.hint.unwrap_or_default()));
+        }
+        if let Err(why) = &r.entry {
+            return Err(
+                Error::input(format!("cannot export the ledger: {} holds no pledge ledger entry", r.at))
+                    .caused_by(why.clone())
+                    .with_hint("run `pledge verify` to see every problem of the ledger: an export line carries one entry, so a commit without one cannot be exported"),
+            );
+        }
+    }
     let mut out = String::new();
     for r in records.iter() {
         let commit_raw = r.commit_raw.as_deref().map(|b| String::from_utf8_lossy(b).into_owned());
@@ -110,8 +130,8 @@ pub fn export_jsonl(ledger: &Ledger) -> Result<(String, Option<String>, usize)> 
     Ok((out, Some(tip.to_string()), records.len()))
 }
 
-/// Writes the export of `ledger` to `file` atomically. Errors: the file cannot be written
-/// (exit 2); the repository cannot be read (exit 70).
+/// Writes the export of `ledger` to `file` atomically (nothing is written on an error). Errors:
+/// as [`export_jsonl`]; the file cannot be written (exit 2).
 pub fn export_to(ledger: &Ledger, file: &Path) -> Result<ExportSummary> {
     let (text, tip, n) = export_jsonl(ledger)?;
     crate::io::write_atomic(file, text.as_bytes())?;

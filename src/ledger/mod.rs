@@ -49,7 +49,7 @@ pub use index::Snapshot;
 pub use log::{log, LogItem};
 pub use publish::{fetch_published, publish, resolve_remote, verify_remote, PublishReport, Remote};
 pub use signer::CommitSigner;
-pub use store::{Ledger, StoredEntry, LEDGER_REF};
+pub use store::{Ledger, StoredEntry, LEDGER_REF, LEDGER_REFSPEC};
 pub use verify::{
     verify_ledger, verify_ref, CheckStatus, Finding, FindingCode, ProtocolCheck, RemoteCheck, VerifyReport,
 };

@@ -30,6 +30,51 @@ pub(crate) struct Record {
     /// (export) The raw commit object (header lines, empty line, message) the line carries, from
     /// which its commit id is recomputed.
     pub commit_raw: Option<Vec<u8>>,
+    /// (git) The objects of this record the repository cannot give: the commit itself, its
+    /// tree, or a file of it (missing from a shallow clone, deleted, or damaged).
+    pub unreadable: Vec<Unreadable>,
+}
+
+/// A ledger object that cannot be read from the repository.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct Unreadable {
+    /// The object, for messages: `commit 1a2b3c4`, `the tree of commit 1a2b3c4`,
+    /// `entry.json of commit 1a2b3c4`.
+    pub what: String,
+    /// Why: `it is not in this repository`, or libgit2's message (a damaged object).
+    pub why: String,
+}
+
+impl std::fmt::Display for Unreadable {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{} cannot be read: {}", self.what, self.why)
+    }
+}
+
+impl Unreadable {
+    /// `what` cannot be read because of `e`, or `None` when `e` is not about the object itself
+    /// (see [`object_unreadable`]).
+    pub fn from_git(what: String, e: &git2::Error) -> Option<Unreadable> {
+        object_unreadable(e).then(|| Unreadable {
+            what,
+            why: if e.code() == git2::ErrorCode::NotFound {
+                NOT_HERE.to_string()
+            } else {
+                e.message().to_string()
+            },
+        })
+    }
+}
+
+/// Why an object the repository lacks cannot be read.
+const NOT_HERE: &str = "it is not in this repository";
+
+/// Whether libgit2's error `e` from reading an object says the object is missing or damaged
+/// (not found, a bad zlib stream, a header or content that does not parse, a content that does
+/// not hash to its id) rather than that the repository as a whole failed.
+pub(crate) fn object_unreadable(e: &git2::Error) -> bool {
+    use git2::ErrorClass as C;
+    e.code() == git2::ErrorCode::NotFound || matches!(e.class(), C::Odb | C::Zlib | C::Object)
 }
 
 impl Record {
@@ -46,6 +91,7 @@ impl Record {
             other_files: vec![],
             message_sha: None,
             commit_raw: None,
+            unreadable: vec![],
         }
     }
 
@@ -75,13 +121,36 @@ pub(crate) fn git_records(ledger: &Ledger, tip: Oid) -> Result<std::sync::Arc<Ve
 fn read_records(ledger: &Ledger, tip: Oid) -> Result<Vec<Record>> {
     let repo = ledger.repo();
     let odb = repo.odb().map_err(|e| Error::git("opening the object database", e))?;
-    let mut out = Vec::new();
+    let mut out: Vec<Record> = Vec::new();
     let mut next = Some(tip);
     while let Some(oid) = next {
-        let (rec, parent) = match read_record_raw(&odb, oid) {
+        let (mut rec, parent) = match read_record_raw(&odb, oid) {
             Some(x) => x,
             None => read_record_parsed(repo, &odb, oid)?,
         };
+        // A commit that cannot be read ends the walk: say which entry names it.
+        if let (Some(u), None) = (rec.unreadable.first_mut(), rec.commit_raw.as_ref()) {
+            if u.why == NOT_HERE && repo.is_shallow() {
+                u.why = format!(
+                    "{} (this repository is a shallow clone, its history cut here)",
+                    NOT_HERE
+                );
+            }
+            u.what = match out.last() {
+                None => format!("{}, the tip {} names,", u.what, super::LEDGER_REF),
+                Some(child) => format!(
+                    "{}, the parent of {}{},",
+                    u.what,
+                    child.seq().map(|s| format!("entry #{} ", s)).unwrap_or_default(),
+                    if child.seq().is_some() {
+                        format!("({})", child.at)
+                    } else {
+                        child.at.clone()
+                    }
+                ),
+            };
+            rec.entry = Err(u.to_string());
+        }
         out.push(rec);
         next = parent;
     }
@@ -103,11 +172,37 @@ fn commit_record(oid: Oid, parents: Vec<String>, message: Option<&str>, raw: Vec
     }
 }
 
-/// Files the tree entry `name` (its content `blob` when it is a blob) into `rec`.
-fn file_into(rec: &mut Record, name: String, blob: Option<Vec<u8>>) {
+/// Files the tree entry `name` into `rec`: `blob` is `None` when the entry is not a blob, else
+/// the blob's content or the error reading it (a file of the ledger's layout that cannot be
+/// read is [`Record::unreadable`], its entry then unknown).
+fn file_into(rec: &mut Record, name: String, id: Oid, blob: Option<std::result::Result<Vec<u8>, git2::Error>>) {
+    const LAYOUT: [&str; 3] = ["entry.json", "result.json", "protocol.toml"];
+    let blob = match blob {
+        Some(Err(e)) if LAYOUT.contains(&name.as_str()) => {
+            let what = format!(
+                "{} (blob {}) of {}",
+                name,
+                crate::text::short(&id.to_string(), 7),
+                rec.at
+            );
+            match Unreadable::from_git(what, &e) {
+                Some(u) => {
+                    if name == "entry.json" {
+                        rec.entry = Err(u.to_string());
+                    }
+                    rec.unreadable.push(u);
+                    return;
+                }
+                None => None,
+            }
+        }
+        Some(b) => b.ok(),
+        None => None,
+    };
     match (name.as_str(), blob) {
         ("entry.json", Some(b)) => {
-            rec.entry = serde_json::from_slice::<Entry>(&b).map_err(|e| e.to_string());
+            rec.entry =
+                serde_json::from_slice::<Entry>(&b).map_err(|e| format!("its entry.json does not parse: {}", e));
             rec.entry_bytes = Some(b);
         }
         ("result.json", Some(b)) => rec.result = Some(b),
@@ -140,10 +235,10 @@ fn read_record_raw(odb: &git2::Odb<'_>, oid: Oid) -> Option<(Record, Option<Oid>
     );
     for item in items {
         let blob = match item.kind {
-            ObjectType::Blob => odb.read(item.id).ok().map(|o| o.data().to_vec()),
+            ObjectType::Blob => Some(odb.read(item.id).map(|o| o.data().to_vec())),
             _ => None,
         };
-        file_into(&mut rec, item.name_lossy(), blob);
+        file_into(&mut rec, item.name_lossy(), item.id, blob);
     }
     Some((rec, parent))
 }
@@ -174,8 +269,12 @@ pub(crate) fn read_entry_raw<T>(
 
 /// As [`read_record_raw`] through libgit2's parsed commit and tree. An object that is not a
 /// commit (a ref or parent naming a blob or tree) is a record of a malformed ledger, with no
-/// parent. Errors (exit 70): the object cannot be read or parsed.
+/// parent; a commit that is missing or damaged is a record of it ([`Record::unreadable`]), with
+/// no parent; a tree that is, a record with the commit's parent.
+///
+/// Errors (exit 70): the repository fails otherwise.
 fn read_record_parsed(repo: &git2::Repository, odb: &git2::Odb<'_>, oid: Oid) -> Result<(Record, Option<Oid>)> {
+    let at = format!("commit {}", crate::text::short(&oid.to_string(), 7));
     let commit = match repo.find_commit(oid) {
         Ok(c) => c,
         Err(e) => match repo.find_object(oid, None).ok().and_then(|o| o.kind()) {
@@ -189,7 +288,17 @@ fn read_record_parsed(repo: &git2::Repository, odb: &git2::Odb<'_>, oid: Oid) ->
                 };
                 return Ok((rec, None));
             }
-            _ => return Err(Error::git(format!("reading ledger commit {}", oid), e)),
+            _ => match Unreadable::from_git(at.clone(), &e) {
+                Some(u) => {
+                    let rec = Record {
+                        commit: Some(oid.to_string()),
+                        unreadable: vec![u.clone()],
+                        ..Record::new(at, Err(u.to_string()))
+                    };
+                    return Ok((rec, None));
+                }
+                None => return Err(Error::git(format!("reading ledger commit {}", oid), e)),
+            },
         },
     };
     let raw = odb
@@ -197,22 +306,34 @@ fn read_record_parsed(repo: &git2::Repository, odb: &git2::Odb<'_>, oid: Oid) ->
         .map_err(|e| Error::git(format!("reading ledger commit {}", oid), e))?
         .data()
         .to_vec();
-    let tree = commit
-        .tree()
-        .map_err(|e| Error::git(format!("reading the tree of ledger commit {}", oid), e))?;
     let mut rec = commit_record(
         oid,
         commit.parent_ids().map(|p| p.to_string()).collect(),
         commit.message(),
         raw,
     );
+    let tree = match commit.tree() {
+        Ok(t) => t,
+        Err(e) => {
+            let what = format!(
+                "the tree {} of {}",
+                crate::text::short(&commit.tree_id().to_string(), 7),
+                at
+            );
+            let u = Unreadable::from_git(what, &e)
+                .ok_or_else(|| Error::git(format!("reading the tree of ledger commit {}", oid), e))?;
+            rec.entry = Err(u.to_string());
+            rec.unreadable.push(u);
+            return Ok((rec, commit.parent_id(0).ok()));
+        }
+    };
     for item in tree.iter() {
         let name = item.name().unwrap_or("?").to_string();
         let blob = match item.kind() {
-            Some(ObjectType::Blob) => odb.read(item.id()).ok().map(|o| o.data().to_vec()),
+            Some(ObjectType::Blob) => Some(odb.read(item.id()).map(|o| o.data().to_vec())),
             _ => None,
         };
-        file_into(&mut rec, name, blob);
+        file_into(&mut rec, name, item.id(), blob);
     }
     Ok((rec, commit.parent_id(0).ok()))
 }

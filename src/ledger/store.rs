@@ -2,14 +2,19 @@
 
 use super::entry::{ClockSource, Draft, Entry, EntryKind, Tool, GENESIS};
 use super::index::Snapshot;
+use super::records::Unreadable;
 use super::signer::CommitSigner;
-use crate::error::{Error, Result};
+use crate::error::{Error, GitError, Result};
 use chrono::{DateTime, SecondsFormat, Utc};
 use git2::{ErrorCode, Oid, Repository, Signature, Time};
 use std::path::{Path, PathBuf};
 
 /// The ref holding the ledger's tip commit.
 pub const LEDGER_REF: &str = "refs/pledge/ledger";
+
+/// The refspec that fetches every ref under `refs/pledge/` (the ledger) into the same names:
+/// git fetches only branches and tags unless told.
+pub const LEDGER_REFSPEC: &str = "refs/pledge/*:refs/pledge/*";
 
 /// An entry with the git commit that holds it and its stored side files.
 #[derive(Debug, Clone)]
@@ -184,11 +189,95 @@ impl Ledger {
     }
 
     /// The ledger tip commit, if the ledger has any entry.
+    ///
+    /// Errors: the ref exists but names no object id (a damaged ref file; exit 2, with a hint);
+    /// the repository cannot be read (exit 70).
     pub fn tip(&self) -> Result<Option<Oid>> {
         match self.repo.refname_to_id(LEDGER_REF) {
             Ok(oid) => Ok(Some(oid)),
             Err(e) if e.code() == ErrorCode::NotFound => Ok(None),
+            Err(e) if e.class() == git2::ErrorClass::Reference => {
+                Err(Error::input(format!("{} cannot be read", LEDGER_REF))
+                    .caused_by(GitError(e))
+                    .with_hint(self.broken_ref_hint()))
+            }
             Err(e) => Err(Error::git("reading the ledger ref", e)),
+        }
+    }
+
+    /// The remote a hint names: the only one when the repository has exactly one, else `origin`.
+    pub fn hint_remote(&self) -> String {
+        let remotes: Vec<String> = self
+            .repo
+            .remotes()
+            .map(|r| r.iter().flatten().map(str::to_string).collect())
+            .unwrap_or_default();
+        match remotes.as_slice() {
+            [one] => one.clone(),
+            _ => "origin".to_string(),
+        }
+    }
+
+    /// The hint for a ledger ref that names no object id. git refuses to update or delete such a
+    /// ref (`reference broken`), so its loose file is removed by hand first; then the published
+    /// ledger is fetched again, or the ref set to the tip.
+    pub fn broken_ref_hint(&self) -> String {
+        let file = self.repo.commondir().join(LEDGER_REF);
+        let remove = if file.is_file() {
+            format!("remove the damaged ref file ({}), then ", file.display())
+        } else {
+            String::new()
+        };
+        format!(
+            "{}fetch the published ledger again with `git fetch {} '{}'`, or point the ref at the ledger's tip commit with `git update-ref {} COMMIT`; then run `pledge verify`",
+            remove,
+            self.hint_remote(),
+            LEDGER_REFSPEC,
+            LEDGER_REF
+        )
+    }
+
+    /// The hint for a ledger whose objects (commits, trees, files) the repository cannot give:
+    /// in a shallow repository, fetch the rest of the history; else fetch the ledger's objects
+    /// again (`--refetch`: a plain fetch of an up-to-date ref fetches nothing) from a complete
+    /// copy. Both end with `pledge verify`.
+    pub fn unreadable_hint(&self) -> String {
+        if self.repo.is_shallow() {
+            format!(
+                "this repository is shallow, so the ledger's history is cut: fetch the rest with `git fetch --unshallow {} '{}'`, then run `pledge verify`",
+                self.hint_remote(),
+                LEDGER_REFSPEC
+            )
+        } else {
+            format!(
+                "objects of the ledger are missing or damaged here (`git fsck` lists them): fetch them again from a complete copy with `git fetch --refetch {} '{}'`, then run `pledge verify`",
+                self.hint_remote(),
+                LEDGER_REFSPEC
+            )
+        }
+    }
+
+    /// The error (exit 2) for a ledger object that cannot be read: `WHAT cannot be read`, caused
+    /// by why, with [`Ledger::unreadable_hint`].
+    pub(crate) fn unreadable_error(&self, u: &Unreadable) -> Error {
+        Error::input(format!("{} cannot be read", u.what))
+            .caused_by(u.why.clone())
+            .with_hint(self.unreadable_hint())
+    }
+
+    /// The error for `e`, met reading `what` (an object of ledger commit `oid`): a missing or
+    /// damaged object is [`Ledger::unreadable_error`] (exit 2), a commit id naming another kind
+    /// of object bad input too, anything else a git failure (exit 70).
+    fn object_error(&self, oid: Oid, what: String, e: git2::Error) -> Error {
+        if let Some(kind) = self.repo.find_object(oid, None).ok().and_then(|o| o.kind()) {
+            if kind != git2::ObjectType::Commit {
+                return Error::input(format!("ledger commit {} is a {}, not a commit", oid, kind))
+                    .with_hint("run `pledge verify` to see every problem of the ledger");
+            }
+        }
+        match Unreadable::from_git(what.clone(), &e) {
+            Some(u) => self.unreadable_error(&u),
+            None => Error::git(format!("reading {}", what), e),
         }
     }
 
@@ -226,16 +315,24 @@ impl Ledger {
         let records = super::records::git_records(self, tip)?;
         records
             .iter()
-            .filter(|r| keep(r))
+            .filter(|r| keep(r) || !r.unreadable.is_empty())
             .map(|r| {
+                if let Some(u) = r.unreadable.first() {
+                    return Err(self.unreadable_error(u));
+                }
                 let commit = r.commit.clone().unwrap_or_default();
                 let entry = match (&r.entry, &r.entry_bytes) {
                     (Ok(e), Some(_)) => e.clone(),
-                    (Err(_), None) => return Err(Error::input(format!("ledger commit {} has no entry.json", commit))),
+                    (Err(why), None) => {
+                        return Err(Error::input(format!("ledger {}: not a pledge ledger entry", r.at))
+                            .caused_by(why.clone())
+                            .with_hint("run `pledge verify` to see every problem of the ledger"))
+                    }
                     _ => Entry::parse(
                         r.entry_bytes.as_deref().unwrap_or_default(),
-                        &format!("ledger commit {}", commit),
-                    )?,
+                        &format!("entry.json of ledger commit {}", commit),
+                    )
+                    .map_err(|e| e.with_hint("run `pledge verify` to see every problem of the ledger"))?,
                 };
                 Ok(StoredEntry {
                     entry,
@@ -255,28 +352,68 @@ impl Ledger {
     }
 
     /// Reads the entry stored in ledger commit `oid`.
+    ///
+    /// Errors: the commit, its tree or one of its files is missing or damaged, it holds no
+    /// `entry.json`, or that does not parse (exit 2, with a hint); git failures (exit 70).
     pub fn read_commit(&self, oid: Oid) -> Result<StoredEntry> {
-        let commit = self
-            .repo
-            .find_commit(oid)
-            .map_err(|e| Error::git(format!("reading ledger commit {}", oid), e))?;
-        let tree = commit.tree().map_err(|e| Error::git("reading a ledger tree", e))?;
-        let blob = |name: &str| -> Option<Vec<u8>> {
-            let ent = tree.get_name(name)?;
-            let obj = ent.to_object(&self.repo).ok()?;
-            obj.as_blob().map(|b| b.content().to_vec())
-        };
-        let entry_bytes =
-            blob("entry.json").ok_or_else(|| Error::input(format!("ledger commit {} has no entry.json", oid)))?;
-        let entry = Entry::parse(&entry_bytes, &format!("ledger commit {}", oid))?;
+        let (commit, tree) = self.commit_and_tree(oid)?;
+        let blob = |name: &str| -> Result<Option<Vec<u8>>> { self.tree_blob(oid, &tree, name) };
+        let entry_bytes = blob("entry.json")?.ok_or_else(|| no_entry_json(oid))?;
+        let entry = Entry::parse(&entry_bytes, &format!("entry.json of ledger commit {}", oid))
+            .map_err(|e| e.with_hint("run `pledge verify` to see every problem of the ledger"))?;
         Ok(StoredEntry {
             entry,
             entry_bytes,
             commit: oid.to_string(),
             parents: commit.parent_ids().map(|p| p.to_string()).collect(),
-            result: blob("result.json"),
-            protocol_text: blob("protocol.toml").and_then(|b| String::from_utf8(b).ok()),
+            result: blob("result.json")?,
+            protocol_text: blob("protocol.toml")?.and_then(|b| String::from_utf8(b).ok()),
         })
+    }
+
+    /// Ledger commit `oid` and its tree, through libgit2. Errors: as [`Ledger::object_error`].
+    fn commit_and_tree(&self, oid: Oid) -> Result<(git2::Commit<'_>, git2::Tree<'_>)> {
+        let commit = self
+            .repo
+            .find_commit(oid)
+            .map_err(|e| self.object_error(oid, format!("ledger commit {}", oid), e))?;
+        let tree = commit.tree().map_err(|e| {
+            self.object_error(
+                oid,
+                format!(
+                    "the tree {} of ledger commit {}",
+                    crate::text::short(&commit.tree_id().to_string(), 7),
+                    oid
+                ),
+                e,
+            )
+        })?;
+        Ok((commit, tree))
+    }
+
+    /// The content of file `name` of `tree` (of ledger commit `oid`), `None` when it has no such
+    /// blob. Errors: the blob is missing or damaged (exit 2, as [`Ledger::object_error`]).
+    fn tree_blob(&self, oid: Oid, tree: &git2::Tree<'_>, name: &str) -> Result<Option<Vec<u8>>> {
+        let Some(ent) = tree.get_name(name).filter(|t| t.kind() == Some(git2::ObjectType::Blob)) else {
+            return Ok(None);
+        };
+        match self
+            .repo
+            .odb()
+            .and_then(|odb| odb.read(ent.id()).map(|o| o.data().to_vec()))
+        {
+            Ok(b) => Ok(Some(b)),
+            Err(e) => Err(self.object_error(
+                oid,
+                format!(
+                    "{} (blob {}) of ledger commit {}",
+                    name,
+                    crate::text::short(&ent.id().to_string(), 7),
+                    oid
+                ),
+                e,
+            )),
+        }
     }
 
     /// The user's HEAD commit id, if any.
@@ -367,25 +504,18 @@ impl Ledger {
             .repo
             .odb()
             .map_err(|e| Error::git("opening the object database", e))?;
-        let parse = |bytes: &[u8]| Entry::parse(bytes, &format!("ledger commit {}", oid));
+        let parse = |bytes: &[u8]| {
+            Entry::parse(bytes, &format!("entry.json of ledger commit {}", oid))
+                .map_err(|e| e.with_hint("run `pledge verify` to see every problem of the ledger"))
+        };
         if let Some((entry, parent)) = super::records::read_entry_raw(&odb, oid, parse) {
             return Ok((entry?, parent));
         }
-        let commit = self
-            .repo
-            .find_commit(oid)
-            .map_err(|e| Error::git(format!("reading ledger commit {}", oid), e))?;
-        let tree = commit.tree().map_err(|e| Error::git("reading a ledger tree", e))?;
-        let bytes = tree
-            .get_name("entry.json")
-            .filter(|t| t.kind() == Some(git2::ObjectType::Blob))
-            .and_then(|t| odb.read(t.id()).ok())
-            .map(|o| o.data().to_vec())
-            .ok_or_else(|| Error::input(format!("ledger commit {} has no entry.json", oid)))?;
-        Ok((
-            Entry::parse(&bytes, &format!("ledger commit {}", oid))?,
-            commit.parent_id(0).ok(),
-        ))
+        let (commit, tree) = self.commit_and_tree(oid)?;
+        let bytes = self
+            .tree_blob(oid, &tree, "entry.json")?
+            .ok_or_else(|| no_entry_json(oid))?;
+        Ok((parse(&bytes)?, commit.parent_id(0).ok()))
     }
 
     /// The compare-and-swap loop: `make` drafts the entries (with their data access set) and
@@ -556,7 +686,8 @@ impl Ledger {
     /// covers its whole history). Returns whether the chain is clean.
     ///
     /// Errors (exit 1): the chain has findings and [`Ledger::set_accept_findings`] was not set;
-    /// the error lists them, with a hint to run `pledge verify` or to record the failure.
+    /// the error lists them, with a hint to run `pledge verify` or to record the failure. Exit 2:
+    /// an object of the chain cannot be read ([`Ledger::unreadable_error`]).
     fn check_chain_at(&self, tip: Option<Oid>) -> Result<bool> {
         let Some(tip) = tip else { return Ok(true) };
         let cached = std::fs::read_to_string(self.verified_tip_file()).unwrap_or_default();
@@ -564,6 +695,11 @@ impl Ledger {
             return Ok(true);
         }
         let records = super::records::git_records(self, tip)?;
+        // A chain that cannot be read whole cannot be checked, nor numbered on: refused even
+        // with `--despite-findings`, as a shallow one is (`check_appendable`).
+        if let Some(u) = records.iter().find_map(|r| r.unreadable.first()) {
+            return Err(self.unreadable_error(u));
+        }
         let check = super::chain::check_chain(&records);
         if check.findings.is_empty() {
             self.remember_verified(tip);
@@ -688,6 +824,15 @@ impl Ledger {
             }
         }
     }
+}
+
+/// The error (exit 2) for ledger commit `oid` holding no `entry.json` file.
+fn no_entry_json(oid: Oid) -> Error {
+    Error::input(format!(
+        "ledger commit {} has no entry.json: it is not a pledge ledger entry",
+        oid
+    ))
+    .with_hint("run `pledge verify` to see every problem of the ledger")
 }
 
 /// The clear refusal for a SHA-256 repository (`git init --object-format=sha256`), which libgit2

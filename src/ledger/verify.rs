@@ -28,6 +28,10 @@ crate::named_enum! {
         EntriesReordered = "entries-reordered",
         /// A commit (or export line) holds no valid entry.
         MalformedEntry = "malformed-entry",
+        /// The ledger ref, or an object of the ledger (a commit, its tree, or one of its files),
+        /// cannot be read from the repository: a shallow clone or fetch, a deleted or damaged
+        /// object, or a ref naming no object the repository has.
+        LedgerUnreadable = "ledger-unreadable",
         /// A commit's message names another `entry_sha256` than its entry.
         CommitMismatch = "commit-mismatch",
         /// A ledger commit has more than one parent.
@@ -130,6 +134,9 @@ crate::named_enum! {
         /// Note: a registration's signature verifies, but not for the principal its
         /// `registered-by` names.
         RegisteredByUnproven = "registered-by-unproven",
+        /// Note: the repository has `git replace` refs (`refs/replace/`): git commands show the
+        /// replacement objects, verification reads the ledger's own objects.
+        ReplaceRefs = "replace-refs",
     }
 }
 
@@ -236,10 +243,15 @@ impl VerifyReport {
     /// `protocol` is given, the protocol check.
     pub(crate) fn build(source: String, tip: Option<String>, records: &[Record], lp: Option<&LoadedProtocol>) -> Self {
         let chain = check_chain(records);
+        // A commit that cannot be read is not an entry read.
+        let unread = records
+            .iter()
+            .filter(|r| r.commit_raw.is_none() && !r.unreadable.is_empty())
+            .count();
         let mut r = VerifyReport {
             ok: true,
             source,
-            entries: records.len(),
+            entries: records.len() - unread,
             tip,
             findings: chain.findings,
             notes: chain.notes,
@@ -274,17 +286,72 @@ pub fn verify_ref(ledger: &Ledger, refname: &str, protocol: Option<&LoadedProtoc
     let tip = match ledger.repo().refname_to_id(refname) {
         Ok(oid) => Some(oid),
         Err(e) if e.code() == git2::ErrorCode::NotFound => None,
+        // A ref file that names no object id: nothing can be read, which is the finding.
+        Err(e) if e.class() == git2::ErrorClass::Reference => {
+            let mut r = VerifyReport::build(refname.to_string(), None, &[], protocol);
+            r.findings.insert(
+                0,
+                Finding::new(
+                    FindingCode::LedgerUnreadable,
+                    None,
+                    format!(
+                        "{} cannot be read ({}): no entry can be read or checked",
+                        refname,
+                        e.message()
+                    ),
+                ),
+            );
+            r.settle();
+            return Ok(r);
+        }
         Err(e) => return Err(crate::error::Error::git(format!("reading {}", refname), e)),
     };
     let records = match tip {
         Some(t) => git_records(ledger, t)?,
         None => Default::default(),
     };
-    Ok(VerifyReport::build(
-        refname.to_string(),
-        tip.map(|t| t.to_string()),
-        &records,
-        protocol,
+    let mut report = VerifyReport::build(refname.to_string(), tip.map(|t| t.to_string()), &records, protocol);
+    report.notes.extend(replace_refs_note(ledger, &records));
+    Ok(report)
+}
+
+/// The `replace-refs` note when the repository has refs under `refs/replace/` (`git replace`):
+/// git honours them (`git log`, `git show` print the replacement), libgit2 and the raw reader
+/// of the records do not, so what was verified are the ledger's own objects. Names the ledger
+/// commits among the replaced ids.
+pub(crate) fn replace_refs_note(ledger: &Ledger, records: &[Record]) -> Option<Finding> {
+    let names: Vec<String> = ledger
+        .repo()
+        .references_glob("refs/replace/*")
+        .ok()?
+        .names()
+        .flatten()
+        .map(str::to_string)
+        .collect();
+    if names.is_empty() {
+        return None;
+    }
+    let replaced: Vec<String> = records
+        .iter()
+        .filter(|r| {
+            r.commit
+                .as_deref()
+                .is_some_and(|c| names.iter().any(|n| n.ends_with(&format!("/{}", c))))
+        })
+        .map(|r| r.at.clone())
+        .collect();
+    Some(Finding::new(
+        FindingCode::ReplaceRefs,
+        None,
+        format!(
+            "the repository has {} under refs/replace/ (git replace){}: git commands show the replacements, but pledge verified the ledger's own objects",
+            crate::text::plural(names.len() as u64, "replace ref", "replace refs"),
+            if replaced.is_empty() {
+                String::new()
+            } else {
+                format!(", replacing ledger {}", replaced.join(", "))
+            }
+        ),
     ))
 }
 

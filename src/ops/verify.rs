@@ -83,7 +83,8 @@ pub fn verify(ledger: Option<&Ledger>, o: &VerifyOptions, cwd: &Path) -> Result<
     // A clone without the ledger ref verifies nothing: say so, so that a CI job that forgot to
     // fetch it fails instead of passing on an empty ledger.
     let cloned = l.repo().remotes().is_ok_and(|r| !r.is_empty());
-    if o.remote.is_none() && report.tip.is_none() && cloned {
+    let unreadable = report.findings.iter().any(|f| f.code == FindingCode::LedgerUnreadable);
+    if o.remote.is_none() && report.tip.is_none() && cloned && !unreadable {
         report.findings.push(Finding::new(
             FindingCode::LedgerMissing,
             None,
@@ -93,11 +94,17 @@ pub fn verify(ledger: Option<&Ledger>, o: &VerifyOptions, cwd: &Path) -> Result<
             ),
         ));
     }
-    if o.rerun {
+    // Analyses are recomputed, and deviations listed, from entries read whole: on a ledger that
+    // cannot be read whole the finding says why they were not.
+    if o.rerun && !unreadable {
         super::rerun::rerun_all(l, &mut report)?;
     }
     ledger::witness::check_ledger(l, ledger::LEDGER_REF, &mut report, &wo)?;
-    if report.findings.iter().all(|f| f.code != FindingCode::MalformedEntry) {
+    if report
+        .findings
+        .iter()
+        .all(|f| !matches!(f.code, FindingCode::MalformedEntry | FindingCode::LedgerUnreadable))
+    {
         deviation_notes(l, &mut report)?;
     }
     check_tip(&mut report, expect.as_deref());

@@ -5,6 +5,7 @@ mod common;
 
 mod analyze;
 mod components;
+mod damaged;
 mod formats;
 mod ledger;
 mod power;
