@@ -110,6 +110,8 @@ trait SpillKey: Key {
     fn take(r: &mut Reader) -> std::io::Result<Self::Owned>;
     /// Estimated bytes of one distinct key in the interning map.
     fn map_bytes(n: usize) -> u64;
+    /// Bytes of one key in a spill file, at least (a file's length over it bounds its keys).
+    fn spill_bytes(n: usize) -> u64;
 }
 
 impl SpillKey for u64 {
@@ -128,6 +130,9 @@ impl SpillKey for u64 {
     fn map_bytes(_: usize) -> u64 {
         40
     }
+    fn spill_bytes(_: usize) -> u64 {
+        8
+    }
 }
 
 impl SpillKey for u128 {
@@ -145,6 +150,9 @@ impl SpillKey for u128 {
     }
     fn map_bytes(_: usize) -> u64 {
         56
+    }
+    fn spill_bytes(_: usize) -> u64 {
+        16
     }
 }
 
@@ -168,6 +176,10 @@ impl SpillKey for &str {
     }
     fn map_bytes(n: usize) -> u64 {
         64 + 4 * n as u64
+    }
+    fn spill_bytes(n: usize) -> u64 {
+        // At least one byte per character and one of length.
+        n as u64 + 1
     }
 }
 
@@ -529,7 +541,11 @@ fn rank_spilled<K: SpillKey>(
         .into_par_iter()
         .map(|keys| -> Result<(File, File, u32)> {
             let mut r = Reader::new(&keys).map_err(&err)?;
-            let mut map: std::collections::HashMap<K::Owned, u32, FastHash> = Default::default();
+            // Pre-sized for an eighth of the shard's occurrences distinct (as in memory); the
+            // shard count already allows one map per thread of every occurrence distinct.
+            let occurrences = keys.metadata().map_err(&err)?.len() / K::spill_bytes(n);
+            let mut map: std::collections::HashMap<K::Owned, u32, FastHash> =
+                std::collections::HashMap::with_capacity_and_hasher((occurrences / 8) as usize, FastHash::default());
             let mut df: Vec<u32> = Vec::new();
             let mut ids = BufWriter::with_capacity(1 << 16, spill_file(dir)?);
             let (mut at, mut prev) = (0u64, 0u64);

@@ -287,6 +287,7 @@ fn check_registrations(c: &mut ChainCheck, records: &[Record]) {
         .collect();
     let mut registered: BTreeMap<&str, String> = BTreeMap::new();
     let mut seen: Vec<&super::entry::Entry> = Vec::new();
+    let mut levels = super::entry::AccessLevels::default();
     for e in records.iter().filter_map(|r| r.entry.as_ref().ok()) {
         let n = Some(e.seq);
         let id = e.study_id.as_str();
@@ -394,7 +395,7 @@ fn check_registrations(c: &mut ChainCheck, records: &[Record]) {
                 );
             }
         }
-        let before = DataAccess::in_force(seen.iter().copied(), id);
+        let before = levels.in_force(id);
         if !seen.is_empty() && e.data_access < before {
             c.note(
                 FindingCode::AccessLowered,
@@ -413,6 +414,7 @@ fn check_registrations(c: &mut ChainCheck, records: &[Record]) {
             );
         }
         seen.push(e);
+        levels.push(e);
     }
 }
 

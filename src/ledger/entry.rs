@@ -87,12 +87,62 @@ crate::named_enum! {
 impl DataAccess {
     /// The level in force for `study_id` after `entries` (first to last): that of the latest
     /// entry of the same study or of a ledger-wide entry (empty study id), else `nothing-run`.
+    /// For the whole ledger (`study_id` empty) it is the highest level in force for any study or
+    /// the ledger ([`AccessLevels::in_force`]), so a ledger-wide entry that declares no level of
+    /// its own inherits one that lowers no study.
     pub fn in_force<'a>(entries: impl DoubleEndedIterator<Item = &'a Entry>, study_id: &str) -> DataAccess {
+        if study_id.is_empty() {
+            let mut levels = AccessLevels::default();
+            entries.for_each(|e| levels.push(e));
+            return levels.in_force("");
+        }
         entries
             .rev()
             .find(|e| e.study_id == study_id || e.study_id.is_empty())
             .map(|e| e.data_access)
             .unwrap_or_default()
+    }
+}
+
+/// The data-access levels in force as a ledger is read entry by entry (first to last): the
+/// latest level declared for each study and for the whole ledger.
+#[derive(Debug, Default, Clone)]
+pub struct AccessLevels {
+    /// Per study id (empty for the ledger-wide entries): the position of its latest entry among
+    /// those pushed and the level it declares.
+    latest: std::collections::BTreeMap<String, (u64, DataAccess)>,
+    pushed: u64,
+}
+
+impl AccessLevels {
+    /// `entry` comes next.
+    pub fn push(&mut self, entry: &Entry) {
+        self.pushed += 1;
+        self.latest
+            .insert(entry.study_id.clone(), (self.pushed, entry.data_access));
+    }
+
+    /// The level in force for `study_id`: that of the later of its latest entry and the latest
+    /// ledger-wide entry (`nothing-run` when there is neither). For the whole ledger
+    /// (`study_id` empty): the highest level in force for any study, or for the ledger itself.
+    pub fn in_force(&self, study_id: &str) -> DataAccess {
+        let wide = self.latest.get("").copied();
+        let of = |s: &str| match (self.latest.get(s).copied(), wide) {
+            (Some(a), Some(w)) => {
+                if a.0 > w.0 {
+                    a.1
+                } else {
+                    w.1
+                }
+            }
+            (Some(a), None) => a.1,
+            (None, Some(w)) => w.1,
+            (None, None) => DataAccess::default(),
+        };
+        if !study_id.is_empty() {
+            return of(study_id);
+        }
+        self.latest.keys().map(|s| of(s)).max().unwrap_or_default()
     }
 }
 

@@ -42,7 +42,7 @@ pub fn note(
                     .with_hint("register it first, or leave out --study for a note on the whole ledger"),
             );
         }
-        let before = DataAccess::in_force(entries.iter().map(|e| &e.entry), study_id);
+        let before = snap.access_in_force(study_id)?;
         let changed = access.filter(|a| *a != before);
         Ok(Draft {
             kind: Some(EntryKind::Note),

@@ -525,6 +525,42 @@ fn registration_after_results_seen_is_allowed_but_marked() {
 }
 
 #[test]
+fn a_ledger_wide_remark_never_lowers_a_studys_declared_access() {
+    let env = Env::init();
+    env.write("p.toml", protocol("s", "0.1"));
+    ok(&env.run(&["register", "p.toml", "--access", "results-seen"]));
+    // A remark on the whole ledger declares no level: it inherits the highest one in force, so
+    // the study's next entry still records results-seen.
+    let remark = json(&env.run(&["note", "--reason", "a remark", "--format", "json"]).stdout);
+    assert_eq!(remark["data_access"], "results-seen");
+    let next = json(
+        &env.run(&["note", "--study", "s", "--reason", "next", "--format", "json"])
+            .stdout,
+    );
+    assert_eq!(next["data_access"], "results-seen");
+    let v = verify_json(&env, &[]);
+    ok(&v);
+    assert_eq!(note_codes(&v), vec!["registered-after-results-seen"]);
+    // An explicit ledger-wide declaration below it is recorded as a change and disclosed.
+    let lower = json(
+        &env.run(&[
+            "note",
+            "--access",
+            "nothing-run",
+            "--reason",
+            "lower",
+            "--format",
+            "json",
+        ])
+        .stdout,
+    );
+    assert_eq!(lower["summary"]["access_changed_from"], "results-seen");
+    let v = verify_json(&env, &[]);
+    ok(&v);
+    assert_eq!(note_codes(&v), vec!["registered-after-results-seen", "access-lowered"]);
+}
+
+#[test]
 fn commands_never_touch_the_users_branch_index_or_work_tree() {
     let env = Env::new();
     assert_eq!(env.git(&["init", "-q", "-b", "main"]).code, 0);
