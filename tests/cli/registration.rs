@@ -452,6 +452,26 @@ fn a_target_no_count_can_meet_is_refused_at_registration() {
 }
 
 #[test]
+fn a_from_target_protocol_with_a_tiny_alpha_registers() {
+    let env = Env::init();
+    // α = 1e-8 and 1e-16: the critical value is the upper-tail quantile of α/2 itself (1 − α/2
+    // is 1 in f64 at 1e-16) and the power is finite at n = 2, so the requirement exists (d = 1/3:
+    // 405.04 and 786.99 pairs by the paired t-test, scipy 1.17.1 brentq on nct.sf as in
+    // src/power/paired.rs) and the protocol registers.
+    for (id, alpha) in [("ha", "1e-8"), ("hd", "1e-16")] {
+        let p = protocol_v2("")
+            .replace("id = \"hb\"", &format!("id = \"{id}\""))
+            .replace("sd = 0.45\n", &format!("sd = 0.45\nalpha = {alpha}\n"))
+            .replace("required-components = 10", "required-components = \"from-target\"");
+        env.write("p.toml", &p);
+        let r = env.run(&["register", "p.toml"]);
+        assert_eq!(r.code, 0, "α {alpha}: {}", r.stderr);
+        assert!(r.stdout.contains(&format!("Registered study `{id}`")), "{}", r.stdout);
+    }
+    assert_eq!(kinds(&env), ["register", "register"]);
+}
+
+#[test]
 fn a_registered_pilot_gives_sigma_at_registration_and_the_required_count() {
     let env = Env::init();
     // σ from the pilot instead of target.sd: the split's requirement is derived from it.
