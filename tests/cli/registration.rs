@@ -765,6 +765,106 @@ fn scores_from_standard_input_are_hashed_and_not_rerun() {
 }
 
 #[test]
+fn components_from_standard_input_are_hashed_and_dash_is_given_once() {
+    use std::io::Write;
+    let env = counted(&protocol_v2(""));
+    let bytes = std::fs::read(env.join("components.csv")).unwrap();
+    let piped = |args: &[&str]| {
+        let mut child = crate::common::pledge_cmd()
+            .args(args)
+            .current_dir(env.path())
+            .stdin(std::process::Stdio::piped())
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::piped())
+            .spawn()
+            .unwrap();
+        child.stdin.take().unwrap().write_all(&bytes).unwrap();
+        child.wait_with_output().unwrap()
+    };
+    // `-` twice (scores and the assignment) is refused before anything is read.
+    let out = piped(&["analyze", "p.toml", "--scores", "-", "--components", "-"]);
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("error: `-` (standard input) can be given only once"),
+        "{err}"
+    );
+    let before = json(&env.run(&["log", "--format", "json"]).stdout)
+        .as_array()
+        .unwrap()
+        .len();
+    // The assignment from standard input: recorded as `assignment:-` with the hash of the bytes
+    // read, and the same comparison as from the file.
+    let out = piped(&[
+        "analyze",
+        "p.toml",
+        "--scores",
+        "scores.csv",
+        "--components",
+        "-",
+        "--format",
+        "json",
+    ]);
+    assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
+    let from_stdin = json(&String::from_utf8_lossy(&out.stdout));
+    let log = json(&env.run(&["log", "--format", "json"]).stdout);
+    assert_eq!(log.as_array().unwrap().len(), before + 1);
+    let last = log.as_array().unwrap().last().unwrap().clone();
+    assert_eq!(last["inputs"]["assignment:-"], pledge::io::sha256_hex(&bytes));
+    let r = env.run(&[
+        "analyze",
+        "p.toml",
+        "--scores",
+        "scores.csv",
+        "--components",
+        "components.csv",
+        "--format",
+        "json",
+    ]);
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    let from_file = json(&r.stdout);
+    assert_eq!(from_stdin["comparisons"], from_file["comparisons"]);
+    // Other bytes on standard input are not the recorded assignment (refused, exit 1); read
+    // anyway (a recorded deviation), a malformed one is named `<stdin>` (exit 2).
+    let other = |extra: &[&str]| {
+        let mut child = crate::common::pledge_cmd()
+            .args(
+                [
+                    &["analyze", "p.toml", "--scores", "scores.csv", "--components", "-"][..],
+                    extra,
+                ]
+                .concat(),
+            )
+            .current_dir(env.path())
+            .stdin(std::process::Stdio::piped())
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::piped())
+            .spawn()
+            .unwrap();
+        child
+            .stdin
+            .take()
+            .unwrap()
+            .write_all(b"question,component\nq1,C1\n")
+            .unwrap();
+        let out = child.wait_with_output().unwrap();
+        (out.status.code(), String::from_utf8_lossy(&out.stderr).into_owned())
+    };
+    let (code, err) = other(&[]);
+    assert_eq!(code, Some(1), "{err}");
+    assert!(
+        err.contains("the component assignment differs from the one recorded"),
+        "{err}"
+    );
+    let (code, err) = other(&["--deviation", "a test"]);
+    assert_eq!(code, Some(2), "{err}");
+    assert!(
+        err.contains("<stdin>:1: expected the header `question,component,unit,split,counted`"),
+        "{err}"
+    );
+}
+
+#[test]
 fn tukey_hsd_and_effect_sizes_reach_the_report() {
     let p = protocol_v2("").replace("[analysis]\n", "[analysis]\nadjust = \"tukey-hsd\"\n");
     let env = counted(&p);
