@@ -966,3 +966,49 @@ fn truncated_or_trailing_gzip_passages_name_the_fault_and_the_line() {
     env.write("two.jsonl.gz", &two);
     assert_eq!(counted("two.jsonl.gz"), counted("plain.jsonl"));
 }
+
+/// A count the stop rule stops writes the component file (each question's component, the split
+/// columns empty) and says so: not "Assignment written"; the JSON names the same file and hash.
+#[test]
+fn a_stop_says_what_file_it_writes() {
+    let env = env_with(&PROTOCOL.replace("required-components = 2", "required-components = 50"));
+    assert_eq!(env.run(&["register", "p.toml"]).code, 0);
+    let r = env.run(&ARGS);
+    assert_eq!(r.code, 3, "{}", r.stderr);
+    assert!(
+        r.stdout.contains("No split assignment: the stop rule said stop."),
+        "{}",
+        r.stdout
+    );
+    let file = env.join("mini-statutes.components.csv");
+    let bytes = std::fs::read(&file).unwrap();
+    let sha = pledge::io::sha256_hex(&bytes);
+    assert!(
+        r.stdout.contains(&format!(
+            "Component file (each question's component; split columns empty, nothing assigned) written to {} (sha256 {})",
+            file.display(),
+            sha
+        )),
+        "{}",
+        r.stdout
+    );
+    assert!(!r.stdout.contains("Assignment written"), "{}", r.stdout);
+    let text = String::from_utf8(bytes).unwrap();
+    assert!(text.starts_with("question,component,unit,split,counted\n"), "{text}");
+    assert!(text.lines().skip(1).all(|l| l.ends_with(",,")), "{text}");
+    // The JSON of the same run (a dry run: nothing written) gives the same hash, no assignment.
+    let r = env.run(&[&ARGS[..], &["--dry-run", "--format", "json"]].concat());
+    assert_eq!(r.code, 3, "{}", r.stderr);
+    let v: serde_json::Value = serde_json::from_str(&r.stdout).unwrap();
+    assert!(v["assignment"].is_null(), "{v}");
+    assert!(v["out"].is_null(), "{v}");
+    assert_eq!(v["out_sha256"], sha.as_str());
+    let r = env.run(&[&ARGS[..], &["--dry-run"]].concat());
+    assert!(
+        r.stdout.contains(&format!(
+            "Component file (each question's component; split columns empty, nothing assigned) not written, sha256 {sha}"
+        )),
+        "{}",
+        r.stdout
+    );
+}
