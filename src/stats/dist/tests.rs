@@ -220,7 +220,7 @@ fn noncentral_t_far_upper_tail_matches_scipy() {
         (
             63661977.23675814,
             1.0,
-            0.7071067811865476,
+            std::f64::consts::FRAC_1_SQRT_2,
             1.063154357468477e-08,
             1.7692743201571987e-09,
         ),
