@@ -4,7 +4,8 @@
 //!
 //! # Compression by content
 //! The first bytes decide, never the file name: gzip (`1f 8b`, RFC 1952, multi-member streams
-//! read whole), zstd (`28 b5 2f fd`, RFC 8878, several frames read whole), bzip2 (`BZh`,
+//! read whole; a truncated file and bytes after the last member are errors of their own, naming
+//! the last complete line read), zstd (`28 b5 2f fd`, RFC 8878, several frames read whole), bzip2 (`BZh`,
 //! multi-stream) and xz (`fd 37 7a 58 5a 00`, several streams read whole). The decompressed
 //! bytes are what the readers see; [`Input::sha256`] hashes the raw bytes as read (what the ledger
 //! records). A name ending in `.gz` whose bytes are not gzip is reported as such.
@@ -350,6 +351,8 @@ pub struct Stream {
     content: Box<dyn Read + Send>,
     tap: Tap,
     limits: Limits,
+    /// Newlines in the content handed out so far (the line reached, for errors).
+    lines: u64,
 }
 
 impl std::fmt::Debug for Stream {
@@ -393,7 +396,7 @@ impl Stream {
         let raw = std::io::Cursor::new(block).chain(tap.clone());
         let mut content: Box<dyn Read + Send> = match compression {
             Compression::None => Box::new(raw),
-            Compression::Gzip => Box::new(flate2::read::MultiGzDecoder::new(raw)),
+            Compression::Gzip => Box::new(Gunzip::new(std::io::BufReader::with_capacity(SNIFF, raw))),
             Compression::Zstd => Box::new(
                 zstd::stream::read::Decoder::new(raw)
                     .map_err(|e| Error::in_file(&name, "not a valid zstd stream").caused_by(e))?,
@@ -408,8 +411,10 @@ impl Stream {
             content: Box::new(std::io::empty()),
             tap,
             limits,
+            lines: 0,
         };
-        let head = fill(&mut content, SNIFF).map_err(|e| s.read_error(e))?;
+        let mut head = Vec::new();
+        fill_into(&mut content, &mut head, SNIFF).map_err(|e| s.read_error(e, count_lines(&head)))?;
         if compression != Compression::None && Kind::detect(&head) == Kind::Text {
             check_binary(&s.name, &head)?;
         }
@@ -443,13 +448,14 @@ impl Stream {
         self.head.starts_with(b"PAR1") || self.head.starts_with(b"PK\x03\x04") || self.head.starts_with(b"PK\x05\x06")
     }
 
-    fn read_error(&self, e: std::io::Error) -> Error {
+    /// The error of a failed read of the content, `more` newlines after those handed out.
+    fn read_error(&self, e: std::io::Error, more: u64) -> Error {
         if self.raw_bytes() > self.limits.max_bytes {
             return too_large(&self.name, self.limits, "is");
         }
         match self.compression {
             Compression::None => Error::io("reading", &self.name, e),
-            c => Error::in_file(&self.name, format!("not a valid {} stream", c.name())).caused_by(e),
+            c => decode_error(&self.name, c, self.lines + more, e),
         }
     }
 
@@ -475,10 +481,11 @@ impl Stream {
                 Ok(0) => break,
                 Ok(n) => filled += n,
                 Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
-                Err(e) => return Err(self.read_error(e)),
+                Err(e) => return Err(self.read_error(e, count_lines(&buf[..filled]))),
             }
         }
         buf.truncate(filled);
+        self.lines += count_lines(buf);
         if self.raw_bytes() > self.limits.max_bytes {
             return Err(too_large(&self.name, self.limits, "is"));
         }
@@ -503,6 +510,124 @@ impl Stream {
             .map_err(|_| Error::internal("a reading thread failed"))?;
         Ok(hex::encode(t.hasher.clone().finalize()))
     }
+}
+
+/// What is wrong with a gzip stream that did not decode to its end.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
+enum GzipFault {
+    /// The input ends inside a member (header, deflate data or trailer).
+    #[error("the gzip stream ends early: the file is truncated")]
+    Truncated,
+    /// After a complete member come bytes that do not start another member.
+    #[error("bytes after the end of the gzip stream")]
+    Trailing,
+}
+
+/// A multi-member gzip decoder (RFC 1952 §2.2: a gzip file is a series of members, read as the
+/// concatenation of their contents, as `gzip -d` does) that tells a truncated file and bytes
+/// after the last member from other corruption: each member is read by flate2's
+/// `bufread::GzDecoder`; an unexpected end of the input inside a member is
+/// [`GzipFault::Truncated`], and bytes after a member that do not begin with the gzip magic
+/// `1f 8b` are [`GzipFault::Trailing`] (`gzip -d` says "trailing garbage ignored" and exits
+/// with a warning status). Other errors (a bad header, a corrupt deflate stream, a CRC or length
+/// mismatch) are flate2's own.
+struct Gunzip<R: std::io::BufRead> {
+    member: Option<flate2::bufread::GzDecoder<R>>,
+}
+
+impl<R: std::io::BufRead> Gunzip<R> {
+    fn new(raw: R) -> Self {
+        Gunzip {
+            member: Some(flate2::bufread::GzDecoder::new(raw)),
+        }
+    }
+}
+
+impl<R: std::io::BufRead> Read for Gunzip<R> {
+    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+        if buf.is_empty() {
+            return Ok(0);
+        }
+        loop {
+            let Some(member) = self.member.as_mut() else {
+                return Ok(0);
+            };
+            match member.read(buf) {
+                Ok(0) => {}
+                Ok(n) => return Ok(n),
+                Err(e) if e.kind() == std::io::ErrorKind::UnexpectedEof => {
+                    self.member = None;
+                    return Err(std::io::Error::other(GzipFault::Truncated));
+                }
+                Err(e) => {
+                    self.member = None;
+                    return Err(e);
+                }
+            }
+            // The member ended (its CRC and length checked): another member, the end, or junk.
+            let Some(member) = self.member.take() else {
+                return Ok(0);
+            };
+            let mut raw = member.into_inner();
+            let next = raw.fill_buf()?;
+            match next {
+                [] => return Ok(0),
+                [0x1f] | [0x1f, 0x8b, ..] => self.member = Some(flate2::bufread::GzDecoder::new(raw)),
+                _ => return Err(std::io::Error::other(GzipFault::Trailing)),
+            }
+        }
+    }
+}
+
+/// The bad-input error of a compressed stream that failed to decode after `lines` complete
+/// lines of content (newlines seen): a truncated gzip file or bytes after its end are named as
+/// such, with the last complete line read; anything else is "not a valid … stream" with the
+/// decoder's error as the cause.
+fn decode_error(name: &Path, c: Compression, lines: u64, e: std::io::Error) -> Error {
+    let fault = e.get_ref().and_then(|x| x.downcast_ref::<GzipFault>()).copied();
+    let reached = if lines == 0 {
+        "before the end of the first line".to_string()
+    } else {
+        format!("after line {lines}, the last complete line read")
+    };
+    match fault {
+        Some(GzipFault::Truncated) => Error::in_file(name, format!("{} ({})", GzipFault::Truncated, reached))
+            .with_hint("the download or copy was cut short: fetch or copy the file again (`gzip -t FILE` checks a gzip file)"),
+        Some(GzipFault::Trailing) => Error::in_file(
+            name,
+            format!(
+                "{} (the content decoded to its end, {} lines; expected another gzip member or the end of the file)",
+                GzipFault::Trailing,
+                lines
+            ),
+        )
+        .with_hint("something was appended to the compressed file: re-create it, or cut it at the end of the gzip data (`gzip -t FILE` reports the trailing garbage)"),
+        None => Error::in_file(name, format!("not a valid {} stream ({})", c.name(), reached)).caused_by(e),
+    }
+}
+
+fn count_lines(bytes: &[u8]) -> u64 {
+    bytes.iter().filter(|&&b| b == b'\n').count() as u64
+}
+
+/// Reads up to `n` bytes into `block` (fewer only at the end); on an error `block` keeps what
+/// was read before it.
+fn fill_into(r: &mut impl Read, block: &mut Vec<u8>, n: usize) -> std::io::Result<()> {
+    block.resize(n, 0);
+    let mut filled = 0;
+    let result = loop {
+        if filled >= n {
+            break Ok(());
+        }
+        match r.read(&mut block[filled..]) {
+            Ok(0) => break Ok(()),
+            Ok(k) => filled += k,
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+            Err(e) => break Err(e),
+        }
+    };
+    block.truncate(filled);
+    result
 }
 
 /// Reads up to `n` bytes (fewer only at the end).
@@ -608,17 +733,17 @@ fn check_binary(name: &Path, block: &[u8]) -> Result<()> {
 fn decompress(name: &Path, raw: &[u8], c: Compression, limits: Limits) -> Result<Vec<u8>> {
     let bad = |e: std::io::Error| Error::in_file(name, format!("not a valid {} stream", c.name())).caused_by(e);
     let reader: Box<dyn Read + '_> = match c {
-        Compression::Gzip => Box::new(flate2::read::MultiGzDecoder::new(raw)),
+        Compression::Gzip => Box::new(Gunzip::new(raw)),
         Compression::Zstd => Box::new(zstd::stream::read::Decoder::new(raw).map_err(bad)?),
         Compression::Bzip2 => Box::new(bzip2::read::MultiBzDecoder::new(raw)),
         Compression::Xz => Box::new(xz2::read::XzDecoder::new_multi_decoder(raw)),
         Compression::None => return Ok(raw.to_vec()),
     };
     let mut out = Vec::with_capacity(raw.len().saturating_mul(4).min(1 << 30));
-    reader
-        .take(limits.max_bytes.saturating_add(1))
-        .read_to_end(&mut out)
-        .map_err(bad)?;
+    if let Err(e) = reader.take(limits.max_bytes.saturating_add(1)).read_to_end(&mut out) {
+        // What was decoded before the error stays in `out`: its lines are the place reached.
+        return Err(decode_error(name, c, count_lines(&out), e));
+    }
     if out.len() as u64 > limits.max_bytes {
         return Err(too_large(name, limits, &format!("decompresses ({}) to", c.name())));
     }
@@ -786,7 +911,10 @@ mod tests {
         let e = Stream::from_reader("t.gz", Box::new(std::io::Cursor::new(raw)), Limits::default())
             .and_then(|mut s| s.next_piece(&mut Vec::new(), 100))
             .unwrap_err();
-        assert!(e.message.contains("t.gz: not a valid gzip stream"), "{}", e.message);
+        assert_eq!(
+            e.message,
+            "t.gz: the gzip stream ends early: the file is truncated (after line 2, the last complete line read)"
+        );
         let e = Stream::from_reader("p.gz", Box::new(&b"plain"[..]), Limits::default()).unwrap_err();
         assert!(
             e.message.contains("does not start with the gzip magic"),
@@ -801,6 +929,125 @@ mod tests {
             "{}",
             e.message
         );
+    }
+
+    /// Lines `line 0` … `line {n-1}`, gzip-compressed (one member).
+    fn gz_lines(from: u32, to: u32) -> (Vec<u8>, Vec<u8>) {
+        let text: Vec<u8> = (from..to).flat_map(|i| format!("line {}\n", i).into_bytes()).collect();
+        let mut e = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());
+        e.write_all(&text).unwrap();
+        (text, e.finish().unwrap())
+    }
+
+    /// Every error of reading `raw` whole and as a stream (in 1000-byte pieces).
+    fn both_errors(name: &str, raw: &[u8]) -> (Error, Error) {
+        let whole = Input::from_bytes(name, raw.to_vec(), Limits::default()).unwrap_err();
+        let streamed = Stream::from_reader(name, Box::new(std::io::Cursor::new(raw.to_vec())), Limits::default())
+            .and_then(|mut s| {
+                let mut buf = Vec::new();
+                loop {
+                    s.next_piece(&mut buf, 1000)?;
+                    if buf.is_empty() {
+                        return Ok(());
+                    }
+                }
+            })
+            .unwrap_err();
+        (whole, streamed)
+    }
+
+    #[test]
+    fn a_truncated_gzip_file_names_the_last_complete_line() {
+        let (text, gz) = gz_lines(0, 50_000);
+        // Cut at half the compressed bytes: what decodes from the first half is a prefix of the
+        // text; its newlines are the last complete line (the decoder hands out all it can).
+        let half = &gz[..gz.len() / 2];
+        let mut prefix = Vec::new();
+        let _ = flate2::read::GzDecoder::new(half).read_to_end(&mut prefix);
+        assert!(text.starts_with(&prefix) && prefix.len() > 100_000);
+        let lines = prefix.iter().filter(|&&b| b == b'\n').count();
+        let want = format!(
+            "passages.jsonl.gz: the gzip stream ends early: the file is truncated (after line {lines}, the last complete line read)"
+        );
+        let (whole, streamed) = both_errors("passages.jsonl.gz", half);
+        assert_eq!(whole.message, want);
+        assert_eq!(streamed.message, want);
+        assert_eq!(whole.exit_code(), 2);
+        assert!(
+            whole.render().contains("hint: the download or copy was cut short"),
+            "{}",
+            whole.render()
+        );
+        // Cut inside the header (3 of its 10 bytes) and inside the first line.
+        let (whole, streamed) = both_errors("q.gz", &gz[..3]);
+        for e in [whole, streamed] {
+            assert_eq!(
+                e.message,
+                "q.gz: the gzip stream ends early: the file is truncated (before the end of the first line)"
+            );
+        }
+    }
+
+    #[test]
+    fn bytes_after_the_gzip_stream_are_named_as_such() {
+        let (_, mut gz) = gz_lines(0, 3000);
+        gz.extend_from_slice(b"garbage!");
+        let want = "qrels.gz: bytes after the end of the gzip stream (the content decoded to its end, 3000 lines; expected another gzip member or the end of the file)";
+        let (whole, streamed) = both_errors("qrels.gz", &gz);
+        assert_eq!(whole.message, want);
+        assert_eq!(streamed.message, want);
+        assert!(
+            whole.render().contains("hint: something was appended"),
+            "{}",
+            whole.render()
+        );
+        // A corrupt deflate body is neither: flate2's error is the cause.
+        let (_, mut gz) = gz_lines(0, 3000);
+        let n = gz.len();
+        for b in &mut gz[20..n - 8] {
+            *b ^= 0x5a;
+        }
+        let (whole, streamed) = both_errors("c.gz", &gz);
+        for e in [whole, streamed] {
+            assert!(
+                e.message.starts_with("c.gz: not a valid gzip stream ("),
+                "{}",
+                e.message
+            );
+            assert!(!e.causes().is_empty());
+        }
+    }
+
+    #[test]
+    fn multi_member_gzip_reads_every_member_whole_and_streamed() {
+        let (a, mut gz) = gz_lines(0, 40_000);
+        let (b, gz_b) = gz_lines(40_000, 80_000);
+        gz.extend_from_slice(&gz_b);
+        let mut want = a.clone();
+        want.extend_from_slice(&b);
+        let whole = Input::from_bytes("m.gz", gz.clone(), Limits::default()).unwrap();
+        assert_eq!(whole.bytes(), &want[..]);
+        let mut s = Stream::from_reader("m.gz", Box::new(std::io::Cursor::new(gz.clone())), Limits::default()).unwrap();
+        let (mut got, mut buf) = (Vec::new(), Vec::new());
+        loop {
+            s.next_piece(&mut buf, 777).unwrap();
+            if buf.is_empty() {
+                break;
+            }
+            got.extend_from_slice(&buf);
+        }
+        assert_eq!(got, want);
+        assert_eq!(s.sha256().unwrap(), crate::io::sha256_hex(&gz));
+        // A second member cut in its trailer (the CRC and length, 8 bytes, and the deflate
+        // stream's last 2 bytes) is a truncation, after all 80,000 lines decoded.
+        let cut = &gz[..gz.len() - 10];
+        let (whole, streamed) = both_errors("m.gz", cut);
+        for e in [whole, streamed] {
+            assert_eq!(
+                e.message,
+                "m.gz: the gzip stream ends early: the file is truncated (after line 80000, the last complete line read)"
+            );
+        }
     }
 
     #[test]

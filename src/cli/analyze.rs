@@ -35,7 +35,8 @@ pub struct ScoreArgs {
     /// Map a value label to a score, e.g. HALTED=0 (case-insensitive; repeatable).
     #[arg(long, value_name = "LABEL=VALUE")]
     pub label: Vec<String>,
-    /// Component assignment file written by `pledge components`.
+    /// Component assignment file written by `pledge components` (compressed ok; `-` reads
+    /// standard input, when no score file does).
     #[arg(long, value_name = "FILE")]
     pub components: Option<PathBuf>,
     /// Only the components assigned to this split.
@@ -117,7 +118,9 @@ pub(crate) fn read_options(a: &ScoreArgs) -> crate::Result<ReadOptions> {
         labels: super::values::label_args(&a.label)?,
         ..Default::default()
     };
-    a.input.apply(&mut opts, &a.scores)?;
+    // `-` may stand for one input only: a score file or the assignment.
+    let files: Vec<PathBuf> = a.scores.iter().chain(&a.components).cloned().collect();
+    a.input.apply(&mut opts, &files)?;
     Ok(opts)
 }
 
@@ -137,7 +140,13 @@ pub fn analyze(a: AnalyzeArgs, ctx: &Ctx) -> Outcome {
                 }
             })
             .collect(),
-        components: a.common.components.as_deref().map(|p| resolve(ctx, p)),
+        components: a.common.components.as_deref().map(|p| {
+            if crate::input::is_stdin(p) {
+                p.to_path_buf()
+            } else {
+                resolve(ctx, p)
+            }
+        }),
         strata: a.strata.as_deref().map(|p| resolve(ctx, p)),
         read: read_options(&a.common)?,
         baseline: a.common.baseline.clone(),

@@ -113,7 +113,13 @@ pub fn run(a: Args, ctx: &Ctx) -> Outcome {
                 }
             })
             .collect(),
-        components: a.components.as_deref().map(|p| resolve(ctx, p)),
+        components: a.components.as_deref().map(|p| {
+            if crate::input::is_stdin(p) {
+                p.to_path_buf()
+            } else {
+                resolve(ctx, p)
+            }
+        }),
         systems,
         read: {
             let mut opts = crate::scores::ReadOptions {
@@ -122,7 +128,9 @@ pub fn run(a: Args, ctx: &Ctx) -> Outcome {
                 column: a.column.clone(),
                 ..Default::default()
             };
-            a.input.apply(&mut opts, &a.pilot)?;
+            // `-` may stand for one input only: a pilot file or the assignment.
+            let files: Vec<PathBuf> = a.pilot.iter().chain(&a.components).cloned().collect();
+            a.input.apply(&mut opts, &files)?;
             opts
         },
         scale: a.scale,

@@ -352,7 +352,13 @@ fn plan(lp: &crate::protocol::LoadedProtocol, req: &AnalyzeRequest, rel: &dyn Fn
                 _ => rel(x),
             })
             .collect(),
-        components: req.components.as_deref().map(rel),
+        components: req.components.as_deref().map(|x| {
+            if crate::input::is_stdin(x) {
+                crate::input::STDIN_ARG.to_string()
+            } else {
+                rel(x)
+            }
+        }),
         strata: req.strata.as_deref().map(rel),
         read: read.clone(),
         baseline: req.baseline.clone(),
@@ -399,9 +405,11 @@ pub fn analyze(ledger: &Ledger, req: &AnalyzeRequest, now: DateTime<Utc>) -> Res
             return Err(Error::input("--deviation needs a non-empty reason"));
         }
     }
-    let assign_hash = match &req.components {
-        Some(p) => Some(crate::io::sha256_file(p)?),
-        None => None,
+    let assign_hash = match (&req.components, &req.read.stdin) {
+        // Standard input (`--components -`): the hash of the bytes read.
+        (Some(p), Some(i)) if crate::input::is_stdin(p) => Some(i.sha256()),
+        (Some(p), _) => Some(crate::io::sha256_file(p)?),
+        (None, _) => None,
     };
     let no_registration = |entries: &[StoredEntry]| -> Option<Error> {
         match query::check_registered(entries, &lp) {

@@ -26,11 +26,14 @@ pub fn load(
         ));
     }
     let assignment = match &opts.components {
-        Some(c) => Some(check_split(
-            crate::assignment::read(&root.join(c))?,
-            opts.split.as_deref(),
-            c,
-        )?),
+        Some(c) => {
+            // `-`: the standard input the caller read into `opts.read.stdin`.
+            let rows = match &opts.read.stdin {
+                Some(i) if crate::input::is_stdin(Path::new(c)) => crate::assignment::from_text(i.path(), i.text()?)?,
+                _ => crate::assignment::read(&root.join(c))?,
+            };
+            Some(check_split(rows, opts.split.as_deref(), c)?)
+        }
         None => None,
     };
     if let Some(t) = &opts.trec {

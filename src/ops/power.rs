@@ -251,9 +251,11 @@ fn pilot_report(
 ) -> Result<Report> {
     let refs: Vec<&std::path::Path> = paths.iter().map(PathBuf::as_path).collect();
     let table = crate::scores::read_many(&refs, &a.read)?;
-    let rows = match &a.components {
-        Some(p) => Some(crate::assignment::read(p)?),
-        None => None,
+    let rows = match (&a.components, &a.read.stdin) {
+        // `--components -`: the standard input the caller read into `a.read.stdin`.
+        (Some(p), Some(i)) if crate::input::is_stdin(p) => Some(crate::assignment::from_text(i.path(), i.text()?)?),
+        (Some(p), _) => Some(crate::assignment::read(p)?),
+        (None, _) => None,
     };
     let names = a.systems.clone();
     let mut pilot = crate::power::pilot::estimate(

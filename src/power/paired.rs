@@ -11,17 +11,21 @@
 // `!(x > 0.0)` is deliberate: it also rejects NaN.
 #![allow(clippy::neg_cmp_op_on_partial_ord, clippy::nonminimal_bool)]
 
-use crate::stats::dist::{nct_cdf, nct_sf, norm_cdf, t_quantile, z_quantile};
+use crate::stats::dist::{nct_cdf, nct_sf, norm_cdf, t_isf, z_isf, z_quantile};
 
 /// Largest n the solvers search (a requirement beyond it is reported as unreachable).
 pub const MAX_N: f64 = 1e12;
 
-/// Power of the paired t-test for effect size `d` (> 0) with `n` (≥ 2, real) pairs.
+/// Power of the paired t-test for effect size `d` (> 0) with `n` (≥ 2, real) pairs: finite for
+/// every α in (0, 1) and df = n − 1 ≥ 1. The critical value is the upper-tail quantile
+/// t_isf(α/s, df) of α itself (1 − α/2 rounds to 1 for α below about 1e-16) and both tails are
+/// tail-accurate sums ([`nct_sf`], [`nct_cdf`]), so a power of 1e-8 at α = 1e-8 and n = 2 is
+/// computed, not lost to 1 − (1 − ε).
 pub fn t_power(d: f64, n: f64, alpha: f64, sides: u8) -> f64 {
     let df = n - 1.0;
     let nc = d * n.sqrt();
     let a = alpha / f64::from(sides);
-    let crit = t_quantile(1.0 - a, df);
+    let crit = t_isf(a, df);
     let mut p = nct_sf(crit, df, nc);
     if sides == 2 {
         p += nct_cdf(-crit, df, nc);
@@ -31,7 +35,7 @@ pub fn t_power(d: f64, n: f64, alpha: f64, sides: u8) -> f64 {
 
 /// Power of the normal-approximation test: Φ(d√n − z_{1−α/s}) (+ Φ(−d√n − z_{1−α/2}) two-sided).
 pub fn normal_power(d: f64, n: f64, alpha: f64, sides: u8) -> f64 {
-    let z = z_quantile(1.0 - alpha / f64::from(sides));
+    let z = z_isf(alpha / f64::from(sides));
     let s = d * n.sqrt();
     let mut p = norm_cdf(s - z);
     if sides == 2 {
@@ -42,13 +46,13 @@ pub fn normal_power(d: f64, n: f64, alpha: f64, sides: u8) -> f64 {
 
 /// Normal-approximation n = ((z_{1−α/s} + z_{power}) / d)², unrounded.
 pub fn normal_n(d: f64, alpha: f64, power: f64, sides: u8) -> f64 {
-    let k = z_quantile(1.0 - alpha / f64::from(sides)) + z_quantile(power);
+    let k = z_isf(alpha / f64::from(sides)) + z_quantile(power);
     (k / d).powi(2)
 }
 
 /// Normal-approximation detectable effect size d = (z_{1−α/s} + z_{power}) / √n.
 pub fn normal_mde_d(n: f64, alpha: f64, power: f64, sides: u8) -> f64 {
-    (z_quantile(1.0 - alpha / f64::from(sides)) + z_quantile(power)) / n.sqrt()
+    (z_isf(alpha / f64::from(sides)) + z_quantile(power)) / n.sqrt()
 }
 
 /// Bisection for an increasing function `f` on [lo, hi] with f(lo) < 0 ≤ f(hi): the root to
@@ -194,6 +198,43 @@ mod tests {
     fn normal_power_inverts_normal_n() {
         let n = normal_n(0.25, 0.05, 0.8, 1);
         close(normal_power(0.25, n, 0.05, 1), 0.8, 1e-12);
+    }
+
+    // Tiny α: the critical value t_isf(α/2, n − 1) is far out (6.4e7 at n = 2, α = 1e-8; at
+    // α = 1e-16, 1 − α/2 is 1 in f64). Oracle: scipy 1.17.1, the power of statsmodels 0.15.0
+    // TTestPower written with scipy's tail functions, nct.sf(c, n − 1, d√n) + nct.sf(c, n − 1,
+    // −d√n) with c = t.isf(α/s, n − 1) (statsmodels' own `power` gives NaN for some of these:
+    // its nct.cdf of the lower tail), and n its root by scipy brentq(xtol=1e-13, rtol=1e-15).
+    // statsmodels' solve_power returns its starting value at these levels, so it is no oracle.
+    #[test]
+    fn tiny_alpha_power_and_sample_size_match_scipy() {
+        let rel = |got: f64, want: f64, tol: f64| close(got / want, 1.0, tol);
+        rel(t_power(0.5, 2.0, 1e-8, 2), 1.2400817894841968e-08, 1e-8);
+        rel(t_power(3.0, 2.0, 1e-8, 2), 5.317367499361205e-08, 1e-8);
+        rel(t_power(10.0, 2.0, 1e-8, 2), 1.772453850905506e-07, 1e-8);
+        rel(t_power(0.5, 30.0, 1e-8, 2), 0.00012808956312411446, 1e-8);
+        rel(t_power(2.0, 5.0, 1e-8, 1), 3.480360835713166e-06, 1e-8);
+        rel(t_power(5.0, 3.0, 1e-8, 2), 7.599997075000754e-07, 1e-8);
+        rel(t_power(0.5, 180.0, 1e-8, 2), 0.7488156017148808, 1e-10);
+        // α = 1e-16 (mpmath 1.3.0 quadrature at 40 digits: 1.0022683017205194e-13).
+        rel(t_power(1.0, 10.0, 1e-16, 2), 1.0022683017205207e-13, 1e-8);
+        for n in [2.0, 2.5, 3.0, 10.0, 1e3, 1e6] {
+            for alpha in [1e-8, 1e-12, 1e-16, 1e-30] {
+                let p = t_power(0.3, n, alpha, 2);
+                assert!(p.is_finite() && p > 0.0 && p <= 1.0, "n {n} α {alpha}: {p}");
+            }
+        }
+        close(t_n(0.5, 1e-8, 0.8, 2).unwrap(), 188.8960347360413, 1e-7);
+        close(t_n(1.0, 1e-8, 0.8, 2).unwrap(), 58.553360326739295, 1e-7);
+        close(t_n(0.5, 1e-16, 0.8, 2).unwrap(), 368.2458313219743, 1e-7);
+        close(t_n(0.25, 1e-8, 0.9, 2).unwrap(), 803.1117978864721, 1e-6);
+        close(t_n(0.5, 1e-8, 0.8, 1).unwrap(), 182.0562307777368, 1e-7);
+        close(t_n(5.0, 1e-8, 0.8, 2).unwrap(), 12.125046758295706, 1e-7);
+        // The normal approximation at α = 1e-16: ((z_isf(5e-17) + z_0.8)/d)², scipy 1.17.1
+        // norm.isf(5e-17) = 8.304785425194112, norm.ppf(0.8) = 0.8416212335729143.
+        close(normal_n(0.5, 1e-16, 0.8, 2), (9.146406658767026f64 / 0.5).powi(2), 1e-9);
+        let d = t_mde_d(368.2458313219743, 1e-16, 0.8, 2).unwrap();
+        close(d, 0.5, 1e-8);
     }
 
     #[test]

@@ -40,6 +40,9 @@ pub fn parse(text: &str, path: &Path) -> Result<Protocol> {
 fn toml_error(text: &str, path: &Path, e: &toml::de::Error) -> Error {
     let (line, col) = e.span().map(|s| line_col(text, s.start)).unwrap_or((1, 1));
     let raw = e.message().trim().to_string();
+    if let Some(msg) = e.span().and_then(|s| integer_out_of_range(text, s, &raw)) {
+        return Error::at_col(path, line, col, msg);
+    }
     // One line: TOML syntax errors come as "what\nexpected ..."; serde speaks of fields, TOML of keys.
     let msg = raw
         .lines()
@@ -60,6 +63,83 @@ fn toml_error(text: &str, path: &Path, e: &toml::de::Error) -> Error {
         }
     }
     err
+}
+
+/// Largest TOML integer (TOML 1.0: integers are signed 64-bit).
+const TOML_INT_MAX: &str = "9223372036854775807";
+
+/// The message for an integer that does not fit the key it is given to: one beyond TOML's
+/// 64-bit integers (the parser's "number too large to fit in target type") or beyond the key's
+/// own type (serde's "invalid value: integer `N`, expected u32"). Names the dotted key (from the
+/// `key =` of the value's line and the table header above it), the value and the allowed range;
+/// for a value beyond 64 bits the key's range is found by parsing the protocol again with the
+/// largest TOML integer in its place. `None` for any other error.
+fn integer_out_of_range(text: &str, span: std::ops::Range<usize>, raw: &str) -> Option<String> {
+    let too_big = raw.contains("number too large to fit in target type")
+        || raw.contains("number too small to fit in target type");
+    let invalid = raw.starts_with("invalid value: integer `");
+    if !too_big && !invalid {
+        return None;
+    }
+    // The whole literal (the parser's span may cover only its first character).
+    let len = text
+        .get(span.start..)?
+        .find(|c: char| !(c.is_ascii_digit() || matches!(c, '+' | '-' | '_')))
+        .unwrap_or(text.len() - span.start);
+    let span = span.start..span.start + len.max(1);
+    let value = text.get(span.clone())?.trim();
+    let start = text[..span.start].rfind('\n').map_or(0, |i| i + 1);
+    let key = text[start..span.start]
+        .trim_end()
+        .strip_suffix('=')?
+        .trim()
+        .trim_matches('"')
+        .to_string();
+    let table = text[..start].lines().rev().map(str::trim).find_map(|l| {
+        let inner = l
+            .strip_prefix("[[")
+            .and_then(|x| x.split("]]").next())
+            .or_else(|| l.strip_prefix('[').and_then(|x| x.split(']').next()))?;
+        Some(inner.trim().to_string())
+    });
+    let name = match table {
+        Some(t) if !t.is_empty() => format!("{}.{}", t, key),
+        _ => key,
+    };
+    let expected = if invalid {
+        raw.split("expected ").nth(1).map(str::trim).map(str::to_string)
+    } else {
+        // The key's type: what serde expects of the largest TOML integer, else of −1 (an
+        // unsigned 64-bit key takes the first), else a signed 64-bit key.
+        let expects = |probe_value: &str| {
+            let mut probe = text.to_string();
+            probe.replace_range(span.clone(), probe_value);
+            match toml::from_str::<Protocol>(&probe) {
+                Err(e) if e.message().contains(&format!("integer `{}`, expected ", probe_value)) => {
+                    e.message().split("expected ").nth(1).map(|x| x.trim().to_string())
+                }
+                _ => None,
+            }
+        };
+        Some(
+            expects(TOML_INT_MAX)
+                .or_else(|| expects("-1"))
+                .unwrap_or_else(|| "i64".to_string()),
+        )
+    }?;
+    let range = match expected.as_str() {
+        "u8" => "a whole number from 0 to 255".to_string(),
+        "u16" => "a whole number from 0 to 65535".to_string(),
+        "u32" => "a whole number from 0 to 4294967295".to_string(),
+        "u64" | "usize" => format!("a whole number from 0 to {} (the largest TOML integer)", TOML_INT_MAX),
+        "i32" => "a whole number from -2147483648 to 2147483647".to_string(),
+        "i64" => format!(
+            "a whole number from -9223372036854775808 to {} (TOML integers are 64-bit)",
+            TOML_INT_MAX
+        ),
+        other => other.to_string(),
+    };
+    Some(format!("`{}` = {} is out of range: expected {}", name, value, range))
 }
 
 /// 1-based line and column (in characters) of byte offset `pos`.
@@ -135,6 +215,36 @@ fn locate(text: &str, path: &[PathSeg]) -> Option<(usize, usize)> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn an_out_of_range_integer_names_the_key_and_the_range() {
+        let base = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/protocols/hotpotqa.toml")).unwrap();
+        assert!(base.contains("max-per-component = 4\n"));
+        let at = |v: &str| {
+            let text = base.replace("max-per-component = 4\n", &format!("max-per-component = {v}\n"));
+            parse(&text, Path::new("p.toml")).unwrap_err().message
+        };
+        // Line 29, column 21 of protocols/hotpotqa.toml: `max-per-component = ` is 20 characters.
+        let range = "is out of range: expected a whole number from 0 to 4294967295";
+        assert_eq!(
+            at("99999999999999999999"),
+            format!("p.toml:29:21: `components.max-per-component` = 99999999999999999999 {range}")
+        );
+        assert_eq!(
+            at("5000000000"),
+            format!("p.toml:29:21: `components.max-per-component` = 5000000000 {range}")
+        );
+        assert_eq!(
+            at("-3"),
+            format!("p.toml:29:21: `components.max-per-component` = -3 {range}")
+        );
+        // analysis.seed is a u64: TOML's own limit is the range.
+        let text = base.replace("seed = 20261130", "seed = 18446744073709551615");
+        assert_eq!(
+            parse(&text, Path::new("p.toml")).unwrap_err().message,
+            "p.toml:66:8: `analysis.seed` = 18446744073709551615 is out of range: expected a whole number from 0 to 9223372036854775807 (the largest TOML integer)"
+        );
+    }
 
     #[test]
     fn unknown_field_hint() {

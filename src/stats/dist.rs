@@ -6,8 +6,10 @@
 //! The normal CDF uses `libm::erfc`; the quantile is statrs' `Normal::inverse_cdf` polished by
 //! Newton steps. The central t uses
 //! statrs' regularized incomplete beta; its quantile starts from statrs' `StudentsT::inverse_cdf`
-//! (AS 109 inverse beta) and is polished with Newton steps on the CDF so that it is as accurate
-//! as the CDF itself (scipy's `t.ppf` to about 1e-13). statrs has no non-central t or F:
+//! (AS 109 inverse beta) or a tail bound and is polished with Newton steps on the log survival
+//! function so that it is as accurate as the CDF itself (scipy's `t.ppf` to about 1e-13).
+//! Critical values come from the upper-tail quantiles [`z_isf`] and [`t_isf`] of α itself, never
+//! from 1 − α, so a level such as 1e-16 keeps its digits. statrs has no non-central t or F:
 //! [`nct_cdf`] and [`ncf_cdf`] implement them here (see their documentation for the algorithms
 //! and their sources).
 
@@ -48,6 +50,15 @@ pub fn z_quantile(p: f64) -> f64 {
     x
 }
 
+/// Upper-tail quantile (inverse survival function) of the standard normal: the z with
+/// P(Z > z) = 1 − Φ(z) = `q`, q in (0, 1); NaN outside. `-z_quantile(q)`, so a small q (a level-α
+/// critical value z_{α/2}) is solved in the lower tail on the erfc-based [`norm_cdf`] and keeps
+/// its precision, where z_quantile(1 − q) would round 1 − q to 1 for q below about 1e-16
+/// (scipy's `norm.isf`, R's `qnorm(q, lower.tail = FALSE)`).
+pub fn z_isf(q: f64) -> f64 {
+    -z_quantile(q)
+}
+
 /// Standard normal CDF Φ(x) = ½·erfc(−x/√2) with the `libm` erfc (a port of FreeBSD/musl, error
 /// below 1 ulp). statrs' erfc was measured here at 1e-10 relative error (e.g. erfc(0.5)), too
 /// coarse for the oracle digits, so it is not used.
@@ -75,39 +86,97 @@ pub fn t_cdf(t: f64, df: f64) -> f64 {
 }
 
 /// Quantile of the central Student t with `df` > 0 (real) degrees of freedom, p in (0, 1); NaN
-/// outside. statrs' inverse (AS 109 inverse incomplete beta) refined by Newton steps on the
-/// tail-accurate CDF.
+/// outside: `-t_isf(p, df)` (see [`t_isf`]; the lower tail is the upper tail by symmetry, so a
+/// small p keeps its precision).
 pub fn t_quantile(p: f64, df: f64) -> f64 {
-    if !(p > 0.0 && p < 1.0) || !(df > 0.0) {
+    -t_isf(p, df)
+}
+
+/// Upper-tail quantile (inverse survival function) of the central Student t with `df` > 0 (real)
+/// degrees of freedom: the t with P(T > t) = `q`, q in (0, 1); NaN outside. The critical value
+/// of a level-α test is `t_isf(α/2, df)` (two-sided) or `t_isf(α, df)`, computed from α itself,
+/// never from 1 − α/2, which rounds to 1 in f64 for α below about 1e-16 (scipy's `t.isf`, R's
+/// `qt(q, df, lower.tail = FALSE)`).
+///
+/// Closed forms for ν = 1 (Cauchy: 1/tan(πq)) and ν = 2 ((1 − 2q)/√(2q(1 − q))); above
+/// [`LARGE_DF`] the Cornish–Fisher expansion; otherwise Newton steps on ln P(T > t) against
+/// ln t (nearly linear in the tail, where P(T > t) ≈ K·t^−ν), safeguarded by bisection on the
+/// bracket the steps establish, on the tail-accurate [`t_sf`]. The start is the smaller of
+/// statrs' `StudentsT::inverse_cdf` (AS 109 inverse incomplete beta) and the tail bound
+/// t₀ = (K/q)^{1/ν}, K = Γ((ν+1)/2)·ν^{(ν−1)/2}/(√π·Γ(ν/2)), which lies above the root.
+pub fn t_isf(q: f64, df: f64) -> f64 {
+    if !(q > 0.0 && q < 1.0) || !(df > 0.0) {
         return f64::NAN;
     }
-    if p > 0.5 {
-        return -t_quantile(1.0 - p, df);
+    if q > 0.5 {
+        // 1 − q is exact for q in (½, 1) (Sterbenz).
+        return -t_isf(1.0 - q, df);
     }
-    if p == 0.5 {
+    if q == 0.5 {
         return 0.0;
     }
     if df > LARGE_DF {
-        return t_quantile_large_df(p, df);
+        return -t_quantile_large_df(q, df);
     }
-    // Work in the lower tail (x < 0), where P(T ≤ x) = t_sf(-x) is computed accurately.
+    if df == 1.0 {
+        return 1.0 / (std::f64::consts::PI * q).tan();
+    }
+    if df == 2.0 {
+        return (1.0 - 2.0 * q) / (2.0 * q * (1.0 - q)).sqrt();
+    }
     let dist = match StudentsT::new(0.0, 1.0, df) {
         Ok(d) => d,
         Err(_) => return f64::NAN,
     };
-    let mut x = dist.inverse_cdf(p);
-    if !x.is_finite() {
-        x = -z_quantile(1.0 - p);
+    let ln_k =
+        ln_gamma(0.5 * (df + 1.0)) + 0.5 * (df - 1.0) * df.ln() - 0.5 * std::f64::consts::PI.ln() - ln_gamma(0.5 * df);
+    let bound = ((ln_k - q.ln()) / df).exp();
+    let statrs = -dist.inverse_cdf(q);
+    let mut x = if statrs.is_finite() && statrs > 0.0 {
+        statrs.min(bound)
+    } else {
+        bound
+    };
+    if !(x > 0.0 && x.is_finite()) {
+        return f64::NAN;
     }
-    for _ in 0..8 {
-        let f = t_sf(-x, df) - p;
-        let dens = dist.pdf(x);
-        if !(dens > 0.0) || !f.is_finite() {
-            break;
+    let ln_q = q.ln();
+    // t_sf is decreasing: lo has P(T > lo) > q, hi has P(T > hi) ≤ q.
+    let (mut lo, mut hi) = (0.0f64, f64::INFINITY);
+    for _ in 0..200 {
+        let sf = t_sf(x, df);
+        if !(sf > 0.0) {
+            hi = x;
+            x = 0.5 * (lo + x);
+            continue;
         }
-        let step = f / dens;
-        x -= step;
-        if step.abs() <= 1e-15 * x.abs().max(1.0) {
+        if sf > q {
+            lo = x;
+        } else {
+            hi = x;
+        }
+        let g = sf.ln() - ln_q;
+        // d ln P(T > x) / d ln x = −x·f(x)/P(T > x).
+        let slope = -x * dist.pdf(x) / sf;
+        let mut next = if slope < 0.0 && slope.is_finite() {
+            (x.ln() - g / slope).exp()
+        } else {
+            f64::NAN
+        };
+        if !(next > lo && next < hi) {
+            next = if hi.is_finite() {
+                if lo > 0.0 {
+                    (lo * hi).sqrt()
+                } else {
+                    0.5 * hi
+                }
+            } else {
+                2.0 * x
+            };
+        }
+        let done = (next - x).abs() <= 1e-15 * x;
+        x = next;
+        if done || (hi.is_finite() && hi - lo <= 1e-15 * hi) {
             break;
         }
     }
@@ -160,15 +229,122 @@ pub fn nct_cdf(t: f64, df: f64, nc: f64) -> f64 {
         return norm_cdf((t * (1.0 - s) - nc) / (1.0 + t * t * 2.0 * s).sqrt());
     }
     if t < 0.0 {
-        return 1.0 - nct_cdf_nonneg(-t, df, -nc);
+        // P(T ≤ t; nc) = P(T' ≥ −t; −nc).
+        return upper_nonneg(-t, df, -nc);
     }
-    nct_cdf_nonneg(t, df, nc)
+    lower_nonneg(t, df, nc)
 }
 
-/// Survival function P(T > t) of the non-central t (see [`nct_cdf`]); computed on the side that
-/// keeps precision (P(T > t; df, nc) = P(T' < −t; df, −nc)).
+/// P(T ≤ t) for t ≥ 0: the lower series where the lower tail is the smaller one (t below the
+/// non-centrality, about the median), else the complement of the upper series.
+fn lower_nonneg(t: f64, df: f64, nc: f64) -> f64 {
+    if t <= nc {
+        nct_cdf_nonneg(t, df, nc)
+    } else {
+        1.0 - nct_sf_nonneg(t, df, nc)
+    }
+}
+
+/// P(T > t) for t ≥ 0: the upper series where the upper tail is the smaller one, else the
+/// complement of the lower series.
+fn upper_nonneg(t: f64, df: f64, nc: f64) -> f64 {
+    if t <= nc {
+        1.0 - nct_cdf_nonneg(t, df, nc)
+    } else {
+        nct_sf_nonneg(t, df, nc)
+    }
+}
+
+/// Survival function P(T > t) of the non-central t (see [`nct_cdf`]). For t ≥ 0 it is summed
+/// directly as the complement of the AS 243 series (1 − I_x(a, b) = I_y(b, a), y = 1 − x =
+/// df/(t² + df), and Φ(−nc) + ½Σ(P_j + (nc/√2)·Q_j) = 1):
+///
+/// P(T > t) = ½ Σ_{j≥0} [ P_j·I_y(df/2, j+½) + (nc/√2)·Q_j·I_y(df/2, j+1) ],
+///
+/// so a far upper tail (the power of a test at a tiny α, e.g. 1e-8 at critical value 6.4e7 with
+/// one degree of freedom) keeps its relative precision instead of being 1 − (1 − ε); for t < 0,
+/// P(T > t; nc) = P(T' < −t; −nc). Each of [`nct_cdf`] and [`nct_sf`] sums the series of the
+/// smaller tail (the lower one for t ≤ nc, about the median) and complements it for the other, as
+/// Boost's `non_central_t` (behind scipy's `nct`) does. Checked against scipy 1.17.1
+/// `nct.sf` (see the tests).
 pub fn nct_sf(t: f64, df: f64, nc: f64) -> f64 {
-    nct_cdf(-t, df, -nc)
+    if !(df > 0.0) || t.is_nan() || nc.is_nan() {
+        return f64::NAN;
+    }
+    if df > LARGE_DF {
+        return nct_cdf(-t, df, -nc);
+    }
+    if t < 0.0 {
+        return lower_nonneg(-t, df, -nc);
+    }
+    upper_nonneg(t, df, nc)
+}
+
+/// The upper-tail series of [`nct_sf`] for t ≥ 0, each incomplete beta evaluated directly,
+/// summed from the Poisson mode forward and backward (as [`nct_cdf`]) until the remaining Poisson
+/// mass (the beta factors are ≤ 1) is below 1e-16 of the sum.
+fn nct_sf_nonneg(t: f64, df: f64, nc: f64) -> f64 {
+    if t.is_infinite() {
+        return 0.0;
+    }
+    let t2 = t * t;
+    // y = df/(t² + df) without overflow of t² + df for a huge t (t² may be +∞: y = 0).
+    let y = if t2.is_finite() { df / (t2 + df) } else { 0.0 };
+    if y <= 0.0 {
+        return 0.0;
+    }
+    let lam = 0.5 * nc * nc;
+    let b = 0.5 * df;
+    let r = nc / std::f64::consts::SQRT_2;
+    let term = |j: f64, p: f64, q: f64| {
+        let tp = if p > 0.0 { p * beta_reg(b, j + 0.5, y) } else { 0.0 };
+        let tq = if q != 0.0 && r != 0.0 {
+            r * q * beta_reg(b, j + 1.0, y)
+        } else {
+            0.0
+        };
+        tp + tq
+    };
+    if lam == 0.0 {
+        return (0.5 * beta_reg(b, 0.5, y)).clamp(0.0, 1.0);
+    }
+    let k = lam.floor();
+    let ln_lam = lam.ln();
+    let pk = (-lam + k * ln_lam - ln_gamma(k + 1.0)).exp();
+    let qk = (-lam + k * ln_lam - ln_gamma(k + 1.5)).exp();
+    let mut sum = term(k, pk, qk);
+    const EPS: f64 = 1e-16;
+    const MAXIT: usize = 100_000;
+    // Forward: j = k+1, k+2, ...; past the mode the weights fall at least geometrically with
+    // ratio ρ = λ/(j+2) < 1, so the rest is at most (P_j + |r|·Q_j)·ρ/(1 − ρ).
+    let (mut p, mut q, mut j) = (pk, qk, k);
+    for _ in 0..MAXIT {
+        j += 1.0;
+        p *= lam / j;
+        q *= lam / (j + 0.5);
+        sum += term(j, p, q);
+        let rho = lam / (j + 2.0);
+        if rho < 1.0 {
+            let bound = (p + r.abs() * q) * rho / (1.0 - rho);
+            if bound <= EPS * sum.abs() || bound < 1e-300 {
+                break;
+            }
+        }
+    }
+    // Backward: j = k−1, ..., 0, with ratio j/λ below the mode.
+    let (mut p, mut q, mut j) = (pk, qk, k);
+    while j >= 1.0 {
+        p *= j / lam;
+        q *= (j + 0.5) / lam;
+        j -= 1.0;
+        sum += term(j, p, q);
+        let rho = j / lam;
+        let bound = (p + r.abs() * q) * rho / (1.0 - rho).max(1e-300);
+        if rho < 1.0 && (bound <= EPS * sum.abs() || bound < 1e-300) {
+            break;
+        }
+    }
+    (0.5 * sum).clamp(0.0, 1.0)
 }
 
 fn nct_cdf_nonneg(t: f64, df: f64, nc: f64) -> f64 {
@@ -177,8 +353,9 @@ fn nct_cdf_nonneg(t: f64, df: f64, nc: f64) -> f64 {
         return base;
     }
     let t2 = t * t;
-    let x = t2 / (t2 + df);
-    let y = df / (t2 + df); // 1 − x without cancellation
+    // x = t²/(t² + df) and y = 1 − x without cancellation, also for a t² that overflows.
+    let x = 1.0 / (1.0 + df / t2);
+    let y = if t2.is_finite() { df / (t2 + df) } else { 0.0 };
     let (lnx, lny) = (x.ln(), y.ln());
     let lam = 0.5 * nc * nc;
     let b = 0.5 * df;

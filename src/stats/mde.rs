@@ -5,7 +5,7 @@
 //! depend on them, and the output names it. The normal quantiles are those of [`super::dist`].
 
 use super::describe;
-use super::dist::z_quantile;
+use super::dist::{z_isf, z_quantile};
 use serde::{Deserialize, Serialize};
 
 /// The achieved MDE next to the registered target.
@@ -79,7 +79,7 @@ pub fn achieved_mde_sd(
         return out;
     }
     let s = f64::from(sides.max(1));
-    let delta = (z_quantile(1.0 - alpha / s) + z_quantile(power)) * sd / (n as f64).sqrt();
+    let delta = (z_isf(alpha / s) + z_quantile(power)) * sd / (n as f64).sqrt();
     if delta.is_finite() {
         out.achieved = Some(delta);
         out.meets_target = target.map(|t| delta <= t);

@@ -2,7 +2,7 @@
 //! tail-accurate Student t of [`super::dist`].
 
 use super::describe::{self, Maybe};
-use super::dist::{t_quantile, t_sf};
+use super::dist::{t_isf, t_sf};
 use serde::{Deserialize, Serialize};
 
 /// A one-sample t-test of the mean of the differences against 0.
@@ -74,7 +74,7 @@ pub fn t_from(n: usize, mean: f64, variance: Option<f64>, se: Option<f64>, df: u
     let t = mean / se;
     let df = df as f64;
     let p = (2.0 * t_sf(t.abs(), df)).min(1.0);
-    let q = t_quantile(1.0 - (1.0 - level) / 2.0, df);
+    let q = t_isf((1.0 - level) / 2.0, df);
     if !p.is_finite() || !q.is_finite() {
         out.flag = Some("the t distribution could not be evaluated".into());
         return out;

@@ -102,7 +102,12 @@ impl Qrels {
             }
             if width.is_none() {
                 let f: Vec<&str> = t.split_ascii_whitespace().collect();
-                let last_is_int = f.last().is_some_and(|x| x.parse::<i64>().is_ok());
+                // Any run of digits is a grade (one too large is an out-of-range error below,
+                // not BEIR's header).
+                let last_is_int = f.last().is_some_and(|x| {
+                    let d = x.strip_prefix(['-', '+']).unwrap_or(x);
+                    !d.is_empty() && d.bytes().all(|b| b.is_ascii_digit())
+                });
                 if !last_is_int && f.len() == 3 {
                     // BEIR's header `query-id corpus-id score`.
                     width = Some(3);
@@ -121,9 +126,22 @@ impl Qrels {
                     None => continue,
                 }
             };
-            let grade: i32 = f[3]
-                .parse()
-                .map_err(|_| Error::at(path, no, format!("relevance grade `{}` is not an integer", f[3])))?;
+            let grade: i32 = f[3].parse().map_err(|e: std::num::ParseIntError| {
+                use std::num::IntErrorKind::{NegOverflow, PosOverflow};
+                match e.kind() {
+                    PosOverflow | NegOverflow => Error::at(
+                        path,
+                        no,
+                        format!(
+                            "relevance grade `{}` is out of range: expected an integer from {} to {}",
+                            f[3],
+                            i32::MIN,
+                            i32::MAX
+                        ),
+                    ),
+                    _ => Error::at(path, no, format!("relevance grade `{}` is not an integer", f[3])),
+                }
+            })?;
             seen += 1;
             // Lines of one topic are usually contiguous: keep the current topic at hand.
             if cur.as_ref().map(|(t, _)| t.as_str() != f[0]).unwrap_or(true) {
@@ -218,5 +236,25 @@ mod tests {
         }
         let e = Qrels::parse("q1 d1 1\nq1 d2\n", p(), Duplicates::Error).unwrap_err();
         assert!(e.message.starts_with("q.txt:2: expected 3 fields"), "{}", e.message);
+    }
+
+    #[test]
+    fn a_grade_beyond_i32_names_the_line_and_the_range() {
+        for (text, line, grade) in [
+            ("1 0 a 1\n1 0 b 99999999999999999999\n", 2, "99999999999999999999"),
+            ("1 0 a -2147483649\n", 1, "-2147483649"),
+            // A first BEIR line with a huge grade is a row, not the header.
+            ("q1 d1 2147483648\nq1 d2 0\n", 1, "2147483648"),
+        ] {
+            let e = Qrels::parse(text, p(), Duplicates::Error).unwrap_err();
+            assert_eq!(
+                e.message,
+                format!(
+                    "q.txt:{line}: relevance grade `{grade}` is out of range: expected an integer from -2147483648 to 2147483647"
+                )
+            );
+        }
+        let q = Qrels::parse("1 0 a 2147483647\n1 0 b -2147483648\n", p(), Duplicates::Error).unwrap();
+        assert_eq!(q.topic("1").unwrap().grades["a"], i32::MAX);
     }
 }

@@ -825,7 +825,8 @@ fn streamed_passages_errors_name_file_and_line() {
     ]);
     assert_eq!(r.code, 2, "{}", r.stderr);
     assert!(
-        r.stderr.contains("cut.jsonl.gz: not a valid gzip stream"),
+        r.stderr
+            .contains("cut.jsonl.gz: the gzip stream ends early: the file is truncated (after line "),
         "{}",
         r.stderr
     );
@@ -880,4 +881,135 @@ fn spilled_texts_give_the_same_count_and_refuse_the_diagnostics() {
         );
         assert!(r.stderr.contains("memory limit (1024 bytes)"), "{}", r.stderr);
     }
+}
+
+/// A gzip passages file cut short, or with bytes after its end, is an error naming the file,
+/// the last complete line read and what is wrong; a file of two gzip members is read whole.
+#[test]
+fn truncated_or_trailing_gzip_passages_name_the_fault_and_the_line() {
+    use std::io::Read;
+    let env = env_with(PROTOCOL);
+    let p = std::fs::read(data("components/passages.jsonl")).unwrap();
+    let mut big = p.clone();
+    for i in 0..20_000 {
+        big.extend_from_slice(
+            format!("{{\"id\": \"f{i}\", \"doc\": \"f\", \"text\": \"filler text {i}\"}}\n").as_bytes(),
+        );
+    }
+    let gz = gzip(&big);
+    let run = |name: &str, bytes: &[u8]| {
+        env.write(name, bytes);
+        env.run(&[
+            "components",
+            "p.toml",
+            "--passages",
+            name,
+            "--questions",
+            "questions.jsonl",
+            "--dry-run",
+        ])
+    };
+    // Cut in half: the lines an independent decoder gets from the first half are the ones read.
+    let half = &gz[..gz.len() / 2];
+    let mut prefix = Vec::new();
+    let _ = flate2::read::GzDecoder::new(half).read_to_end(&mut prefix);
+    let lines = prefix.iter().filter(|&&b| b == b'\n').count();
+    assert!(lines > 1000, "{lines}");
+    let r = run("passages.jsonl.gz", half);
+    assert_eq!(r.code, 2, "{}", r.stderr);
+    assert!(
+        r.stderr.contains(&format!(
+            "passages.jsonl.gz: the gzip stream ends early: the file is truncated (after line {lines}, the last complete line read)"
+        )),
+        "{}",
+        r.stderr
+    );
+    assert!(
+        r.stderr.contains("\nhint: the download or copy was cut short"),
+        "{}",
+        r.stderr
+    );
+    assert!(r.stdout.is_empty());
+    // Trailing garbage after a complete member.
+    let mut trailing = gz.clone();
+    trailing.extend_from_slice(b"garbage!");
+    let r = run("trailing.jsonl.gz", &trailing);
+    assert_eq!(r.code, 2, "{}", r.stderr);
+    let total = big.iter().filter(|&&b| b == b'\n').count();
+    assert!(
+        r.stderr.contains(&format!(
+            "trailing.jsonl.gz: bytes after the end of the gzip stream (the content decoded to its end, {total} lines; expected another gzip member or the end of the file)"
+        )),
+        "{}",
+        r.stderr
+    );
+    assert!(!r.stderr.contains("unexpected end of file"), "{}", r.stderr);
+    // Two members (as `cat a.gz b.gz`) are one file: the same count as the plain file.
+    let cut = p.len();
+    let mut two = gzip(&big[..cut]);
+    two.extend_from_slice(&gzip(&big[cut..]));
+    env.write("plain.jsonl", &big);
+    let counted = |name: &str| {
+        let r = env.run(&[
+            "components",
+            "p.toml",
+            "--passages",
+            name,
+            "--questions",
+            "questions.jsonl",
+            "--dry-run",
+            "--format",
+            "json",
+        ]);
+        assert_eq!(r.code, 3, "{}", r.stderr);
+        serde_json::from_str::<serde_json::Value>(&r.stdout).unwrap()["count"].clone()
+    };
+    env.write("two.jsonl.gz", &two);
+    assert_eq!(counted("two.jsonl.gz"), counted("plain.jsonl"));
+}
+
+/// A count the stop rule stops writes the component file (each question's component, the split
+/// columns empty) and says so: not "Assignment written"; the JSON names the same file and hash.
+#[test]
+fn a_stop_says_what_file_it_writes() {
+    let env = env_with(&PROTOCOL.replace("required-components = 2", "required-components = 50"));
+    assert_eq!(env.run(&["register", "p.toml"]).code, 0);
+    let r = env.run(&ARGS);
+    assert_eq!(r.code, 3, "{}", r.stderr);
+    assert!(
+        r.stdout.contains("No split assignment: the stop rule said stop."),
+        "{}",
+        r.stdout
+    );
+    let file = env.join("mini-statutes.components.csv");
+    let bytes = std::fs::read(&file).unwrap();
+    let sha = pledge::io::sha256_hex(&bytes);
+    assert!(
+        r.stdout.contains(&format!(
+            "Component file (each question's component; split columns empty, nothing assigned) written to {} (sha256 {})",
+            file.display(),
+            sha
+        )),
+        "{}",
+        r.stdout
+    );
+    assert!(!r.stdout.contains("Assignment written"), "{}", r.stdout);
+    let text = String::from_utf8(bytes).unwrap();
+    assert!(text.starts_with("question,component,unit,split,counted\n"), "{text}");
+    assert!(text.lines().skip(1).all(|l| l.ends_with(",,")), "{text}");
+    // The JSON of the same run (a dry run: nothing written) gives the same hash, no assignment.
+    let r = env.run(&[&ARGS[..], &["--dry-run", "--format", "json"]].concat());
+    assert_eq!(r.code, 3, "{}", r.stderr);
+    let v: serde_json::Value = serde_json::from_str(&r.stdout).unwrap();
+    assert!(v["assignment"].is_null(), "{v}");
+    assert!(v["out"].is_null(), "{v}");
+    assert_eq!(v["out_sha256"], sha.as_str());
+    let r = env.run(&[&ARGS[..], &["--dry-run"]].concat());
+    assert!(
+        r.stdout.contains(&format!(
+            "Component file (each question's component; split columns empty, nothing assigned) not written, sha256 {sha}"
+        )),
+        "{}",
+        r.stdout
+    );
 }

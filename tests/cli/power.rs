@@ -65,6 +65,29 @@ fn components_needed_t_and_normal_match_statsmodels() {
 }
 
 #[test]
+fn a_tiny_alpha_gives_the_sample_size_not_an_infeasible_error() {
+    let env = Env::new();
+    // d = 0.5 at α = 1e-8 and 1e-16, power 0.8, two-sided. Oracle: scipy 1.17.1 brentq on the
+    // power nct.sf(c, n − 1, d√n) + nct.sf(c, n − 1, −d√n), c = t.isf(α/2, n − 1) (as
+    // src/power/paired.rs); normal ((norm.isf(α/2) + norm.ppf(0.8))/d)².
+    let v = json(&env, &["--sd", "0.2", "--mde", "0.1", "--alpha", "1e-8"]);
+    close(num(&v, "requirements.t.unrounded"), 188.8960347360413, 1e-7);
+    assert_eq!(v["requirements"]["t"]["components"], 189);
+    close(num(&v, "requirements.normal.unrounded"), 172.78314, 1e-5);
+    let v = json(&env, &["--sd", "0.2", "--mde", "0.1", "--alpha", "1e-16"]);
+    close(num(&v, "requirements.t.unrounded"), 368.2458313219743, 1e-7);
+    assert_eq!(v["requirements"]["t"]["components"], 369);
+    // (8.304785425194112 + 0.8416212335729143)/0.5 squared: 1 − 5e-17 is 1 in f64.
+    close(num(&v, "requirements.normal.unrounded"), 334.6270190701514, 1e-8);
+    // The detectable difference at those counts and the power at δ are finite too.
+    let v = json(&env, &["--sd", "0.2", "--n", "369", "--mde", "0.1", "--alpha", "1e-16"]);
+    let d = num(&v, "detectable.mde_t");
+    assert!(d > 0.099 && d < 0.1, "{v}");
+    let p = num(&v, "detectable.at_mde.power_t");
+    assert!(p > 0.8 && p < 0.81, "{v}");
+}
+
+#[test]
 fn human_output_states_units_and_both_methods() {
     let env = Env::new();
     let r = env.run(&["power", "--sd", "0.5", "--mde", "0.03", "--method", "normal"]);

@@ -226,3 +226,25 @@ fn a_misspelled_enum_value_gets_the_closest_one() {
     );
     assert!(!far.contains("hint:"), "{}", far);
 }
+
+/// An integer too large for its key (or for TOML's 64 bits) names the key, the value and the
+/// allowed range at its line and column.
+#[test]
+fn an_integer_out_of_range_names_the_key_and_the_range() {
+    let with = |table: &str| format!("{VALID}{table}");
+    bad(
+        &with("\n[components]\nunit = \"doc\"\nmax-per-component = 99999999999999999999\n"),
+        "21:21",
+        "`components.max-per-component` = 99999999999999999999 is out of range: expected a whole number from 0 to 4294967295",
+    );
+    bad(
+        &with("\n[components]\nunit = \"doc\"\nmax-per-component = 4294967296\n"),
+        "21:21",
+        "`components.max-per-component` = 4294967296 is out of range: expected a whole number from 0 to 4294967295",
+    );
+    bad(
+        &with("\n[analysis]\nseed = 18446744073709551616\n"),
+        "20:8",
+        "`analysis.seed` = 18446744073709551616 is out of range: expected a whole number from 0 to 9223372036854775807 (the largest TOML integer)",
+    );
+}

@@ -452,6 +452,26 @@ fn a_target_no_count_can_meet_is_refused_at_registration() {
 }
 
 #[test]
+fn a_from_target_protocol_with_a_tiny_alpha_registers() {
+    let env = Env::init();
+    // α = 1e-8 and 1e-16: the critical value is the upper-tail quantile of α/2 itself (1 − α/2
+    // is 1 in f64 at 1e-16) and the power is finite at n = 2, so the requirement exists (d = 1/3:
+    // 405.04 and 786.99 pairs by the paired t-test, scipy 1.17.1 brentq on nct.sf as in
+    // src/power/paired.rs) and the protocol registers.
+    for (id, alpha) in [("ha", "1e-8"), ("hd", "1e-16")] {
+        let p = protocol_v2("")
+            .replace("id = \"hb\"", &format!("id = \"{id}\""))
+            .replace("sd = 0.45\n", &format!("sd = 0.45\nalpha = {alpha}\n"))
+            .replace("required-components = 10", "required-components = \"from-target\"");
+        env.write("p.toml", &p);
+        let r = env.run(&["register", "p.toml"]);
+        assert_eq!(r.code, 0, "α {alpha}: {}", r.stderr);
+        assert!(r.stdout.contains(&format!("Registered study `{id}`")), "{}", r.stdout);
+    }
+    assert_eq!(kinds(&env), ["register", "register"]);
+}
+
+#[test]
 fn a_registered_pilot_gives_sigma_at_registration_and_the_required_count() {
     let env = Env::init();
     // σ from the pilot instead of target.sd: the split's requirement is derived from it.
@@ -742,6 +762,106 @@ fn scores_from_standard_input_are_hashed_and_not_rerun() {
     assert_eq!(v.code, 0, "a note, not a mismatch: {}", v.stdout);
     assert!(v.stdout.contains("rerun-skipped"), "{}", v.stdout);
     assert!(v.stdout.contains("cannot be read again"), "{}", v.stdout);
+}
+
+#[test]
+fn components_from_standard_input_are_hashed_and_dash_is_given_once() {
+    use std::io::Write;
+    let env = counted(&protocol_v2(""));
+    let bytes = std::fs::read(env.join("components.csv")).unwrap();
+    let piped = |args: &[&str]| {
+        let mut child = crate::common::pledge_cmd()
+            .args(args)
+            .current_dir(env.path())
+            .stdin(std::process::Stdio::piped())
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::piped())
+            .spawn()
+            .unwrap();
+        child.stdin.take().unwrap().write_all(&bytes).unwrap();
+        child.wait_with_output().unwrap()
+    };
+    // `-` twice (scores and the assignment) is refused before anything is read.
+    let out = piped(&["analyze", "p.toml", "--scores", "-", "--components", "-"]);
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("error: `-` (standard input) can be given only once"),
+        "{err}"
+    );
+    let before = json(&env.run(&["log", "--format", "json"]).stdout)
+        .as_array()
+        .unwrap()
+        .len();
+    // The assignment from standard input: recorded as `assignment:-` with the hash of the bytes
+    // read, and the same comparison as from the file.
+    let out = piped(&[
+        "analyze",
+        "p.toml",
+        "--scores",
+        "scores.csv",
+        "--components",
+        "-",
+        "--format",
+        "json",
+    ]);
+    assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
+    let from_stdin = json(&String::from_utf8_lossy(&out.stdout));
+    let log = json(&env.run(&["log", "--format", "json"]).stdout);
+    assert_eq!(log.as_array().unwrap().len(), before + 1);
+    let last = log.as_array().unwrap().last().unwrap().clone();
+    assert_eq!(last["inputs"]["assignment:-"], pledge::io::sha256_hex(&bytes));
+    let r = env.run(&[
+        "analyze",
+        "p.toml",
+        "--scores",
+        "scores.csv",
+        "--components",
+        "components.csv",
+        "--format",
+        "json",
+    ]);
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    let from_file = json(&r.stdout);
+    assert_eq!(from_stdin["comparisons"], from_file["comparisons"]);
+    // Other bytes on standard input are not the recorded assignment (refused, exit 1); read
+    // anyway (a recorded deviation), a malformed one is named `<stdin>` (exit 2).
+    let other = |extra: &[&str]| {
+        let mut child = crate::common::pledge_cmd()
+            .args(
+                [
+                    &["analyze", "p.toml", "--scores", "scores.csv", "--components", "-"][..],
+                    extra,
+                ]
+                .concat(),
+            )
+            .current_dir(env.path())
+            .stdin(std::process::Stdio::piped())
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::piped())
+            .spawn()
+            .unwrap();
+        child
+            .stdin
+            .take()
+            .unwrap()
+            .write_all(b"question,component\nq1,C1\n")
+            .unwrap();
+        let out = child.wait_with_output().unwrap();
+        (out.status.code(), String::from_utf8_lossy(&out.stderr).into_owned())
+    };
+    let (code, err) = other(&[]);
+    assert_eq!(code, Some(1), "{err}");
+    assert!(
+        err.contains("the component assignment differs from the one recorded"),
+        "{err}"
+    );
+    let (code, err) = other(&["--deviation", "a test"]);
+    assert_eq!(code, Some(2), "{err}");
+    assert!(
+        err.contains("<stdin>:1: expected the header `question,component,unit,split,counted`"),
+        "{err}"
+    );
 }
 
 #[test]

@@ -114,12 +114,19 @@ impl Human for ComponentsOutcome {
         } else if self.stop.decision == StopDecision::Stop {
             let _ = writeln!(s, "No split assignment: the stop rule said stop.");
         }
+        // Without a split assignment (a stop, or no --assign) the file holds each question's
+        // component with the split columns empty: say so, rather than "assignment".
+        let what = if self.assignment.is_some() {
+            "Split assignment"
+        } else {
+            "Component file (each question's component; split columns empty, nothing assigned)"
+        };
         match &self.out {
             Some(out) => {
-                let _ = writeln!(s, "Assignment written to {} (sha256 {})", out, self.out_sha256);
+                let _ = writeln!(s, "{} written to {} (sha256 {})", what, out, self.out_sha256);
             }
             None => {
-                let _ = writeln!(s, "Assignment (not written) sha256 {}", self.out_sha256);
+                let _ = writeln!(s, "{} not written, sha256 {}", what, self.out_sha256);
             }
         }
         if self.dry_run {

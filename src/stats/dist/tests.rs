@@ -175,3 +175,76 @@ fn central_f_quantiles_match_scipy() {
     }
     assert!(f_isf(0.0, 2.0, 3.0).is_nan() && f_isf(0.5, -1.0, 3.0).is_nan());
 }
+
+// Oracle: scipy 1.17.1 `scipy.stats.norm.isf` and `scipy.stats.t.isf`, computed for these tests.
+// 1 − 5e-17 rounds to 1 in f64, so these upper-tail quantiles cannot come from a quantile of
+// 1 − q.
+#[test]
+fn upper_tail_quantiles_match_scipy_isf() {
+    close(z_isf(5e-9), 5.73072886823629, 1e-12);
+    close(z_isf(5e-17), 8.304785425194112, 1e-12);
+    close(z_isf(1e-8), 5.612001244174789, 1e-12);
+    close(z_isf(0.025), 1.959963984540054, 1e-12);
+    // (df, t.isf(5e-9, df), t.isf(5e-17, df), t.isf(0.025, df)), relative tolerance.
+    let rows: [(f64, f64, f64, f64); 7] = [
+        (1.0, 63661977.23675813, 6366197723675814.0, 12.706204736174705),
+        (2.0, 9999.999924999998, 99999999.99999999, 4.302652729749464),
+        (3.0, 604.1648958186104, 280429.4253211906, 3.1824463052837086),
+        (5.0, 71.69350276982087, 2855.3585989201842, 2.5705818356363155),
+        (10.0, 17.076428951025196, 109.38147004787308, 2.2281388519862753),
+        (30.0, 7.820264654681272, 16.686221656615434, 2.042272456301238),
+        (1000.0, 5.779568004003751, 8.452232443335214, 1.9623390808264085),
+    ];
+    for (df, a, b, c) in rows {
+        close(t_isf(5e-9, df) / a, 1.0, 1e-12);
+        close(t_isf(5e-17, df) / b, 1.0, 1e-12);
+        close(t_isf(0.025, df) / c, 1.0, 1e-12);
+        close(t_quantile(5e-9, df) / a, -1.0, 1e-12);
+        close(t_isf(1.0 - 0.025, df) / c, -1.0, 1e-12);
+    }
+    // Real degrees of freedom.
+    close(t_isf(0.3, 0.5), 1.0095258786071655, 1e-12);
+    close(t_isf(1e-12, 0.5) / 1.0284911563163399e+23, 1.0, 1e-10);
+    close(t_isf(1e-6, 7.5), 13.052169759815303, 1e-10);
+    assert_eq!(t_isf(0.5, 4.0), 0.0);
+    assert!(t_isf(0.0, 3.0).is_nan() && t_isf(1.0, 3.0).is_nan() && t_isf(0.1, 0.0).is_nan());
+    assert!(z_isf(0.0).is_nan() && z_isf(1.0).is_nan());
+}
+
+// Oracle: scipy 1.17.1 `scipy.stats.nct.sf` and `nct.cdf` far in the upper tail, where
+// 1 − cdf loses every digit (the critical values are t.isf(5e-9, df)).
+#[test]
+fn noncentral_t_far_upper_tail_matches_scipy() {
+    // (t, df, nc, nct.sf(t), nct.cdf(−t)), relative tolerance.
+    let rows: [(f64, f64, f64, f64, f64); 5] = [
+        (
+            63661977.23675814,
+            1.0,
+            std::f64::consts::FRAC_1_SQRT_2,
+            1.063154357468477e-08,
+            1.7692743201571987e-09,
+        ),
+        (9999.999925, 2.0, 3.0, 9.999796024917224e-08, 2.0343508279528177e-12),
+        (
+            7.820264654681331,
+            30.0,
+            3.0,
+            0.00028903433113652,
+            2.4352521689274953e-16,
+        ),
+        (50.0, 10.0, 0.0, 1.23715516465134e-13, 1.23715516465134e-13),
+        (1e10, 1.0, 2.0, 1.602543722134068e-10, 6.77460052833641e-13),
+    ];
+    // The lower tail P(T < −t; nc) = P(T' > t; −nc) is a series of terms of both signs: its
+    // absolute error is about 1e-16 (what a power sum needs), not relative.
+    for (t, df, nc, sf, lower) in rows {
+        close(nct_sf(t, df, nc) / sf, 1.0, 1e-9);
+        close(nct_cdf(-t, df, nc), lower, 1e-9 * lower + 1e-16);
+    }
+    // scipy 1.17.1 nct.sf(71.6935, 5, 20); its nct.cdf(−71.6935, 5, 20) is NaN there, and
+    // mpmath 1.3.0 quadrature of E[Φ(−t·√(V/ν) − nc)], V ~ χ²(ν), at 40 digits gives 1.69e-102.
+    close(nct_sf(71.6935, 5.0, 20.0) / 0.00446916386348525, 1.0, 1e-9);
+    close(nct_cdf(-71.6935, 5.0, 20.0), 1.6883334957764677e-102, 1e-15);
+    assert_eq!(nct_sf(f64::INFINITY, 3.0, 1.0), 0.0);
+    assert_eq!(nct_sf(1e200, 3.0, 1.0), 0.0);
+}
