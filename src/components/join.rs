@@ -122,30 +122,71 @@ pub fn join_indexed(
         .filter_map(|s| s.last())
         .max()
         .map_or(0, |&m| m as usize + 1);
-    let mut start = vec![0u32; ntok + 1];
-    for (pos, &i) in order.iter().enumerate() {
-        if !indexed(i as usize) {
-            continue;
-        }
-        for &tok in &sets[i as usize][..mid_prefix(lens[pos])] {
-            start[tok as usize + 1] += 1;
-        }
+    // The index is built in parallel without shared writes, in two radix passes (as
+    // `token_sets` ranks its keys): chunks of positions, in parallel, scatter their indexing
+    // prefixes' (token, position, offset) triples into one segment per token range; then each
+    // range, in parallel, counts and places its tokens' postings from its segments in chunk
+    // order, so every posting list comes out in ascending position. A range's counts and
+    // postings are a small stretch of memory, so neither pass writes at random across the index.
+    let threads = rayon::current_num_threads();
+    let ranges = (8 * threads).clamp(1, ntok.max(1));
+    let width = ntok.div_ceil(ranges).max(1);
+    let range_of = |r: usize| (r * width).min(ntok)..((r + 1) * width).min(ntok);
+    let per_chunk = order.len().div_ceil(8 * threads).max(1);
+    let segments: Vec<Vec<Vec<(u32, u32, u32)>>> = order
+        .par_chunks(per_chunk)
+        .enumerate()
+        .map(|(c, chunk)| {
+            let mut seg: Vec<Vec<(u32, u32, u32)>> = vec![Vec::new(); ranges];
+            for (k, &i) in chunk.iter().enumerate() {
+                if !indexed(i as usize) {
+                    continue;
+                }
+                let pos = c * per_chunk + k;
+                for (j, &tok) in sets[i as usize][..mid_prefix(lens[pos])].iter().enumerate() {
+                    seg[tok as usize / width].push((tok, pos as u32, j as u32));
+                }
+            }
+            seg
+        })
+        .collect();
+    let counts: Vec<Vec<u32>> = (0..ranges)
+        .into_par_iter()
+        .map(|r| {
+            let toks = range_of(r);
+            let mut c = vec![0u32; toks.len()];
+            for &(tok, _, _) in segments.iter().flat_map(|seg| &seg[r]) {
+                c[tok as usize - toks.start] += 1;
+            }
+            c
+        })
+        .collect();
+    let mut start = Vec::with_capacity(ntok + 1);
+    start.push(0u32);
+    for &c in counts.iter().flatten() {
+        start.push(start[start.len() - 1] + c);
     }
-    for k in 1..start.len() {
-        start[k] += start[k - 1];
-    }
-    let mut fill = start.clone();
+    drop(counts);
     let mut postings = vec![(0u32, 0u32); start[ntok] as usize];
-    for (pos, &i) in order.iter().enumerate() {
-        if !indexed(i as usize) {
-            continue;
-        }
-        for (j, &tok) in sets[i as usize][..mid_prefix(lens[pos])].iter().enumerate() {
-            postings[fill[tok as usize] as usize] = (pos as u32, j as u32);
-            fill[tok as usize] += 1;
-        }
+    let mut stretches: Vec<&mut [(u32, u32)]> = Vec::with_capacity(ranges);
+    let mut rest = postings.as_mut_slice();
+    for r in 0..ranges {
+        let toks = range_of(r);
+        let (stretch, tail) = rest.split_at_mut((start[toks.end] - start[toks.start]) as usize);
+        stretches.push(stretch);
+        rest = tail;
     }
-    drop(fill);
+    stretches.into_par_iter().enumerate().for_each(|(r, stretch)| {
+        let toks = range_of(r);
+        let base = start[toks.start];
+        let mut fill: Vec<u32> = start[toks.clone()].iter().map(|&s| s - base).collect();
+        for &(tok, pos, j) in segments.iter().flat_map(|seg| &seg[r]) {
+            let f = &mut fill[tok as usize - toks.start];
+            stretch[*f as usize] = (pos, j);
+            *f += 1;
+        }
+    });
+    drop(segments);
     // The probes are dealt round-robin to `stripes` tasks: stripe k probes positions k, k + S,
     // k + 2S, … in ascending order, so every stripe sees sets of all sizes (the largest cost the
     // most; both cores stay busy to the end), and within a stripe the length bound only grows.

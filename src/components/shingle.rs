@@ -4,8 +4,8 @@
 //! normalization. A non-empty text shorter than n has the whole text as its only shingle; an empty
 //! text has no shingle (and is never a near-duplicate of anything, see [`super::join`]).
 //! Shingles are interned exactly (no hashing to fingerprints, so no collisions) and each set is
-//! returned as token ids sorted by ascending global document frequency, the ordering the
-//! prefix-filter join needs (rare tokens first).
+//! returned as token ids sorted by ascending global frequency (occurrences in the corpus), the
+//! ordering the prefix-filter join wants (rare tokens first).
 
 use crate::protocol::Normalization;
 use rayon::prelude::*;
@@ -51,6 +51,15 @@ fn stable(c: char, n: Normalization) -> bool {
 
 /// The distinct character n-grams of `text` as string slices (sorted, deduplicated).
 pub fn shingles(text: &str, n: usize) -> Vec<&str> {
+    let mut out = ngrams(text, n);
+    out.sort_unstable();
+    out.dedup();
+    out
+}
+
+/// The character n-grams of `text` as string slices, in text order with repeats (the whole text
+/// when it has fewer than n characters, none when it is empty).
+fn ngrams(text: &str, n: usize) -> Vec<&str> {
     let n = n.max(1);
     let bounds: Vec<usize> = text
         .char_indices()
@@ -64,10 +73,7 @@ pub fn shingles(text: &str, n: usize) -> Vec<&str> {
     if chars < n {
         return vec![text];
     }
-    let mut out: Vec<&str> = (0..=chars - n).map(|i| &text[bounds[i]..bounds[i + n]]).collect();
-    out.sort_unstable();
-    out.dedup();
-    out
+    (0..=chars - n).map(|i| &text[bounds[i]..bounds[i + n]]).collect()
 }
 
 /// The characters of all texts, dictionary-coded: code `1..=len` by ascending scalar value (0 is
@@ -221,10 +227,10 @@ impl std::hash::BuildHasher for FastHash {
 }
 
 /// The packed keys of `text`'s n-grams (or of the whole text when it has fewer than n
-/// characters) as integers of type `K` (u64 when n·bits ≤ 64, u128 when ≤ 128): `step` shifts
-/// one character code in, `mix` spreads the key; left in `keys` (cleared first), sorted by
-/// [`Key::sort`].
-fn packed_into<K: Key>(
+/// characters) as integers of type `K` (u64 when n·bits ≤ 64, u128 when ≤ 128), in text order
+/// with repeats: `step` shifts one character code in, `mix` spreads the key; left in `keys`
+/// (cleared first).
+fn keys_into<K: Key>(
     text: &str,
     n: usize,
     alpha: &Alphabet,
@@ -244,6 +250,17 @@ fn packed_into<K: Key>(
     if count > 0 && count < n {
         keys.push(mix(k));
     }
+}
+
+/// [`keys_into`], then sorted and deduplicated by [`Key::sort`]: the text's distinct keys.
+fn packed_into<K: Key>(
+    text: &str,
+    n: usize,
+    alpha: &Alphabet,
+    keys: &mut Vec<K>,
+    fns: &(impl Fn(u32) -> K, impl Fn(K, K) -> K, impl Fn(K) -> K),
+) {
+    keys_into(text, n, alpha, keys, fns);
     K::sort(keys);
 }
 
@@ -262,16 +279,21 @@ pub(super) fn packed<K: Key>(
 /// Records per generation chunk of [`rank_sets`].
 const CHUNK: usize = 2048;
 
-/// Ranks keys globally by ascending document frequency and writes each set as sorted rank ids.
-/// `keys_of(i, keys)` leaves the distinct keys of record `i` (of `records`) in `keys`.
+/// Ranks keys globally by ascending frequency and writes each set as sorted, distinct rank ids.
+/// `keys_of(i, keys)` leaves the keys of record `i` (of `records`) in `keys`, in any order and
+/// with repeats; a key's frequency is its number of occurrences over all records (a key
+/// repeated inside a record counts each time, so no record needs sorting before the ranking;
+/// any fixed global order keeps the join exact, and this one orders rare shingles first as
+/// document frequency does).
 ///
 /// A radix partition by shard, so that every pass streams through memory: chunks of records are
 /// keyed in parallel, each chunk by one task that scatters its records' keys into one
 /// exact-size segment per shard, noting how many keys of each record went to each shard. Each shard is then interned by one task with
 /// its own hash map (a shard's map is small enough to stay in cache): a new key gets the next
-/// local id, and document frequencies are counted. Ranks are (df, shard, local id) in a counting
-/// sort over df, so ties are broken by a fixed function of the input (deterministic). Last, each
-/// record gathers its ids back from the shards' id streams and sorts them.
+/// local id, and frequencies are counted. Ranks are (frequency, shard, local id) in a counting
+/// sort over frequencies, so ties are broken by a fixed function of the input (deterministic).
+/// Last, each record gathers its ids back from the shards' id streams, sorts them and drops the
+/// repeats.
 fn rank_sets<K: Key>(records: usize, keys_of: impl Fn(usize, &mut Vec<K>) + Sync) -> Vec<Vec<u32>> {
     // Per chunk of records, in parallel: each record's keys (in a scratch buffer), how many of
     // them fall in each shard, and the chunk's keys scattered into one exact-size segment per
@@ -305,7 +327,7 @@ fn rank_sets<K: Key>(records: usize, keys_of: impl Fn(usize, &mut Vec<K>) + Sync
         buckets.iter_mut().zip(segs).for_each(|(b, seg)| b.push(seg));
     }
     // Intern each shard: local ids (segment by segment in place of the keys, so the keys'
-    // memory is reused) and document frequencies.
+    // memory is reused) and frequencies.
     let interned: Vec<(Vec<Vec<u32>>, Vec<u32>)> = buckets
         .into_par_iter()
         .map(|segments| {
@@ -330,7 +352,7 @@ fn rank_sets<K: Key>(records: usize, keys_of: impl Fn(usize, &mut Vec<K>) + Sync
             (ids, df)
         })
         .collect();
-    // Rank by (df, global id) with a counting sort over df.
+    // Rank by (frequency, global id) with a counting sort over frequencies.
     let max_df = interned.iter().flat_map(|(_, df)| df).copied().max().unwrap_or(0) as usize;
     let mut next = vec![0u32; max_df + 2];
     for &d in interned.iter().flat_map(|(_, df)| df) {
@@ -375,6 +397,7 @@ fn rank_sets<K: Key>(records: usize, keys_of: impl Fn(usize, &mut Vec<K>) + Sync
                     at[s] += x as usize;
                 }
                 v.sort_unstable();
+                v.dedup();
                 v
             })
         })
@@ -382,8 +405,8 @@ fn rank_sets<K: Key>(records: usize, keys_of: impl Fn(usize, &mut Vec<K>) + Sync
 }
 
 /// Token sets of `texts` (already normalized): one sorted, distinct `Vec<u32>` per text, token
-/// ids ranked by ascending document frequency, ties broken deterministically (a fixed function of
-/// the shingles and the input order).
+/// ids ranked by ascending frequency (a shingle's occurrences over all texts), ties broken
+/// deterministically (a fixed function of the shingles and the input order).
 ///
 /// Keys are exact: the texts' characters are dictionary-coded (b bits each, enough for the
 /// alphabet actually used) and an n-gram is packed into a u64 when n·b ≤ 64, a u128 when
@@ -395,7 +418,7 @@ pub fn token_sets<S: AsRef<str> + Sync>(texts: &[S], n: usize) -> Vec<Vec<u32>> 
     if n * b <= 64 {
         let mask = if n * b == 64 { u64::MAX } else { (1u64 << (n * b)) - 1 };
         let fns = (u64::from, |k, c| ((k << b) | c) & mask, mix64);
-        rank_sets::<u64>(texts.len(), |i, v| packed_into(texts[i].as_ref(), n, &alpha, v, &fns))
+        rank_sets::<u64>(texts.len(), |i, v| keys_into(texts[i].as_ref(), n, &alpha, v, &fns))
     } else if n * b <= 128 {
         let mask = if n * b == 128 {
             u128::MAX
@@ -403,12 +426,9 @@ pub fn token_sets<S: AsRef<str> + Sync>(texts: &[S], n: usize) -> Vec<Vec<u32>> 
             (1u128 << (n * b)) - 1
         };
         let fns = (u128::from, |k, c| ((k << b) | c) & mask, mix128);
-        rank_sets::<u128>(texts.len(), |i, v| packed_into(texts[i].as_ref(), n, &alpha, v, &fns))
+        rank_sets::<u128>(texts.len(), |i, v| keys_into(texts[i].as_ref(), n, &alpha, v, &fns))
     } else {
-        rank_sets::<&str>(texts.len(), |i, v| {
-            *v = shingles(texts[i].as_ref(), n);
-            Key::sort(v);
-        })
+        rank_sets::<&str>(texts.len(), |i, v| *v = ngrams(texts[i].as_ref(), n))
     }
 }
 
@@ -516,8 +536,7 @@ mod tests {
 
     proptest::proptest! {
         /// Token sets equal the string shingle sets up to renaming (same sizes and the same
-        /// intersection for every pair: no two shingles share an id, no shingle gets two), and
-        /// ids ascend with document frequency.
+        /// intersection for every pair: no two shingles share an id, no shingle gets two).
         #[test]
         fn token_sets_equal_string_shingles(
             texts in proptest::collection::vec("[ab가\u{301}😀]{0,20}", 1..12),
@@ -525,11 +544,9 @@ mod tests {
         ) {
             let t = token_sets(&texts, n);
             let r = reference(&texts, n);
-            let mut df: std::collections::BTreeMap<u32, usize> = Default::default();
             for i in 0..texts.len() {
                 proptest::prop_assert_eq!(t[i].len(), r[i].len());
                 proptest::prop_assert!(t[i].windows(2).all(|w| w[0] < w[1]));
-                t[i].iter().for_each(|&x| *df.entry(x).or_default() += 1);
                 for j in 0..texts.len() {
                     proptest::prop_assert_eq!(
                         crate::components::join::intersection(&t[i], &t[j]),
@@ -537,8 +554,41 @@ mod tests {
                     );
                 }
             }
-            let by_id: Vec<usize> = df.values().copied().collect();
-            proptest::prop_assert!(by_id.windows(2).all(|w| w[0] <= w[1]));
+        }
+
+        /// Ranks ascend with a key's occurrences over all records (repeats inside a record
+        /// counted), one id per key: records of one key each, repeated, so each set is that
+        /// key's id alone.
+        #[test]
+        fn ranks_ascend_with_occurrences(
+            records in proptest::collection::vec((0u64..6, 1usize..5), 1..30),
+        ) {
+            let keys: Vec<u64> = records.iter().map(|&(k, _)| mix64(k)).collect();
+            let sets = rank_sets::<u64>(records.len(), |i, v| {
+                v.clear();
+                v.extend(std::iter::repeat_n(keys[i], records[i].1));
+            });
+            let mut occurrences: std::collections::BTreeMap<u64, usize> = Default::default();
+            for &(k, r) in &records {
+                *occurrences.entry(k).or_default() += r;
+            }
+            let mut id_of: std::collections::BTreeMap<u64, u32> = Default::default();
+            for (i, set) in sets.iter().enumerate() {
+                proptest::prop_assert_eq!(set.len(), 1);
+                let id = *id_of.entry(records[i].0).or_insert(set[0]);
+                proptest::prop_assert_eq!(id, set[0]);
+            }
+            let mut ids: Vec<u32> = id_of.values().copied().collect();
+            ids.sort_unstable();
+            ids.dedup();
+            proptest::prop_assert_eq!(ids, (0..id_of.len() as u32).collect::<Vec<_>>());
+            for (a, ia) in &id_of {
+                for (b, ib) in &id_of {
+                    if occurrences[a] < occurrences[b] {
+                        proptest::prop_assert!(ia < ib, "key {} ({} times) ranked after key {} ({} times)", a, occurrences[a], b, occurrences[b]);
+                    }
+                }
+            }
         }
     }
 }
