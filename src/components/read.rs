@@ -694,8 +694,8 @@ struct Parsed<'a> {
 /// other scalar fields; the last value of a repeated name.
 fn parse_line<'a>(bytes: &'a [u8], n: usize, path: &Path) -> Result<Option<Parsed<'a>>> {
     let bytes = bytes.strip_suffix(b"\r").unwrap_or(bytes);
-    let line =
-        std::str::from_utf8(bytes).map_err(|_| Error::at(path, n, "invalid UTF-8 (expected a UTF-8 text file)"))?;
+    let line = simdutf8::basic::from_utf8(bytes)
+        .map_err(|_| Error::at(path, n, "invalid UTF-8 (expected a UTF-8 text file)"))?;
     if line.trim().is_empty() {
         return Ok(None);
     }

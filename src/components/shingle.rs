@@ -20,18 +20,42 @@ pub fn normalize(text: &str, n: Normalization) -> String {
 /// Normalizes `text` as the protocol asks, borrowing it when it is already in that form (the
 /// quick check of UAX #15 says so).
 pub fn normalized(text: &str, n: Normalization) -> Cow<'_, str> {
+    use unicode_normalization::IsNormalized;
     match n {
         Normalization::None => Cow::Borrowed(text),
-        _ if text.chars().all(|c| stable(c, n)) => Cow::Borrowed(text),
-        Normalization::Nfc => match unicode_normalization::is_nfc_quick(text.chars()) {
-            unicode_normalization::IsNormalized::Yes => Cow::Borrowed(text),
-            _ => Cow::Owned(text.nfc().collect()),
-        },
-        Normalization::Nfkc => match unicode_normalization::is_nfkc_quick(text.chars()) {
-            unicode_normalization::IsNormalized::Yes => Cow::Borrowed(text),
-            _ => Cow::Owned(text.nfkc().collect()),
-        },
+        _ if matches!(quick_check(text, n), IsNormalized::Yes) => Cow::Borrowed(text),
+        Normalization::Nfc => Cow::Owned(text.nfc().collect()),
+        Normalization::Nfkc => Cow::Owned(text.nfkc().collect()),
     }
+}
+
+/// The quick check of UAX #15 (section 9) for form `n` (NFC or NFKC), run by run: a [`stable`]
+/// character has canonical combining class 0 and quick-check value Yes, so it adds nothing to
+/// the result and resets the check's state (the last combining class) to 0; the result is
+/// therefore that of the runs of other characters, each checked from that state by the
+/// `unicode-normalization` crate: No if any run is No, else Maybe if any is Maybe, else Yes.
+/// The same answer as the crate's check on the whole text, with a table lookup only where a
+/// text leaves the common scripts (a Korean text with a few compatibility jamo or circled
+/// digits is checked in a few short runs).
+fn quick_check(text: &str, n: Normalization) -> unicode_normalization::IsNormalized {
+    use unicode_normalization::IsNormalized;
+    let mut result = IsNormalized::Yes;
+    let mut rest = text;
+    while let Some(from) = rest.find(|c: char| !stable(c, n)) {
+        let run = &rest[from..];
+        let to = run.find(|c: char| stable(c, n)).unwrap_or(run.len());
+        let chars = run[..to].chars();
+        match match n {
+            Normalization::Nfkc => unicode_normalization::is_nfkc_quick(chars),
+            _ => unicode_normalization::is_nfc_quick(chars),
+        } {
+            IsNormalized::No => return IsNormalized::No,
+            IsNormalized::Maybe => result = IsNormalized::Maybe,
+            IsNormalized::Yes => {}
+        }
+        rest = &run[to..];
+    }
+    result
 }
 
 /// Characters that are left alone by normalization form `n` whatever surrounds them: canonical
@@ -485,6 +509,38 @@ mod tests {
         assert_eq!(normalized("e\u{301}", Normalization::Nfc), "\u{e9}");
         assert_eq!(normalized("\u{a0}", Normalization::Nfkc), " ");
         assert!(matches!(normalized("\u{a0}", Normalization::Nfc), Cow::Borrowed(_)));
+    }
+
+    proptest::proptest! {
+        /// The run-by-run quick check gives the crate's answer on the whole text, and
+        /// `normalized` is the crate's normalization (borrowed exactly when the check says Yes):
+        /// texts mixing stable characters, compatibility jamo, circled digits, conjoining jamo,
+        /// combining marks in and out of canonical order, singletons and ligatures.
+        #[test]
+        fn run_wise_quick_check_equals_the_crates(
+            parts in proptest::collection::vec(proptest::sample::select(vec![
+                "a", " ", "가", "法", "\u{318d}", "\u{2460}", "\u{1100}", "\u{1161}", "\u{11a8}",
+                "\u{301}", "\u{323}", "\u{316}", "e", "\u{e9}", "\u{2000}", "\u{212b}", "\u{fb01}",
+                "\u{a0}", "\u{ff21}", "\u{0f73}",
+            ]), 0..12),
+        ) {
+            let text: String = parts.concat();
+            for n in [Normalization::Nfc, Normalization::Nfkc] {
+                let whole = match n {
+                    Normalization::Nfc => unicode_normalization::is_nfc_quick(text.chars()),
+                    _ => unicode_normalization::is_nfkc_quick(text.chars()),
+                };
+                let yes = matches!(whole, unicode_normalization::IsNormalized::Yes);
+                proptest::prop_assert_eq!(quick_check(&text, n), whole, "{:?} {:?}", text, n);
+                let full: String = match n {
+                    Normalization::Nfc => text.nfc().collect(),
+                    _ => text.nfkc().collect(),
+                };
+                let got = normalized(&text, n);
+                proptest::prop_assert_eq!(got.as_ref(), full.as_str());
+                proptest::prop_assert_eq!(matches!(got, Cow::Borrowed(_)), yes);
+            }
+        }
     }
 
     #[test]
