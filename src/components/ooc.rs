@@ -278,13 +278,17 @@ struct SpilledSets {
 impl SpilledSets {
     /// Calls `f(record, set)` for every record, in order.
     #[cfg(test)]
-    fn each(&self, f: impl FnMut(usize, &[u32])) -> std::io::Result<()> {
+    fn each(&self, f: impl FnMut(usize, &[u32]) -> std::io::Result<()>) -> std::io::Result<()> {
         self.each_where(&|_| true, f)
     }
 
     /// Calls `f(record, set)` for every record `want` picks, in order (the others are skipped
-    /// unread).
-    fn each_where(&self, want: &dyn Fn(usize) -> bool, mut f: impl FnMut(usize, &[u32])) -> std::io::Result<()> {
+    /// unread), up to the first error of a read or of `f`.
+    fn each_where(
+        &self,
+        want: &dyn Fn(usize) -> bool,
+        mut f: impl FnMut(usize, &[u32]) -> std::io::Result<()>,
+    ) -> std::io::Result<()> {
         let mut r = Reader::new(&self.file)?;
         let (mut set, mut bytes) = (Vec::new(), Vec::new());
         let mut skip = 0i64;
@@ -298,7 +302,7 @@ impl SpilledSets {
                 skip = 0;
             }
             r.u32s(len as usize, &mut set, &mut bytes)?;
-            f(i, &set);
+            f(i, &set)?;
         }
         Ok(())
     }
@@ -887,6 +891,7 @@ fn plan(
                 shared[tok as usize / 64] |= 1 << (tok % 64);
             }
         }
+        Ok(())
     })?;
     for (tok, h) in home.iter_mut().enumerate() {
         if shared[tok / 64] >> (tok % 64) & 1 == 0 {
@@ -910,6 +915,7 @@ fn plan(
         for &h in &homes {
             volume[h as usize] += routed_cost(x.len());
         }
+        Ok(())
     })?;
     let mut starts = vec![0u32];
     let mut volumes = vec![0u64];
@@ -953,11 +959,7 @@ fn route(
         .collect::<Result<_>>()?;
     let mut homes = Vec::new();
     let mut bytes = Vec::new();
-    let mut failed = None;
     sets.each_where(member, |i, x| {
-        if failed.is_some() {
-            return;
-        }
         homes.clear();
         homes.extend(
             x[..prefix(x.len())]
@@ -966,7 +968,7 @@ fn route(
                 .filter(|h| parts.contains(h)),
         );
         if homes.is_empty() {
-            return;
+            return Ok(());
         }
         homes.sort_unstable();
         homes.dedup();
@@ -975,16 +977,11 @@ fn route(
         bytes.extend_from_slice(&(x.len() as u32).to_le_bytes());
         u32s_bytes(x, &mut bytes);
         for &h in &homes {
-            if let Err(e) = writers[(h - parts.start) as usize].write_all(&bytes) {
-                failed = Some(e);
-                return;
-            }
+            writers[(h - parts.start) as usize].write_all(&bytes)?;
         }
+        Ok(())
     })
     .map_err(&err)?;
-    if let Some(e) = failed {
-        return Err(err(e));
-    }
     writers
         .into_iter()
         .map(|w| w.into_inner().map_err(|e| err(e.into_error())))
@@ -1018,6 +1015,7 @@ fn gather(sets: &SpilledSets, member: &dyn Fn(usize) -> bool) -> std::io::Result
     sets.each_where(&|i| sets.lens[i] > 0 && member(i), |i, x| {
         recs.push(i as u32);
         local.push(x.to_vec());
+        Ok(())
     })?;
     Ok((recs, local))
 }
@@ -1194,7 +1192,12 @@ mod tests {
             let dir = tempfile::tempdir().unwrap();
             let spilled = spill_sets(&Slice(&texts), n, 1, dir.path(), &NoProgress).unwrap();
             let mut got = Vec::new();
-            spilled.each(|_, s| got.push(s.to_vec())).unwrap();
+            spilled
+                .each(|_, s| {
+                    got.push(s.to_vec());
+                    Ok(())
+                })
+                .unwrap();
             let mem = token_sets(&texts, n);
             // Same sizes, and the same pairwise intersections (the ranks may differ).
             for i in 0..texts.len() {
