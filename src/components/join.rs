@@ -94,14 +94,24 @@ const PRUNED: u32 = u32::MAX;
 /// minimum overlap; survivors are verified by a merge that stops early on the same bound, and
 /// the pair is kept by the exact predicate [`similar`] on the full intersection.
 pub fn join(sets: &[Vec<u32>], t: f64, progress: &(dyn Fn(u64) + Sync)) -> Vec<(u32, u32)> {
-    join_indexed(sets, t, &|_| true, progress)
+    join_indexed(sets, 0, t, &|_| true, progress)
 }
 
-/// The pairs of [`join`] whose smaller set (the earlier in the order by `(size, index)`) is one
-/// that `indexed` picks: only those sets enter the inverted index, every set probes it. With
-/// `|_| true` this is [`join`].
+/// [`join`] of sets whose tokens `0..unique` each lie in one set only (as
+/// [`super::shingle::TokenSets::unique`] says of its sets): such a token can never be shared, so
+/// it is neither indexed nor probed, and the verifying merge starts past it; the pairs are
+/// those of [`join`]. If a token below `unique` did lie in two sets, pairs could be missed: the
+/// count must come from the ranking that numbered the tokens.
+pub fn join_unique(sets: &[Vec<u32>], unique: u32, t: f64, progress: &(dyn Fn(u64) + Sync)) -> Vec<(u32, u32)> {
+    join_indexed(sets, unique, t, &|_| true, progress)
+}
+
+/// The pairs of [`join_unique`] whose smaller set (the earlier in the order by `(size, index)`)
+/// is one that `indexed` picks: only those sets enter the inverted index, every set probes it.
+/// With `unique = 0` and `|_| true` this is [`join`].
 pub fn join_indexed(
     sets: &[Vec<u32>],
+    unique: u32,
     t: f64,
     indexed: &(dyn Fn(usize) -> bool + Sync),
     progress: &(dyn Fn(u64) + Sync),
@@ -128,10 +138,14 @@ pub fn join_indexed(
     // range, in parallel, counts and places its tokens' postings from its segments in chunk
     // order, so every posting list comes out in ascending position. A range's counts and
     // postings are a small stretch of memory, so neither pass writes at random across the index.
+    // Tokens below `lo` lie in one set only: they have no postings and are never probed.
+    let lo = (unique as usize).min(ntok);
     let threads = rayon::current_num_threads();
-    let ranges = (8 * threads).clamp(1, ntok.max(1));
-    let width = ntok.div_ceil(ranges).max(1);
-    let range_of = |r: usize| (r * width).min(ntok)..((r + 1) * width).min(ntok);
+    let ranges = (8 * threads).clamp(1, (ntok - lo).max(1));
+    let width = (ntok - lo).div_ceil(ranges).max(1);
+    let range_of = |r: usize| (lo + r * width).min(ntok)..(lo + (r + 1) * width).min(ntok);
+    // Where a sorted set's tokens that may be shared begin.
+    let shared_from = |s: &[u32]| s.partition_point(|&tok| (tok as usize) < lo);
     let per_chunk = order.len().div_ceil(8 * threads).max(1);
     let segments: Vec<Vec<Vec<(u32, u32, u32)>>> = order
         .par_chunks(per_chunk)
@@ -143,8 +157,9 @@ pub fn join_indexed(
                     continue;
                 }
                 let pos = c * per_chunk + k;
-                for (j, &tok) in sets[i as usize][..mid_prefix(lens[pos])].iter().enumerate() {
-                    seg[tok as usize / width].push((tok, pos as u32, j as u32));
+                let prefix = &sets[i as usize][..mid_prefix(lens[pos])];
+                for (j, &tok) in prefix.iter().enumerate().skip(shared_from(prefix)) {
+                    seg[(tok as usize - lo) / width].push((tok, pos as u32, j as u32));
                 }
             }
             seg
@@ -161,8 +176,8 @@ pub fn join_indexed(
             c
         })
         .collect();
-    let mut start = Vec::with_capacity(ntok + 1);
-    start.push(0u32);
+    let mut start = vec![0u32; lo + 1];
+    start.reserve(ntok - lo);
     for &c in counts.iter().flatten() {
         start.push(start[start.len() - 1] + c);
     }
@@ -199,7 +214,8 @@ pub fn join_indexed(
     let mut pairs: Vec<(u32, u32)> = (0..stripes)
         .into_par_iter()
         .flat_map_iter(|stripe| {
-            let mut cursor: Vec<u32> = start[..ntok].to_vec();
+            // cursor[tok − lo]: where the entries long enough for this stripe's probes begin.
+            let mut cursor: Vec<u32> = start[lo..ntok].to_vec();
             let mut cand: Vec<u32> = Vec::new();
             let mut overlap = vec![0u32; order.len()];
             let mut found = Vec::new();
@@ -213,13 +229,15 @@ pub fn join_indexed(
                 let min_len = t * lx as f64 - 1e-6;
                 let shortest = lens.partition_point(|&l| (l as f64) < min_len) as u32;
                 cand.clear();
-                for (i, &tok) in sx[..lx - min_overlap(lx, t) + 1].iter().enumerate() {
+                let probe = &sx[..lx - min_overlap(lx, t) + 1];
+                for (i, &tok) in probe.iter().enumerate().skip(shared_from(probe)) {
                     let end = start[tok as usize + 1] as usize;
-                    let mut from = cursor[tok as usize] as usize;
+                    let at = &mut cursor[tok as usize - lo];
+                    let mut from = *at as usize;
                     while from < end && postings[from].0 < shortest {
                         from += 1;
                     }
-                    cursor[tok as usize] = from as u32;
+                    *at = from as u32;
                     for &(py, j) in &postings[from..end] {
                         if py as usize >= px {
                             break;
@@ -240,6 +258,8 @@ pub fn join_indexed(
                         };
                     }
                 }
+                // The verifying merge skips the tokens no other set holds.
+                let tail_x = &sx[shared_from(sx)..];
                 for &py in &cand {
                     let seen = std::mem::take(&mut overlap[py as usize]);
                     if seen == PRUNED {
@@ -248,7 +268,7 @@ pub fn join_indexed(
                     let y = order[py as usize];
                     let sy = &sets[y as usize];
                     let need = pair_overlap(lx, sy.len(), t);
-                    if let Some(inter) = intersection_at_least(sx, sy, need) {
+                    if let Some(inter) = intersection_at_least(tail_x, &sy[shared_from(sy)..], need) {
                         if similar(inter, lx, sy.len(), t) {
                             found.push((x.min(y), x.max(y)));
                         }
@@ -390,6 +410,20 @@ pub(in crate::components) mod tests {
             prop_assert_eq!(join(&sets, t, &|_| ()), brute_force(&sets, t));
         }
 
+        /// Skipping the tokens the ranking says occur once (not indexed, not probed, not merged)
+        /// keeps every pair; indexing only some sets on top of it too.
+        #[test]
+        fn join_unique_equals_brute_force((texts, n, t) in corpus(), mask in any::<u64>()) {
+            let ranked = crate::components::shingle::ranked_token_sets(&texts, n);
+            let sets = &ranked.sets;
+            let want = brute_force(sets, t);
+            prop_assert_eq!(join_unique(sets, ranked.unique, t, &|_| ()), want.clone());
+            let picked = |i: usize| mask >> (i % 64) & 1 == 1;
+            let key = |i: u32| (sets[i as usize].len(), i);
+            let want: Vec<(u32, u32)> = want.into_iter().filter(|&(a, b)| picked(key(a).min(key(b)).1 as usize)).collect();
+            prop_assert_eq!(join_indexed(sets, ranked.unique, t, &picked, &|_| ()), want);
+        }
+
         /// Indexing only some sets keeps exactly the pairs whose smaller set (by size, then
         /// index) is one of them.
         #[test]
@@ -406,7 +440,7 @@ pub(in crate::components) mod tests {
                     picked(key(a).min(key(b)).1 as usize)
                 })
                 .collect();
-            prop_assert_eq!(join_indexed(&sets, t, &picked, &|_| ()), want);
+            prop_assert_eq!(join_indexed(&sets, 0, t, &picked, &|_| ()), want);
         }
 
         #[test]

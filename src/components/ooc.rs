@@ -1042,7 +1042,7 @@ fn join_sets(
     }
     let dense = renumbering.apply(&mut local);
     progress.start(label, local.len() as u64);
-    let pairs = join::join_indexed(&local, t, &|i| indexed(recs[i]), &|m| progress.advance(m));
+    let pairs = join::join_indexed(&local, 0, t, &|i| indexed(recs[i]), &|m| progress.advance(m));
     let owned: Vec<(u32, u32, u32, u32)> = pairs
         .into_par_iter()
         .filter_map(|(i, j)| {

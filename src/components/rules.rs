@@ -278,9 +278,10 @@ pub fn near_duplicates<'a>(
 ) -> Result<SetsAndPairs> {
     let t = texts.get(corpus, rule.normalization)?;
     progress.start("shingling", 0);
-    let sets = shingle::token_sets(t, rule.shingle_size());
+    let ranked = shingle::ranked_token_sets(t, rule.shingle_size());
+    let sets = ranked.sets;
     progress.start("near-duplicate join", sets.len() as u64);
-    let pairs = join::join(&sets, rule.jaccard(), &|n| progress.advance(n));
+    let pairs = join::join_unique(&sets, ranked.unique, rule.jaccard(), &|n| progress.advance(n));
     progress.finish();
     Ok((sets, pairs))
 }

@@ -318,7 +318,7 @@ const CHUNK: usize = 2048;
 /// sort over frequencies, so ties are broken by a fixed function of the input (deterministic).
 /// Last, each record gathers its ids back from the shards' id streams, sorts them and drops the
 /// repeats.
-fn rank_sets<K: Key>(records: usize, keys_of: impl Fn(usize, &mut Vec<K>) + Sync) -> Vec<Vec<u32>> {
+fn rank_sets<K: Key>(records: usize, keys_of: impl Fn(usize, &mut Vec<K>) + Sync) -> TokenSets {
     // Per chunk of records, in parallel: each record's keys (in a scratch buffer), how many of
     // them fall in each shard, and the chunk's keys scattered into one exact-size segment per
     // shard. counts[i * SHARDS + s]: keys of record i in shard s.
@@ -382,6 +382,8 @@ fn rank_sets<K: Key>(records: usize, keys_of: impl Fn(usize, &mut Vec<K>) + Sync
     for &d in interned.iter().flat_map(|(_, df)| df) {
         next[d as usize + 1] += 1;
     }
+    // Keys seen once: the ranks 0..unique (no key occurs zero times).
+    let unique = next.get(2).copied().unwrap_or(0);
     for d in 1..next.len() {
         next[d] += next[d - 1];
     }
@@ -408,7 +410,7 @@ fn rank_sets<K: Key>(records: usize, keys_of: impl Fn(usize, &mut Vec<K>) + Sync
         .collect();
     drop(ranks);
     // Gather: chunk c of records reads segment c of every shard, in record order.
-    counts
+    let sets = counts
         .par_chunks(SHARDS * CHUNK)
         .enumerate()
         .flat_map_iter(|(chunk, counts)| {
@@ -425,7 +427,8 @@ fn rank_sets<K: Key>(records: usize, keys_of: impl Fn(usize, &mut Vec<K>) + Sync
                 v
             })
         })
-        .collect()
+        .collect();
+    TokenSets { sets, unique }
 }
 
 /// Token sets of `texts` (already normalized): one sorted, distinct `Vec<u32>` per text, token
@@ -436,6 +439,22 @@ fn rank_sets<K: Key>(records: usize, keys_of: impl Fn(usize, &mut Vec<K>) + Sync
 /// alphabet actually used) and an n-gram is packed into a u64 when n·b ≤ 64, a u128 when
 /// n·b ≤ 128, and kept as its text otherwise; no hashing to fingerprints, so no collisions.
 pub fn token_sets<S: AsRef<str> + Sync>(texts: &[S], n: usize) -> Vec<Vec<u32>> {
+    ranked_token_sets(texts, n).sets
+}
+
+/// The token sets of [`token_sets`] and how many of their tokens occur only once.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct TokenSets {
+    /// One sorted, distinct `Vec<u32>` of token ids per text.
+    pub sets: Vec<Vec<u32>>,
+    /// The tokens that occur once in all the texts are exactly the ids `0..unique` (ranked
+    /// first): each lies in one set only, so it can never be shared, and the join skips it
+    /// ([`super::join::join_unique`]).
+    pub unique: u32,
+}
+
+/// [`token_sets`] with the number of tokens that occur only once ([`TokenSets::unique`]).
+pub fn ranked_token_sets<S: AsRef<str> + Sync>(texts: &[S], n: usize) -> TokenSets {
     let n = n.max(1);
     let alpha = Alphabet::of(texts);
     let b = alpha.bits as usize;
@@ -620,10 +639,11 @@ mod tests {
             records in proptest::collection::vec((0u64..6, 1usize..5), 1..30),
         ) {
             let keys: Vec<u64> = records.iter().map(|&(k, _)| mix64(k)).collect();
-            let sets = rank_sets::<u64>(records.len(), |i, v| {
+            let ranked = rank_sets::<u64>(records.len(), |i, v| {
                 v.clear();
                 v.extend(std::iter::repeat_n(keys[i], records[i].1));
             });
+            let sets = &ranked.sets;
             let mut occurrences: std::collections::BTreeMap<u64, usize> = Default::default();
             for &(k, r) in &records {
                 *occurrences.entry(k).or_default() += r;
@@ -644,6 +664,10 @@ mod tests {
                         proptest::prop_assert!(ia < ib, "key {} ({} times) ranked after key {} ({} times)", a, occurrences[a], b, occurrences[b]);
                     }
                 }
+            }
+            // The keys seen once are the ids below `unique`.
+            for (k, id) in &id_of {
+                proptest::prop_assert_eq!(occurrences[k] == 1, *id < ranked.unique, "key {}", k);
             }
         }
     }
