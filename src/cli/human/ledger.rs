@@ -133,13 +133,12 @@ impl Human for Vec<LogItem> {
         if self.is_empty() {
             return format!("The ledger is empty (no entries on {}).\n", crate::ledger::LEDGER_REF);
         }
-        // About 130 bytes a line: one allocation for the whole table.
-        let mut s = String::with_capacity(160 * (self.len() + 1));
-        let _ = writeln!(
-            s,
-            "{:>4}  {:<20}  {:<9}  {:<24}  {:<14}  {:<12}  {}",
+        let mut s = format!(
+            "{:>4}  {:<20}  {:<9}  {:<24}  {:<14}  {:<12}  {}\n",
             "SEQ", "TIME (UTC)", "KIND", "STUDY", "ACCESS", "PROTOCOL", "DETAILS"
         );
+        // About 130 bytes a line: one allocation for the whole table.
+        s.reserve(160 * self.len());
         for it in self {
             let e = &it.entry;
             let mut details = e
