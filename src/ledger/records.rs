@@ -374,7 +374,7 @@ impl<'a> RawCommit<'a> {
         if !committer.starts_with(b"committer ") {
             return None;
         }
-        let message = match raw.windows(2).position(|w| w == b"\n\n") {
+        let message = match memchr::memmem::find(raw, b"\n\n") {
             Some(i) => &raw[i + 2..],
             None => &[],
         };

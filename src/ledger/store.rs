@@ -504,10 +504,7 @@ impl Ledger {
             .repo
             .odb()
             .map_err(|e| Error::git("opening the object database", e))?;
-        let parse = |bytes: &[u8]| {
-            Entry::parse(bytes, &format!("entry.json of ledger commit {}", oid))
-                .map_err(|e| e.with_hint("run `pledge verify` to see every problem of the ledger"))
-        };
+        let parse = |bytes: &[u8]| parse_ledger_entry(oid, bytes);
         if let Some((entry, parent)) = super::records::read_entry_raw(&odb, oid, parse) {
             return Ok((entry?, parent));
         }
@@ -827,6 +824,16 @@ impl Ledger {
 }
 
 /// The error (exit 2) for ledger commit `oid` holding no `entry.json` file.
+/// The `entry.json` bytes of ledger commit `oid` parsed, as every reader of single entries
+/// ([`Ledger::read_entry`], `pledge log`) parses them.
+///
+/// Errors (exit 2): the bytes are not a pledge ledger entry (naming the commit, with a hint to
+/// run `pledge verify`).
+pub(crate) fn parse_ledger_entry(oid: Oid, bytes: &[u8]) -> Result<Entry> {
+    Entry::parse(bytes, &format!("entry.json of ledger commit {}", oid))
+        .map_err(|e| e.with_hint("run `pledge verify` to see every problem of the ledger"))
+}
+
 fn no_entry_json(oid: Oid) -> Error {
     Error::input(format!(
         "ledger commit {} has no entry.json: it is not a pledge ledger entry",

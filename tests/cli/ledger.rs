@@ -1626,3 +1626,85 @@ fn a_ledger_ref_naming_a_blob_is_a_finding() {
     assert_eq!(n.code, 1, "{}", n.stderr);
     assert!(n.stderr.contains("the ledger fails verification"), "{}", n.stderr);
 }
+
+/// `log`'s output (human and JSON), with every cache of `.git/pledge/` removed first.
+fn log_without_caches(env: &Env) -> (String, String) {
+    let _ = std::fs::remove_dir_all(env.join(".git/pledge"));
+    let (h, j) = (env.run(&["log"]), env.run(&["log", "--format", "json"]));
+    ok(&h);
+    ok(&j);
+    (h.stdout, j.stdout)
+}
+
+/// `log`'s output (human and JSON) as it is now, caches and all.
+fn log_now(env: &Env) -> (String, String) {
+    let (h, j) = (env.run(&["log"]), env.run(&["log", "--format", "json"]));
+    ok(&h);
+    ok(&j);
+    (h.stdout, j.stdout)
+}
+
+/// `log` through its cache (`.git/pledge/log-cache`, written by the first `log`) prints the same
+/// bytes as `log` without one, in both formats, and again after an append adds to the cache.
+#[test]
+fn log_through_its_cache_prints_what_log_without_it_prints() {
+    let env = four_entries();
+    let cache = env.join(".git/pledge/log-cache");
+    let plain = log_without_caches(&env);
+    assert!(cache.is_file(), "the first log writes the cache");
+    assert_eq!(json(&plain.1).as_array().unwrap().len(), 4);
+    assert_eq!(log_now(&env), plain);
+    ok(&env.run(&["note", "--reason", "after the cache"]));
+    let before = std::fs::metadata(&cache).unwrap().len();
+    let after_append = log_now(&env);
+    assert!(
+        std::fs::metadata(&cache).unwrap().len() > before,
+        "the new entry is added"
+    );
+    assert_eq!(log_now(&env), after_append);
+    assert_eq!(log_without_caches(&env), after_append);
+    assert!(after_append.0.contains("reason: after the cache"), "{}", after_append.0);
+}
+
+/// A log cache that does not describe the ledger is ignored, whatever is in it: one whose
+/// cached entry was edited (the same length, so only the object ids tell), one of another
+/// ledger, one cut short, and one of a ledger that was rewritten; `log` then prints the
+/// ledger's own entries, and `verify` never reads the cache.
+#[test]
+fn a_tampered_foreign_or_stale_log_cache_is_ignored() {
+    let env = four_entries();
+    let cache = env.join(".git/pledge/log-cache");
+    let plain = log_without_caches(&env);
+    let good = std::fs::read(&cache).unwrap();
+    // Tampered: the note's reason edited in place.
+    let at = good
+        .windows(24)
+        .position(|w| w == b"first look at dev scores")
+        .expect("the cache holds the note");
+    let mut edited = good.clone();
+    edited[at..at + 24].copy_from_slice(b"FIRST LOOK AT TEST SCORE");
+    std::fs::write(&cache, &edited).unwrap();
+    assert_eq!(log_now(&env), plain);
+    assert!(!log_now(&env).0.contains("TEST SCORE"));
+    std::fs::write(&cache, &edited).unwrap();
+    ok(&verify_json(&env, &[]));
+    // Foreign: the cache of another ledger.
+    let other = Env::init();
+    ok(&other.run(&["note", "--reason", "another ledger"]));
+    let _ = log_without_caches(&other);
+    std::fs::copy(other.join(".git/pledge/log-cache"), &cache).unwrap();
+    assert_eq!(log_now(&env), plain);
+    // Cut short, and garbage.
+    std::fs::write(&cache, &good[..good.len() - 1]).unwrap();
+    assert_eq!(log_now(&env), plain);
+    std::fs::write(&cache, b"pledge log cache 1\nnot a record").unwrap();
+    assert_eq!(log_now(&env), plain);
+    // Stale: the ledger rewritten with the last entry dropped, the cache still of the old tip.
+    std::fs::write(&cache, &good).unwrap();
+    rewrite(&env, |_, nodes| {
+        nodes.pop();
+    });
+    let rewritten = log_now(&env);
+    assert_eq!(json(&rewritten.1).as_array().unwrap().len(), 3);
+    assert_eq!(log_without_caches(&env), rewritten);
+}
