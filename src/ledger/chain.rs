@@ -288,6 +288,17 @@ fn check_registrations(c: &mut ChainCheck, records: &[Record]) {
     let mut registered: BTreeMap<&str, String> = BTreeMap::new();
     let mut seen: Vec<&super::entry::Entry> = Vec::new();
     let mut levels = super::entry::AccessLevels::default();
+    // Per study: its latest stop-rule decision, and its latest components entry with the
+    // assignment hashes it records (what `analyze` checks an analysis against).
+    let mut decision: BTreeMap<&str, &Entry> = BTreeMap::new();
+    let mut counted: BTreeMap<&str, &Entry> = BTreeMap::new();
+    let assignments = |e: &Entry| -> Vec<String> {
+        e.inputs
+            .iter()
+            .filter(|(k, _)| k.role == super::entry::InputRole::Assignment)
+            .map(|(_, h)| h.clone())
+            .collect()
+    };
     for e in records.iter().filter_map(|r| r.entry.as_ref().ok()) {
         let n = Some(e.seq);
         let id = e.study_id.as_str();
@@ -377,6 +388,48 @@ fn check_registrations(c: &mut ChainCheck, records: &[Record]) {
                     );
                 }
             }
+        }
+        if e.kind == EntryKind::Analyze && !disclosed {
+            if let Some(stop) = decision.get(id).filter(|d| d.kind == EntryKind::Stop) {
+                c.bad(
+                    FindingCode::AnalysisRefused,
+                    n,
+                    format!(
+                        "entry #{} analyzes study `{}` after its stop rule said stop (entry #{}), without a deviation",
+                        e.seq, id, stop.seq
+                    ),
+                );
+            }
+            let used = assignments(e);
+            if !used.is_empty() {
+                let problem = match counted.get(id) {
+                    None => Some("no components entry of the study records one before it".to_string()),
+                    Some(k) if !assignments(k).iter().any(|h| used.contains(h)) => Some(format!(
+                        "it is not the one its latest count (entry #{}) recorded",
+                        k.seq
+                    )),
+                    Some(_) => None,
+                };
+                if let Some(p) = problem {
+                    c.bad(
+                        FindingCode::AnalysisRefused,
+                        n,
+                        format!(
+                            "entry #{} analyzes study `{}` on a component assignment, and {}, without a deviation",
+                            e.seq, id, p
+                        ),
+                    );
+                }
+            }
+        }
+        if matches!(e.kind, EntryKind::Stop | EntryKind::Go) {
+            decision.insert(id, e);
+        }
+        if matches!(
+            e.kind,
+            EntryKind::Count | EntryKind::Stop | EntryKind::Go | EntryKind::Assign
+        ) {
+            counted.insert(id, e);
         }
         if matches!(e.kind, EntryKind::Register | EntryKind::Amend) {
             if let Some(h) = &e.protocol_sha256 {

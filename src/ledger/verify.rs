@@ -67,6 +67,9 @@ crate::named_enum! {
         DuplicateRegistration = "duplicate-registration",
         /// An entry used a protocol hash that was not the study's registered one at the time.
         UnregisteredProtocol = "unregistered-protocol",
+        /// An analysis the registration refuses, without a deviation: after the study's stop
+        /// rule said stop, or on a component assignment other than its latest count's.
+        AnalysisRefused = "analysis-refused",
         /// (PROTOCOL) The file differs from the latest registration.
         ProtocolChanged = "protocol-changed",
         /// (PROTOCOL) Its study is not registered.

@@ -333,6 +333,92 @@ fn the_stop_rule_gates_the_analysis_and_every_count_stays_visible() {
     assert!(md.contains("No analysis matches the registration"), "{}", md);
 }
 
+/// An analysis that got past the append's checks only because the local index was edited (its
+/// record of the stop decision removed) is still found by `verify`, from the chain alone: it
+/// comes after a stop and uses another assignment than the latest count's, with no deviation.
+#[test]
+fn verify_finds_an_analysis_the_stop_rule_refused_from_the_chain_alone() {
+    let env = counted(&protocol_v2(""));
+    let text = std::fs::read_to_string(env.join("questions.json")).unwrap();
+    let v: Value = serde_json::from_str(&text).unwrap();
+    env.write("few.json", serde_json::to_string(&v.as_array().unwrap()[..5]).unwrap());
+    let c = env.run(&[
+        "components",
+        "p.toml",
+        "--questions",
+        "few.json",
+        "--out",
+        "few.csv",
+        "--deviation",
+        "a subset",
+    ]);
+    assert_eq!(c.code, 3, "{}", c.stderr);
+    assert_eq!(kinds(&env), ["register", "go", "deviation", "stop"]);
+    let r = analyze(&env, &[]);
+    assert_eq!(r.code, 1, "{}", r.stderr);
+    assert!(r.stderr.contains("the stop rule said stop (entry #4)"), "{}", r.stderr);
+    // Forget the stop in the local index: the append's checks then see the earlier go, but the
+    // check of the new entry against the tip (the stop itself) still refuses it.
+    let index = env.join(".git/pledge/index.json");
+    let forget_stop = || {
+        let mut ix: Value = serde_json::from_str(&std::fs::read_to_string(&index).unwrap()).unwrap();
+        for (_, kinds) in ix["studies"].as_object_mut().unwrap().iter_mut() {
+            kinds.as_object_mut().unwrap().remove("stop");
+        }
+        std::fs::write(&index, serde_json::to_string(&ix).unwrap()).unwrap();
+    };
+    forget_stop();
+    let r = analyze(&env, &[]);
+    assert_eq!(r.code, 1, "{}", r.stderr);
+    assert!(
+        r.stderr
+            .contains("this append would leave the ledger failing verification")
+            && r.stderr
+                .contains("analysis-refused: entry #5 analyzes study `hb` after its stop rule said stop (entry #4)"),
+        "{}",
+        r.stderr
+    );
+    // With another entry after the stop, an edited index lets the analysis land.
+    assert_eq!(env.run(&["note", "--reason", "looked at the counts"]).code, 0);
+    forget_stop();
+    let r = analyze(&env, &[]);
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    let r = env.run(&["verify", "--format", "json"]);
+    assert_eq!(r.code, 1, "{}", r.stdout);
+    let found: Vec<(String, u64, String)> = json(&r.stdout)["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| {
+            (
+                f["code"].as_str().unwrap().to_string(),
+                f["seq"].as_u64().unwrap(),
+                f["message"].as_str().unwrap().to_string(),
+            )
+        })
+        .collect();
+    assert_eq!(found.len(), 2, "{:?}", found);
+    assert!(
+        found
+            .iter()
+            .all(|(code, seq, _)| code == "analysis-refused" && *seq == 6),
+        "{:?}",
+        found
+    );
+    assert!(
+        found[0]
+            .2
+            .contains("after its stop rule said stop (entry #4), without a deviation"),
+        "{:?}",
+        found
+    );
+    assert!(
+        found[1].2.contains("not the one its latest count (entry #4) recorded"),
+        "{:?}",
+        found
+    );
+}
+
 #[test]
 fn a_second_analysis_is_exploratory_and_the_first_stays_confirmatory() {
     let env = counted(&protocol_v2(""));
