@@ -25,7 +25,7 @@
 //! libgit2's re-hash of the objects it reads, see the CLI's `UncheckedReads`).
 
 use super::entry::Entry;
-use super::records::{raw_tree, RawCommit};
+use super::records::{raw_tree, with_raw_commit, RawCommit};
 use super::store::{parse_ledger_entry, Ledger};
 use crate::error::{Error, Result};
 use git2::{ObjectType, Odb, Oid};
@@ -170,23 +170,15 @@ struct Parts {
 /// The parts of commit `oid` and its first parent, read raw as `Ledger::read_entry_and_parent`
 /// reads them first; `None` where that would fall back to libgit2's parsed objects.
 fn read_parts(odb: &Odb<'_>, oid: Oid) -> Option<(Parts, Option<Oid>)> {
-    let obj = odb.read(oid).ok()?;
-    if obj.kind() != ObjectType::Commit {
-        return None;
-    }
-    let c = RawCommit::parse(obj.data())?;
-    let tree = odb.read(c.tree).ok()?;
-    if tree.kind() != ObjectType::Tree {
-        return None;
-    }
-    let item = entry_item(tree.data())?;
-    let blob = odb.read(item).ok()?;
-    let parts = Parts {
-        commit: oid,
-        tree: tree.data().to_vec(),
-        entry: blob.data().to_vec(),
-    };
-    Some((parts, c.parents.first().copied()))
+    with_raw_commit(odb, oid, |_, c, tree| {
+        let blob = odb.read(entry_item(tree)?).ok()?;
+        let parts = Parts {
+            commit: oid,
+            tree: tree.to_vec(),
+            entry: blob.data().to_vec(),
+        };
+        Some((parts, c.parents.first().copied()))
+    })
 }
 
 /// The id of the first `entry.json` blob a raw tree names (as `records::read_entry_raw` finds it).

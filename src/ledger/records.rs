@@ -216,6 +216,34 @@ fn file_into(rec: &mut Record, name: String, id: Oid, blob: Option<std::result::
 /// parsers do not take as ordinary (not a commit, an unreadable object, an unusual layout): the
 /// caller then reads it through libgit2's parsed objects, whose errors and findings stand.
 fn read_record_raw(odb: &git2::Odb<'_>, oid: Oid) -> Option<(Record, Option<Oid>)> {
+    with_raw_commit(odb, oid, |raw, c, tree| {
+        let items = raw_tree(tree)?;
+        let parent = c.parents.first().copied();
+        let mut rec = commit_record(
+            oid,
+            c.parents.iter().map(Oid::to_string).collect(),
+            std::str::from_utf8(c.message).ok(),
+            raw.to_vec(),
+        );
+        for item in items {
+            let blob = match item.kind {
+                ObjectType::Blob => Some(odb.read(item.id).map(|o| o.data().to_vec())),
+                _ => None,
+            };
+            file_into(&mut rec, item.name_lossy(), item.id, blob);
+        }
+        Some((rec, parent))
+    })
+}
+
+/// `f(commit bytes, the parsed commit, its tree's bytes)` for commit `oid`, both objects read
+/// raw from the object database; `None` when either is unreadable or not of its kind, or the
+/// commit is not ordinary for [`RawCommit::parse`] (the callers then read through libgit2).
+pub(crate) fn with_raw_commit<T>(
+    odb: &git2::Odb<'_>,
+    oid: Oid,
+    f: impl FnOnce(&[u8], &RawCommit<'_>, &[u8]) -> Option<T>,
+) -> Option<T> {
     let obj = odb.read(oid).ok()?;
     if obj.kind() != ObjectType::Commit {
         return None;
@@ -225,22 +253,7 @@ fn read_record_raw(odb: &git2::Odb<'_>, oid: Oid) -> Option<(Record, Option<Oid>
     if tree.kind() != ObjectType::Tree {
         return None;
     }
-    let items = raw_tree(tree.data())?;
-    let parent = c.parents.first().copied();
-    let mut rec = commit_record(
-        oid,
-        c.parents.iter().map(Oid::to_string).collect(),
-        std::str::from_utf8(c.message).ok(),
-        obj.data().to_vec(),
-    );
-    for item in items {
-        let blob = match item.kind {
-            ObjectType::Blob => Some(odb.read(item.id).map(|o| o.data().to_vec())),
-            _ => None,
-        };
-        file_into(&mut rec, item.name_lossy(), item.id, blob);
-    }
-    Some((rec, parent))
+    f(obj.data(), &c, tree.data())
 }
 
 /// `read(bytes of entry.json)` of commit `oid`, and the commit's first parent, read raw as
@@ -251,20 +264,13 @@ pub(crate) fn read_entry_raw<T>(
     oid: Oid,
     read: impl FnOnce(&[u8]) -> T,
 ) -> Option<(T, Option<Oid>)> {
-    let obj = odb.read(oid).ok()?;
-    if obj.kind() != ObjectType::Commit {
-        return None;
-    }
-    let c = RawCommit::parse(obj.data())?;
-    let tree = odb.read(c.tree).ok()?;
-    if tree.kind() != ObjectType::Tree {
-        return None;
-    }
-    let item = raw_tree(tree.data())?
-        .into_iter()
-        .find(|i| i.name == b"entry.json" && i.kind == ObjectType::Blob)?;
-    let blob = odb.read(item.id).ok()?;
-    Some((read(blob.data()), c.parents.first().copied()))
+    with_raw_commit(odb, oid, |_, c, tree| {
+        let item = raw_tree(tree)?
+            .into_iter()
+            .find(|i| i.name == b"entry.json" && i.kind == ObjectType::Blob)?;
+        let blob = odb.read(item.id).ok()?;
+        Some((read(blob.data()), c.parents.first().copied()))
+    })
 }
 
 /// As [`read_record_raw`] through libgit2's parsed commit and tree. An object that is not a
