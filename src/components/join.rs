@@ -116,6 +116,24 @@ pub fn join_indexed(
     indexed: &(dyn Fn(usize) -> bool + Sync),
     progress: &(dyn Fn(u64) + Sync),
 ) -> Vec<(u32, u32)> {
+    join_owned(sets, unique, t, indexed, &|_, _, _| true, progress)
+}
+
+/// The pairs of [`join_indexed`] that `keep(x, y, token)` accepts, where `token` is the smallest
+/// token the two sets share; `keep` is asked before the pair is verified, so a pair it refuses
+/// costs no merge (a partitioned join keeps a pair only where that token is owned). `keep` is
+/// asked about every candidate once, with the first token of the probing set's prefix found in
+/// the other's indexing prefix: for a pair with Jaccard ≥ t that is the smallest shared token
+/// (both prefixes hold it, and the probe visits its tokens in ascending order); for any other
+/// candidate it may be another token, and the pair is dropped either way.
+pub fn join_owned(
+    sets: &[Vec<u32>],
+    unique: u32,
+    t: f64,
+    indexed: &(dyn Fn(usize) -> bool + Sync),
+    keep: &(dyn Fn(u32, u32, u32) -> bool + Sync),
+    progress: &(dyn Fn(u64) + Sync),
+) -> Vec<(u32, u32)> {
     let mut order: Vec<u32> = (0..sets.len() as u32)
         .filter(|&i| !sets[i as usize].is_empty())
         .collect();
@@ -248,6 +266,10 @@ pub fn join_indexed(
                         }
                         if *seen == 0 {
                             cand.push(py);
+                            if !keep(x, order[py as usize], tok) {
+                                *seen = PRUNED;
+                                continue;
+                            }
                         }
                         let ly = lens[py as usize];
                         let bound = *seen as usize + 1 + (lx - i - 1).min(ly - j as usize - 1);
@@ -441,6 +463,32 @@ pub(in crate::components) mod tests {
                 })
                 .collect();
             prop_assert_eq!(join_indexed(&sets, 0, t, &picked, &|_| ()), want);
+        }
+
+        /// Ownership asked before verification: the pairs kept are exactly those whose
+        /// smallest shared token the predicate accepts (and every candidate is asked about
+        /// with the pair's own two sets).
+        #[test]
+        fn join_owned_keeps_the_pairs_owning_their_smallest_shared_token(
+            (texts, n, t) in corpus(),
+            mask in any::<u64>(),
+        ) {
+            let ranked = crate::components::shingle::ranked_token_sets(&texts, n);
+            let sets = &ranked.sets;
+            let owned = |tok: u32| mask >> (tok % 64) & 1 == 1;
+            let smallest_shared = |a: u32, b: u32| {
+                let y = &sets[b as usize];
+                sets[a as usize].iter().copied().find(|tok| y.binary_search(tok).is_ok())
+            };
+            let want: Vec<(u32, u32)> = brute_force(sets, t)
+                .into_iter()
+                .filter(|&(a, b)| smallest_shared(a, b).is_some_and(owned))
+                .collect();
+            let got = join_owned(sets, ranked.unique, t, &|_| true, &|x, y, tok| {
+                assert!(sets[x as usize].contains(&tok) && sets[y as usize].contains(&tok));
+                owned(tok)
+            }, &|_| ());
+            prop_assert_eq!(got, want);
         }
 
         #[test]

@@ -791,6 +791,7 @@ pub fn join_partitioned_source(
             join_sets(
                 &recs,
                 local,
+                sets.unique,
                 t,
                 scored,
                 &label(0, 1),
@@ -834,6 +835,7 @@ pub fn join_partitioned_source(
                 join_sets(
                     &recs,
                     local,
+                    sets.unique,
                     t,
                     scored,
                     &label(p as usize, starts),
@@ -1027,6 +1029,7 @@ fn gather(sets: &SpilledSets, member: &dyn Fn(usize) -> bool) -> std::io::Result
 fn join_sets(
     recs: &[u32],
     mut local: Vec<Vec<u32>>,
+    unique: u32,
     t: f64,
     scored: bool,
     label: &str,
@@ -1041,23 +1044,34 @@ fn join_sets(
         return;
     }
     let dense = renumbering.apply(&mut local);
+    // The renumbering keeps the order, so the tokens held by one set of the whole collection
+    // (ranks below `unique`) are the first dense ids: the join neither indexes nor probes them.
+    let once = dense.partition_point(|&tok| tok < unique) as u32;
     progress.start(label, local.len() as u64);
-    let pairs = join::join_indexed(&local, 0, t, &|i| indexed(recs[i]), &|m| progress.advance(m));
+    // Ownership is decided before a pair is verified, on the smallest token it shares.
+    let pairs = join::join_owned(
+        &local,
+        once,
+        t,
+        &|i| indexed(recs[i]),
+        &|i, j, tok| {
+            let (a, b) = (recs[i as usize], recs[j as usize]);
+            keep(a.min(b), a.max(b), dense[tok as usize])
+        },
+        &|m| progress.advance(m),
+    );
     let owned: Vec<(u32, u32, u32, u32)> = pairs
         .into_par_iter()
-        .filter_map(|(i, j)| {
+        .map(|(i, j)| {
             let (x, y) = (&local[i as usize], &local[j as usize]);
             let (a, b) = (recs[i as usize], recs[j as usize]);
-            let first = dense[first_common(x, y)? as usize];
-            keep(a, b, first).then(|| {
-                let (inter, union) = if scored {
-                    let inter = join::intersection(x, y);
-                    (inter as u32, (x.len() + y.len() - inter) as u32)
-                } else {
-                    (0, 0)
-                };
-                (a, b, inter, union)
-            })
+            let (inter, union) = if scored {
+                let inter = join::intersection(x, y);
+                (inter as u32, (x.len() + y.len() - inter) as u32)
+            } else {
+                (0, 0)
+            };
+            (a, b, inter, union)
         })
         .collect();
     for (a, b, inter, union) in owned {
@@ -1115,19 +1129,6 @@ impl Renumbering {
         });
         dense
     }
-}
-
-/// The smallest element two sorted, distinct slices share.
-fn first_common(a: &[u32], b: &[u32]) -> Option<u32> {
-    let (mut i, mut j) = (0, 0);
-    while i < a.len() && j < b.len() {
-        match a[i].cmp(&b[j]) {
-            std::cmp::Ordering::Less => i += 1,
-            std::cmp::Ordering::Greater => j += 1,
-            std::cmp::Ordering::Equal => return Some(a[i]),
-        }
-    }
-    None
 }
 
 #[cfg(test)]
