@@ -123,6 +123,7 @@ pub fn assemble(entries: &[StoredEntry], study_id: &str, verification: Verificat
         );
     }
     let mut svgs = BTreeMap::new();
+    let access = sections::AccessHistory::of(entries, study_id);
     let study = StudyView {
         id: study_id.to_string(),
         title: protocol.study.title.clone(),
@@ -140,10 +141,14 @@ pub fn assemble(entries: &[StoredEntry], study_id: &str, verification: Verificat
             .map(|h| crate::text::short(h, 12).to_string())
             .unwrap_or_default(),
         data_access: first_reg.entry.data_access_label(),
-        registered_after_results_seen: mine
+        access_lowered: access.lowered.clone(),
+        registered_after_results_seen: first_reg.entry.data_access == crate::ledger::DataAccess::ResultsSeen,
+        amended_after_results_seen: mine
             .iter()
-            .filter(|e| matches!(e.entry.kind, EntryKind::Register | EntryKind::Amend))
-            .any(|e| e.entry.data_access == crate::ledger::DataAccess::ResultsSeen),
+            .filter(|e| e.entry.kind == EntryKind::Amend && access.results_seen_by(e.entry.seq))
+            .map(|e| format!("#{} ({})", e.entry.seq, e.entry.time))
+            .collect::<Vec<_>>()
+            .join(", "),
     };
     let count_record: Option<CountRecord> = match count {
         Some(c) => Some(records::read_result(c, "count")?),
@@ -162,7 +167,7 @@ pub fn assemble(entries: &[StoredEntry], study_id: &str, verification: Verificat
         Some(a) => sections::results_view(a, &protocol, &mut svgs)?,
         None => ResultsView::default(),
     };
-    for (name, mark) in sections::amended_hypotheses(&mine)? {
+    for (name, mark) in sections::amended_hypotheses(&mine, &access)? {
         for h in results.hypotheses.iter_mut().filter(|h| h.name == name) {
             if !h.amended.is_empty() {
                 h.amended.push(' ');
@@ -173,17 +178,27 @@ pub fn assemble(entries: &[StoredEntry], study_id: &str, verification: Verificat
     let power = sections::power_view(&protocol, count_record.as_ref(), analysis.as_ref());
     let pool = sections::pool_view(&protocol, analysis.as_ref());
     let history = sections::history_view(&mine, confirmatory, &protocol)?;
-    let changes = mine
-        .iter()
-        .filter(|e| matches!(e.entry.kind, EntryKind::Amend | EntryKind::Deviation))
-        .map(|e| ChangeView {
-            seq: e.entry.seq,
-            time: e.entry.time.clone(),
-            kind: e.entry.kind.as_str().to_string(),
-            reason: e.entry.reason.clone().unwrap_or_default().replace('\n', " "),
-            fields: sections::deviation_fields(e),
-        })
-        .collect();
+    let mut changes = Vec::new();
+    let mut registration: Option<&StoredEntry> = None;
+    for e in &mine {
+        let fields = match e.entry.kind {
+            EntryKind::Deviation => sections::deviation_fields(e),
+            EntryKind::Amend => sections::amendment_fields(registration, e, &access),
+            _ => String::new(),
+        };
+        if matches!(e.entry.kind, EntryKind::Register | EntryKind::Amend) {
+            registration = Some(e);
+        }
+        if matches!(e.entry.kind, EntryKind::Amend | EntryKind::Deviation) {
+            changes.push(ChangeView {
+                seq: e.entry.seq,
+                time: e.entry.time.clone(),
+                kind: e.entry.kind.as_str().to_string(),
+                reason: e.entry.reason.clone().unwrap_or_default().replace('\n', " "),
+                fields,
+            });
+        }
+    }
     let summary = sections::summary(&protocol, &components, &results, &pool);
     let reproduce = sections::reproduce_view(&protocol, &mine, entries, reg, analyze);
     Ok(Assembled {

@@ -51,7 +51,13 @@ pub struct StudyView {
     /// repository had no commit yet.
     pub registered_commit: String,
     pub data_access: String,
+    /// Each later entry that declared less data access than was in force before it, in words.
+    pub access_lowered: Vec<String>,
+    /// Whether the registration itself declared `results-seen`.
     pub registered_after_results_seen: bool,
+    /// The amendments made when results had been declared seen (by them or before them,
+    /// `#N (time)`, comma-separated); empty when none.
+    pub amended_after_results_seen: String,
 }
 
 /// `verification.*`.

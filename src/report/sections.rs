@@ -621,6 +621,34 @@ pub fn deviation_fields(e: &StoredEntry) -> String {
     }
 }
 
+/// What amendment `e` changed against the registration or amendment before it (`prev`): each
+/// protocol value that differs ([`protocol_changes`]) and the declared data access when it
+/// differs from the level in force before it (`access`), joined by `; `; `the protocol text is unchanged` when nothing does.
+pub fn amendment_fields(prev: Option<&StoredEntry>, e: &StoredEntry, access: &AccessHistory) -> String {
+    let mut out = match (
+        prev.and_then(|p| p.protocol_text.as_deref()),
+        e.protocol_text.as_deref(),
+    ) {
+        (Some(a), Some(b)) => protocol_changes(a, b),
+        _ => vec!["the protocol (an earlier text is not in the ledger)".into()],
+    };
+    if let Some(&before) = access.before.get(&e.entry.seq) {
+        if before != e.entry.data_access {
+            out.push(format!(
+                "declared data access: {} → {}{}",
+                before.as_str(),
+                e.entry.data_access.as_str(),
+                if e.entry.data_access < before { " (lowered)" } else { "" }
+            ));
+        }
+    }
+    if out.is_empty() {
+        "nothing: the protocol text is unchanged".into()
+    } else {
+        out.join("; ")
+    }
+}
+
 /// The deviation recorded with entry `e` (the entry just before it in the same append), if any.
 fn deviation_of<'a>(mine: &[&'a StoredEntry], e: &StoredEntry) -> Option<&'a StoredEntry> {
     mine.iter()
@@ -697,7 +725,16 @@ pub fn history_view(mine: &[&StoredEntry], confirmatory: Option<&StoredEntry>, p
                                 f
                             }
                         }
-                        None => "nothing: as registered".into(),
+                        None => match mine
+                            .iter()
+                            .filter(|r| r.entry.seq < e.entry.seq)
+                            .rfind(|r| matches!(r.entry.kind, EntryKind::Register | EntryKind::Amend))
+                        {
+                            Some(a) if a.entry.kind == EntryKind::Amend => {
+                                format!("nothing: as registered, with amendment #{}", a.entry.seq)
+                            }
+                            _ => "nothing: as registered".into(),
+                        },
                     },
                     reason: if reason.is_empty() { "—".into() } else { reason },
                     results: results.join("; "),
@@ -722,8 +759,8 @@ pub fn history_view(mine: &[&StoredEntry], confirmatory: Option<&StoredEntry>, p
 
 /// Hypotheses changed by an amendment made after results were seen (the amend entry declares
 /// `results-seen`): each name with the mark the report puts on it.
-pub fn amended_hypotheses(mine: &[&StoredEntry]) -> Result<Vec<(String, String)>> {
-    use crate::ledger::{DataAccess, EntryKind};
+pub fn amended_hypotheses(mine: &[&StoredEntry], access: &AccessHistory) -> Result<Vec<(String, String)>> {
+    use crate::ledger::EntryKind;
     let mut out = Vec::new();
     let mut prev: Option<Protocol> = None;
     for e in mine {
@@ -734,7 +771,9 @@ pub fn amended_hypotheses(mine: &[&StoredEntry]) -> Result<Vec<(String, String)>
             continue;
         };
         let p = crate::protocol::parse(text, std::path::Path::new("protocol.toml (ledger)"))?;
-        if let (Some(old), EntryKind::Amend, DataAccess::ResultsSeen) = (&prev, e.entry.kind, e.entry.data_access) {
+        // Results seen by this amendment or declared seen before it (a later, lower level
+        // does not take that back).
+        if let (Some(old), EntryKind::Amend, true) = (&prev, e.entry.kind, access.results_seen_by(e.entry.seq)) {
             let mut names: Vec<&String> = p.hypotheses.iter().map(|h| &h.name).collect();
             names.extend(old.hypotheses.iter().map(|h| &h.name));
             names.sort();
@@ -858,5 +897,138 @@ fn tukey_view(r: &AnalysisRecord, alpha: f64, scale: Scale) -> TukeyView {
             alpha,
             listed.join("; ")
         ),
+    }
+}
+
+/// The data access declared for a study, read entry by entry (its own entries and the
+/// ledger-wide ones, first to last, as [`crate::ledger::AccessLevels`] reads them).
+#[derive(Debug, Default)]
+pub struct AccessHistory {
+    /// Per entry (by `seq`): the highest level declared up to and including it. A level, once
+    /// declared, cannot be taken back: results seen stay seen whatever a later entry says.
+    pub highest: BTreeMap<u64, crate::ledger::DataAccess>,
+    /// Per entry (by `seq`): the level in force just before it.
+    pub before: BTreeMap<u64, crate::ledger::DataAccess>,
+    /// Each entry that declared less than the level in force before it, in words.
+    pub lowered: Vec<String>,
+}
+
+impl AccessHistory {
+    /// The history of `study_id` over `entries` (the whole ledger, in order).
+    pub fn of(entries: &[StoredEntry], study_id: &str) -> AccessHistory {
+        let mut levels = crate::ledger::AccessLevels::default();
+        let mut out = AccessHistory::default();
+        let mut highest = crate::ledger::DataAccess::default();
+        let mut first = true;
+        for e in entries
+            .iter()
+            .map(|s| &s.entry)
+            .filter(|e| e.study_id == study_id || e.study_id.is_empty())
+        {
+            let before = levels.in_force(study_id);
+            if !first && e.data_access < before {
+                out.lowered.push(format!(
+                    "entry #{} ({}, {}) declared data access \"{}\" after \"{}\" was declared",
+                    e.seq,
+                    e.kind.as_str(),
+                    e.time,
+                    e.data_access.as_str(),
+                    before.as_str()
+                ));
+            }
+            if !first {
+                out.before.insert(e.seq, before);
+            }
+            first = false;
+            highest = highest.max(e.data_access);
+            out.highest.insert(e.seq, highest);
+            levels.push(e);
+        }
+        out
+    }
+
+    /// Whether results had been declared seen by entry `seq` (inclusive).
+    pub fn results_seen_by(&self, seq: u64) -> bool {
+        self.highest
+            .range(..=seq)
+            .next_back()
+            .is_some_and(|(_, a)| *a == crate::ledger::DataAccess::ResultsSeen)
+    }
+}
+
+/// What an amendment changed in the protocol: one `key: old → new` per TOML value that differs
+/// between the protocol texts `old` and `new` (keys as dotted paths, array items by position,
+/// `(absent)` for a key only one side has; long values shortened), in key order. Texts that do
+/// not parse as TOML give one line saying so.
+pub fn protocol_changes(old: &str, new: &str) -> Vec<String> {
+    fn flatten(prefix: &str, v: &toml::Value, out: &mut BTreeMap<String, String>) {
+        match v {
+            toml::Value::Table(t) => {
+                for (k, v) in t {
+                    let key = if prefix.is_empty() {
+                        k.clone()
+                    } else {
+                        format!("{}.{}", prefix, k)
+                    };
+                    flatten(&key, v, out);
+                }
+            }
+            toml::Value::Array(a) if a.iter().any(|x| x.is_table()) => {
+                for (i, v) in a.iter().enumerate() {
+                    flatten(&format!("{}[{}]", prefix, i), v, out);
+                }
+            }
+            other => {
+                out.insert(prefix.to_string(), other.to_string());
+            }
+        }
+    }
+    let parse = |s: &str| s.parse::<toml::Table>().map(toml::Value::Table);
+    let (Ok(a), Ok(b)) = (parse(old), parse(new)) else {
+        return vec!["the protocol text (not TOML on one side)".into()];
+    };
+    let (mut fa, mut fb) = (BTreeMap::new(), BTreeMap::new());
+    flatten("", &a, &mut fa);
+    flatten("", &b, &mut fb);
+    let short = |s: Option<&String>| match s {
+        None => "(absent)".to_string(),
+        Some(s) if s.chars().count() > 60 => format!("{}…", s.chars().take(59).collect::<String>()),
+        Some(s) => s.clone(),
+    };
+    let mut keys: Vec<&String> = fa.keys().chain(fb.keys()).collect();
+    keys.sort();
+    keys.dedup();
+    keys.into_iter()
+        .filter(|k| fa.get(*k) != fb.get(*k))
+        .map(|k| format!("{}: {} → {}", k, short(fa.get(k)), short(fb.get(k))))
+        .collect()
+}
+
+#[cfg(test)]
+mod change_tests {
+    use super::protocol_changes;
+
+    #[test]
+    fn protocol_changes_lists_each_differing_value_by_its_dotted_key() {
+        let old = "schema-version = 2\n[target]\nmde = 0.15\nalpha = 0.05\n[[hypotheses]]\nname = \"h1\"\n";
+        let new = "schema-version = 2\n[target]\nmde = 0.1\nalpha = 0.05\nsides = 1\n[[hypotheses]]\nname = \"h2\"\n";
+        assert_eq!(
+            protocol_changes(old, new),
+            vec![
+                "hypotheses[0].name: \"h1\" → \"h2\"".to_string(),
+                "target.mde: 0.15 → 0.1".to_string(),
+                "target.sides: (absent) → 1".to_string(),
+            ]
+        );
+        assert!(protocol_changes(old, old).is_empty());
+        let long = format!("[study]\ndescription = \"{}\"\n", "x".repeat(100));
+        let got = protocol_changes("", &long);
+        assert_eq!(got.len(), 1);
+        assert!(got[0].starts_with("study.description: (absent) → \"xxxx"), "{}", got[0]);
+        assert!(got[0].ends_with('…') && got[0].chars().count() < 110, "{}", got[0]);
+        assert_eq!(
+            protocol_changes("a = ", "a = 1"),
+            vec!["the protocol text (not TOML on one side)".to_string()]
+        );
     }
 }

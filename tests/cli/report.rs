@@ -204,6 +204,62 @@ fn a_tampered_ledger_still_gives_a_report_with_the_failure_first() {
     assert!(md.contains("| Ledger verification | **FAILED with "), "{}", md);
 }
 
+/// An amendment after results were declared seen that declares `nothing-run` again: the
+/// report says it was made after results were seen, that the level was lowered (by which entry),
+/// what the amendment changed, and the history's later analysis names the amendment.
+#[test]
+fn an_amendment_lowering_the_declared_access_is_disclosed_in_the_report() {
+    let (env, _) = demo();
+    let dir = env.join("demo");
+    let d = dir.to_str().unwrap();
+    let r = env.run(&[
+        "-C",
+        d,
+        "note",
+        "--study",
+        "hotpotqa-100-agents",
+        "--access",
+        "results-seen",
+        "--reason",
+        "looked at the scores",
+    ]);
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    let path = dir.join("protocols/hotpotqa.toml");
+    let text = std::fs::read_to_string(&path).unwrap();
+    std::fs::write(&path, text.replacen("mde = 0.15", "mde = 0.10", 1)).unwrap();
+    let r = env.run(&[
+        "-C",
+        d,
+        "amend",
+        "protocols/hotpotqa.toml",
+        "--access",
+        "nothing-run",
+        "--reason",
+        "a tighter target",
+    ]);
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    let r = env.run(&["-C", d, "report", "--out", "lowered"]);
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    let md = std::fs::read_to_string(dir.join("lowered/report.md")).unwrap();
+    let head = &md[..md.find("| registration | record |").unwrap()];
+    assert!(
+        head.contains("**Amended after results were seen.** Amendment \\#5 ("),
+        "{}",
+        head
+    );
+    assert!(head.contains("**Declared data access lowered.**"), "{}", head);
+    assert!(
+        head.contains("entry #5 (amend, 2026-11-30T12:00:00Z) declared data access \"nothing-run\" after \"results-seen\" was declared"),
+        "{}",
+        head
+    );
+    assert!(
+        md.contains("| #5 | 2026-11-30T12:00:00Z | amend | a tighter target | target.mde: 0.15 → 0.1; declared data access: results-seen → nothing-run (lowered) |"),
+        "{}",
+        md
+    );
+}
+
 /// The whole demo report, as a snapshot: it is deterministic for a fixed clock (`PLEDGE_NOW`),
 /// so any change in wording or numbers shows up in review. Only the scratch path is redacted.
 #[test]
