@@ -77,6 +77,16 @@ fn intersection_at_least(a: &[u32], b: &[u32], need: usize) -> Option<usize> {
                 n += 1;
                 i += 1;
                 j += 1;
+                // Near-duplicates share long runs: step over equal blocks of 8 at once (the
+                // count and the remaining lengths move together, so the bound is unchanged).
+                while let (Some(x), Some(y)) = (a.get(i..i + 8), b.get(j..j + 8)) {
+                    if x != y {
+                        break;
+                    }
+                    n += 8;
+                    i += 8;
+                    j += 8;
+                }
             }
         }
     }
@@ -162,8 +172,13 @@ pub fn join_owned(
     let ranges = (8 * threads).clamp(1, (ntok - lo).max(1));
     let width = (ntok - lo).div_ceil(ranges).max(1);
     let range_of = |r: usize| (lo + r * width).min(ntok)..(lo + (r + 1) * width).min(ntok);
-    // Where a sorted set's tokens that may be shared begin.
-    let shared_from = |s: &[u32]| s.partition_point(|&tok| (tok as usize) < lo);
+    // Where each set's tokens that may be shared begin (searched once per set, not once per
+    // candidate).
+    let shared: Vec<u32> = sets
+        .par_iter()
+        .map(|s| s.partition_point(|&tok| (tok as usize) < lo) as u32)
+        .collect();
+    let shared_from = |i: u32| shared[i as usize] as usize;
     let per_chunk = order.len().div_ceil(8 * threads).max(1);
     let segments: Vec<Vec<Vec<(u32, u32, u32)>>> = order
         .par_chunks(per_chunk)
@@ -176,7 +191,7 @@ pub fn join_owned(
                 }
                 let pos = c * per_chunk + k;
                 let prefix = &sets[i as usize][..mid_prefix(lens[pos])];
-                for (j, &tok) in prefix.iter().enumerate().skip(shared_from(prefix)) {
+                for (j, &tok) in prefix.iter().enumerate().skip(shared_from(i)) {
                     seg[(tok as usize - lo) / width].push((tok, pos as u32, j as u32));
                 }
             }
@@ -248,7 +263,7 @@ pub fn join_owned(
                 let shortest = lens.partition_point(|&l| (l as f64) < min_len) as u32;
                 cand.clear();
                 let probe = &sx[..lx - min_overlap(lx, t) + 1];
-                for (i, &tok) in probe.iter().enumerate().skip(shared_from(probe)) {
+                for (i, &tok) in probe.iter().enumerate().skip(shared_from(x)) {
                     let end = start[tok as usize + 1] as usize;
                     let at = &mut cursor[tok as usize - lo];
                     let mut from = *at as usize;
@@ -281,7 +296,7 @@ pub fn join_owned(
                     }
                 }
                 // The verifying merge skips the tokens no other set holds.
-                let tail_x = &sx[shared_from(sx)..];
+                let tail_x = &sx[shared_from(x)..];
                 for &py in &cand {
                     let seen = std::mem::take(&mut overlap[py as usize]);
                     if seen == PRUNED {
@@ -290,7 +305,7 @@ pub fn join_owned(
                     let y = order[py as usize];
                     let sy = &sets[y as usize];
                     let need = pair_overlap(lx, sy.len(), t);
-                    if let Some(inter) = intersection_at_least(tail_x, &sy[shared_from(sy)..], need) {
+                    if let Some(inter) = intersection_at_least(tail_x, &sy[shared_from(y)..], need) {
                         if similar(inter, lx, sy.len(), t) {
                             found.push((x.min(y), x.max(y)));
                         }

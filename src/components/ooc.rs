@@ -559,6 +559,7 @@ fn rank_spilled<K: SpillKey>(
                 put_var(&mut buf, rec - prev);
                 put_var(&mut buf, count as u64);
                 prev = rec;
+                buf.reserve(4 * count);
                 for _ in 0..count {
                     let k = K::take(&mut r).map_err(&err)?;
                     let id = *map.entry(k).or_insert_with(|| {
