@@ -351,6 +351,18 @@ pub fn results_view(r: &AnalysisRecord, p: &Protocol, svgs: &mut BTreeMap<String
         .map(|c| c.estimator.clone())
         .filter(|e| !e.is_empty())
         .unwrap_or_else(|| "mean over topics".into());
+    // The components' estimator applies to component resampling only: say so where the
+    // registration resamples topics, so "mean over topics" does not read as a deviation from it.
+    let estimator = if p.analysis.resampling_unit == crate::protocol::ResamplingUnit::Topic
+        && estimator == "mean over topics"
+    {
+        format!(
+            "mean over topics (the registered resampling unit is the topic; the components' estimator, {}, applies to component resampling)",
+            p.components.estimator.as_str()
+        )
+    } else {
+        estimator
+    };
     let topics = &r.topics;
     let mut notes = r.notes.clone();
     if topics.filled_with_zero > 0 {
