@@ -102,9 +102,11 @@ fn write(
     let mut notes: Notes = ledger.take_notes().into_iter().map(Note::info).collect();
     let s: RegistrationSummary = records::read_summary(&entry, "registration")?;
     if s.results_seen_at_registration {
-        notes.push(Note::info(
-            "registered after results were seen (--access results-seen); every report discloses this",
-        ));
+        notes.push(Note::info(if amend_reason.is_some() {
+            "amended after results were seen (declared results-seen); every report discloses this"
+        } else {
+            "registered after results were seen (declared results-seen); every report discloses this"
+        }));
     }
     if let Some(p) = &s.pilot {
         notes.push(Note::info(format!(

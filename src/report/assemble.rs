@@ -146,9 +146,18 @@ pub fn assemble(entries: &[StoredEntry], study_id: &str, verification: Verificat
         amended_after_results_seen: mine
             .iter()
             .filter(|e| e.entry.kind == EntryKind::Amend && access.results_seen_by(e.entry.seq))
-            .map(|e| format!("#{} ({})", e.entry.seq, e.entry.time))
+            .map(|e| match access.first_results_seen() {
+                Some(d) if d == e.entry.seq => {
+                    format!("#{} ({}), which declared results-seen", e.entry.seq, e.entry.time)
+                }
+                Some(d) => format!(
+                    "#{} ({}), results-seen declared by entry #{}",
+                    e.entry.seq, e.entry.time, d
+                ),
+                None => format!("#{} ({})", e.entry.seq, e.entry.time),
+            })
             .collect::<Vec<_>>()
-            .join(", "),
+            .join("; "),
     };
     let count_record: Option<CountRecord> = match count {
         Some(c) => Some(records::read_result(c, "count")?),

@@ -728,25 +728,33 @@ pub fn history_view(mine: &[&StoredEntry], confirmatory: Option<&StoredEntry>, p
                     seq: e.entry.seq,
                     time: e.entry.time.clone(),
                     role: role.into(),
-                    differed: match dev {
-                        Some(d) => {
-                            let f = deviation_fields(d);
-                            if f.is_empty() {
-                                "declared a deviation".into()
-                            } else {
-                                f
-                            }
-                        }
-                        None => match mine
+                    differed: {
+                        let amendments: Vec<String> = mine
                             .iter()
-                            .filter(|r| r.entry.seq < e.entry.seq)
-                            .rfind(|r| matches!(r.entry.kind, EntryKind::Register | EntryKind::Amend))
-                        {
-                            Some(a) if a.entry.kind == EntryKind::Amend => {
-                                format!("nothing: as registered, with amendment #{}", a.entry.seq)
+                            .filter(|r| r.entry.seq < e.entry.seq && r.entry.kind == EntryKind::Amend)
+                            .map(|r| format!("#{}", r.entry.seq))
+                            .collect();
+                        let against = match amendments.len() {
+                            0 => String::new(),
+                            1 => format!(", with amendment {}", amendments[0]),
+                            _ => format!(", with amendments {}", amendments.join(", ")),
+                        };
+                        match dev {
+                            Some(d) => {
+                                let f = deviation_fields(d);
+                                let f = if f.is_empty() {
+                                    "declared a deviation".to_string()
+                                } else {
+                                    f
+                                };
+                                if against.is_empty() {
+                                    f
+                                } else {
+                                    format!("{} (from the registration{})", f, against)
+                                }
                             }
-                            _ => "nothing: as registered".into(),
-                        },
+                            None => format!("nothing: as registered{}", against),
+                        }
                     },
                     reason: if reason.is_empty() { "—".into() } else { reason },
                     results: results.join("; "),
@@ -959,6 +967,14 @@ impl AccessHistory {
         out
     }
 
+    /// The first entry (by `seq`) at which results had been declared seen, if any.
+    pub fn first_results_seen(&self) -> Option<u64> {
+        self.highest
+            .iter()
+            .find(|(_, a)| **a == crate::ledger::DataAccess::ResultsSeen)
+            .map(|(s, _)| *s)
+    }
+
     /// Whether results had been declared seen by entry `seq` (inclusive).
     pub fn results_seen_by(&self, seq: u64) -> bool {
         self.highest
@@ -986,8 +1002,19 @@ pub fn protocol_changes(old: &str, new: &str) -> Vec<String> {
                 }
             }
             toml::Value::Array(a) if a.iter().any(|x| x.is_table()) => {
+                // Items named alike on both sides (hypotheses, link rules) are matched by name,
+                // so inserting or reordering items does not read as renaming them.
+                let names: Vec<Option<&str>> = a.iter().map(|x| x.get("name").and_then(|n| n.as_str())).collect();
+                let mut unique = names.clone();
+                unique.sort();
+                unique.dedup();
+                let by_name = names.iter().all(Option::is_some) && unique.len() == names.len();
                 for (i, v) in a.iter().enumerate() {
-                    flatten(&format!("{}[{}]", prefix, i), v, out);
+                    let key = match names[i] {
+                        Some(n) if by_name => format!("{}[name = {}]", prefix, toml::Value::from(n)),
+                        _ => format!("{}[{}]", prefix, i),
+                    };
+                    flatten(&key, v, out);
                 }
             }
             other => {
@@ -1002,18 +1029,45 @@ pub fn protocol_changes(old: &str, new: &str) -> Vec<String> {
     let (mut fa, mut fb) = (BTreeMap::new(), BTreeMap::new());
     flatten("", &a, &mut fa);
     flatten("", &b, &mut fb);
-    let short = |s: Option<&String>| match s {
+    // A long value is shown from a little before where the two sides first differ, so the
+    // change itself is always in view.
+    let short = |s: Option<&String>, from: usize| match s {
         None => "(absent)".to_string(),
-        Some(s) if s.chars().count() > 60 => format!("{}…", s.chars().take(59).collect::<String>()),
-        Some(s) => s.clone(),
+        Some(s) => {
+            let chars: Vec<char> = s.chars().collect();
+            let start = if chars.len() > 60 {
+                from.saturating_sub(20).min(chars.len())
+            } else {
+                0
+            };
+            let end = (start + 60).min(chars.len());
+            format!(
+                "{}{}{}",
+                if start > 0 { "…" } else { "" },
+                chars[start..end].iter().collect::<String>(),
+                if end < chars.len() { "…" } else { "" }
+            )
+        }
     };
     let mut keys: Vec<&String> = fa.keys().chain(fb.keys()).collect();
     keys.sort();
     keys.dedup();
-    keys.into_iter()
+    let out: Vec<String> = keys
+        .into_iter()
         .filter(|k| fa.get(*k) != fb.get(*k))
-        .map(|k| format!("{}: {} → {}", k, short(fa.get(k)), short(fb.get(k))))
-        .collect()
+        .map(|k| {
+            let (x, y) = (fa.get(k), fb.get(k));
+            let from = match (x, y) {
+                (Some(x), Some(y)) => x.chars().zip(y.chars()).take_while(|(a, b)| a == b).count(),
+                _ => 0,
+            };
+            format!("{}: {} → {}", k, short(x, from), short(y, from))
+        })
+        .collect();
+    if out.is_empty() && old != new {
+        return vec!["no protocol value (comments or layout only)".into()];
+    }
+    out
 }
 
 #[cfg(test)]
@@ -1027,10 +1081,34 @@ mod change_tests {
         assert_eq!(
             protocol_changes(old, new),
             vec![
-                "hypotheses[0].name: \"h1\" → \"h2\"".to_string(),
+                "hypotheses[name = \"h1\"].name: \"h1\" → (absent)".to_string(),
+                "hypotheses[name = \"h2\"].name: (absent) → \"h2\"".to_string(),
                 "target.mde: 0.15 → 0.1".to_string(),
                 "target.sides: (absent) → 1".to_string(),
             ]
+        );
+        // Inserting an item before another does not read as renaming it.
+        let two = "[[hypotheses]]\nname = \"h0\"\n[[hypotheses]]\nname = \"h1\"\n";
+        assert_eq!(
+            protocol_changes("[[hypotheses]]\nname = \"h1\"\n", two),
+            vec!["hypotheses[name = \"h0\"].name: (absent) → \"h0\"".to_string()]
+        );
+        // A change deep inside a long value is shown, not cut off.
+        let d = |x: &str| format!("[study]\ndescription = \"{}{}{}\"\n", "a".repeat(80), x, "b".repeat(80));
+        assert_eq!(
+            protocol_changes(&d("15"), &d("16")),
+            vec![format!(
+                "study.description: …{}15{}… → …{}16{}…",
+                "a".repeat(19),
+                "b".repeat(39),
+                "a".repeat(19),
+                "b".repeat(39)
+            )]
+        );
+        // Comments and layout only.
+        assert_eq!(
+            protocol_changes("# a\nx = 1\n", "# b\nx = 1\n"),
+            vec!["no protocol value (comments or layout only)".to_string()]
         );
         assert!(protocol_changes(old, old).is_empty());
         let long = format!("[study]\ndescription = \"{}\"\n", "x".repeat(100));

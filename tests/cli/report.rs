@@ -243,7 +243,7 @@ fn an_amendment_lowering_the_declared_access_is_disclosed_in_the_report() {
     let md = std::fs::read_to_string(dir.join("lowered/report.md")).unwrap();
     let head = &md[..md.find("| registration | record |").unwrap()];
     assert!(
-        head.contains("**Amended after results were seen.** Amendment \\#5 ("),
+        head.contains("of the whole ledger): \\#5 (2026-11-30T12:00:00Z), results-seen declared by entry #3.\n"),
         "{}",
         head
     );
