@@ -939,14 +939,14 @@ impl AccessHistory {
         let mut levels = crate::ledger::AccessLevels::default();
         let mut out = AccessHistory::default();
         let mut highest = crate::ledger::DataAccess::default();
-        let mut first = true;
         for e in entries
             .iter()
             .map(|s| &s.entry)
             .filter(|e| e.study_id == study_id || e.study_id.is_empty())
         {
             let before = levels.in_force(study_id);
-            if !first && e.data_access < before {
+            // Nothing is below `nothing-run`, the level before the first entry.
+            if e.data_access < before {
                 out.lowered.push(format!(
                     "entry #{} ({}, {}) declared data access \"{}\" after \"{}\" was declared",
                     e.seq,
@@ -956,10 +956,7 @@ impl AccessHistory {
                     before.as_str()
                 ));
             }
-            if !first {
-                out.before.insert(e.seq, before);
-            }
-            first = false;
+            out.before.insert(e.seq, before);
             highest = highest.max(e.data_access);
             out.highest.insert(e.seq, highest);
             levels.push(e);
