@@ -350,15 +350,19 @@ fn records(input: &Input) -> Result<(Vec<Record>, Unit)> {
         }
         return Ok((out, Unit::Record));
     }
-    for (n, line) in crate::io::lines(text) {
-        if line.trim().is_empty() {
-            continue;
-        }
-        match serde_json::from_str::<Value>(line) {
-            Ok(Value::Object(m)) => out.push((n, m)),
-            Ok(_) => return Err(Error::at(path, n, "expected a JSON object")),
-            Err(e) => return Err(Error::at(path, n, "malformed JSON (expected one JSON object per line)").caused_by(e)),
-        }
+    // Lines are parsed in parallel; the first error in file order stands.
+    use rayon::prelude::*;
+    let lines: Vec<(usize, &str)> = crate::io::lines(text).filter(|(_, l)| !l.trim().is_empty()).collect();
+    let parsed: Vec<Result<Record>> = lines
+        .into_par_iter()
+        .map(|(n, line)| match serde_json::from_str::<Value>(line) {
+            Ok(Value::Object(m)) => Ok((n, m)),
+            Ok(_) => Err(Error::at(path, n, "expected a JSON object")),
+            Err(e) => Err(Error::at(path, n, "malformed JSON (expected one JSON object per line)").caused_by(e)),
+        })
+        .collect();
+    for r in parsed {
+        out.push(r?);
     }
     Ok((out, Unit::Line))
 }
@@ -869,6 +873,37 @@ struct RawQuestion {
     fields: BTreeMap<String, String>,
 }
 
+/// One question record of the pledge or BEIR layout (`None`: a BEIR query the qrels do not
+/// name, left out).
+fn pledge_question(
+    m: &Map<String, Value>,
+    loc: Loc,
+    qrels: Option<&crate::trec::Qrels>,
+) -> Result<Option<RawQuestion>> {
+    let mut decoys = id_list(m, "decoys", loc)?;
+    decoys.extend(id_list(m, "decoy", loc)?);
+    let key = if m.contains_key("id") { "id" } else { "_id" };
+    let id = str_field(m, key, loc)?;
+    let mut passages = id_list(m, "passages", loc)?;
+    if let Some(q) = qrels {
+        match q.topic(&id) {
+            Some(tq) => {
+                let mut rel: Vec<&String> = tq.grades.iter().filter(|(_, g)| **g > 0).map(|(d, _)| d).collect();
+                rel.sort();
+                passages.extend(rel.into_iter().cloned());
+            }
+            None => return Ok(None),
+        }
+    }
+    Ok(Some(RawQuestion {
+        line: loc.line,
+        id,
+        passages,
+        decoys,
+        fields: scalar_fields(m, &[key, "passages", "decoys", "decoy"]),
+    }))
+}
+
 /// Reads the corpus: `passages` (optional for HotpotQA/MuSiQue layouts and for questions that
 /// name no passage) and `questions`.
 ///
@@ -909,7 +944,17 @@ pub fn read_corpus_from(
     o: ReadOptions,
 ) -> Result<(Corpus, Layout, Option<String>)> {
     let qpath = questions.path();
-    let (recs, unit) = records(questions)?;
+    // The questions are parsed while the passages are read; errors keep their order (the
+    // questions' first, then the qrels', then the passages').
+    let (recs, read) = std::thread::scope(|scope| {
+        let recs = scope.spawn(|| records(questions));
+        let read = passages.map(|p| read_passages_from(p, o));
+        let recs = recs
+            .join()
+            .unwrap_or_else(|_| Err(Error::internal("the questions reading thread failed")));
+        (recs, read)
+    });
+    let (recs, unit) = recs?;
     if recs.is_empty() {
         return Err(Error::in_file(qpath, "no questions (the file is empty)"));
     }
@@ -934,10 +979,10 @@ pub fn read_corpus_from(
         None => None,
     };
     let mut corpus = Corpus::default();
-    let embedded = passages.is_none();
+    let embedded = read.is_none();
     let mut passages_sha = None;
-    if let Some(p) = passages {
-        let (read, sha) = read_passages_from(p, o)?;
+    if let Some(read) = read {
+        let (read, sha) = read?;
         corpus.passages = read.passages;
         corpus.texts = read.texts;
         corpus.ids = read.ids;
@@ -945,78 +990,75 @@ pub fn read_corpus_from(
     }
     let mut raws = Vec::with_capacity(recs.len());
     let mut left_out = 0usize;
-    for (line, m) in &recs {
-        let loc = Loc {
-            path: qpath,
-            line: *line,
-            unit,
-        };
-        let raw = match layout {
-            Layout::Pledge | Layout::Beir => {
-                let mut decoys = id_list(m, "decoys", loc)?;
-                decoys.extend(id_list(m, "decoy", loc)?);
-                let key = if m.contains_key("id") { "id" } else { "_id" };
-                let id = str_field(m, key, loc)?;
-                let mut passages = id_list(m, "passages", loc)?;
-                if let Some((_, q)) = &qrels {
-                    match q.topic(&id) {
-                        Some(tq) => {
-                            let mut rel: Vec<&String> =
-                                tq.grades.iter().filter(|(_, g)| **g > 0).map(|(d, _)| d).collect();
-                            rel.sort();
-                            passages.extend(rel.into_iter().cloned());
-                        }
-                        None => {
-                            left_out += 1;
-                            continue;
-                        }
-                    }
-                }
-                RawQuestion {
-                    line: *line,
-                    id,
-                    passages,
-                    decoys,
-                    fields: scalar_fields(m, &[key, "passages", "decoys", "decoy"]),
-                }
-            }
-            Layout::Hotpotqa | Layout::HotpotqaHub | Layout::Musique => {
-                let (id, paras) = super::layouts::paragraphs(m, layout, loc.line, |msg| loc.err(msg))?;
-                let mut raw = RawQuestion {
-                    line: *line,
-                    id,
-                    passages: vec![],
-                    decoys: vec![],
-                    fields: scalar_fields(m, &["_id", "id"]),
+    let records_read = recs.len();
+    if matches!(layout, Layout::Pledge | Layout::Beir) {
+        // Records are read in parallel (each on its own); the first error in file order stands.
+        let qrels = qrels.as_ref().map(|(_, q)| q);
+        let read: Vec<Result<Option<RawQuestion>>> = recs
+            .into_par_iter()
+            .map(|(line, m)| {
+                let loc = Loc {
+                    path: qpath,
+                    line,
+                    unit,
                 };
-                for (title, text, supporting) in paras {
-                    if embedded {
-                        match corpus.ids.get(&title, &corpus.passages) {
-                            Some(i) => {
-                                if corpus.texts.get(i)? != text {
-                                    corpus.conflicting_titles += 1;
+                pledge_question(&m, loc, qrels)
+            })
+            .collect();
+        for r in read {
+            match r? {
+                Some(raw) => raws.push(raw),
+                None => left_out += 1,
+            }
+        }
+    } else {
+        for (line, m) in &recs {
+            let loc = Loc {
+                path: qpath,
+                line: *line,
+                unit,
+            };
+            let raw = match layout {
+                // Read in parallel above.
+                Layout::Pledge | Layout::Beir => continue,
+                Layout::Hotpotqa | Layout::HotpotqaHub | Layout::Musique => {
+                    let (id, paras) = super::layouts::paragraphs(m, layout, loc.line, |msg| loc.err(msg))?;
+                    let mut raw = RawQuestion {
+                        line: *line,
+                        id,
+                        passages: vec![],
+                        decoys: vec![],
+                        fields: scalar_fields(m, &["_id", "id"]),
+                    };
+                    for (title, text, supporting) in paras {
+                        if embedded {
+                            match corpus.ids.get(&title, &corpus.passages) {
+                                Some(i) => {
+                                    if corpus.texts.get(i)? != text {
+                                        corpus.conflicting_titles += 1;
+                                    }
+                                }
+                                None => {
+                                    corpus.ids.insert(&title, corpus.passages.len(), &corpus.passages);
+                                    corpus.texts.push(&text)?;
+                                    corpus.passages.push(Passage {
+                                        id: title.clone(),
+                                        fields: Fields::default(),
+                                    });
                                 }
                             }
-                            None => {
-                                corpus.ids.insert(&title, corpus.passages.len(), &corpus.passages);
-                                corpus.texts.push(&text)?;
-                                corpus.passages.push(Passage {
-                                    id: title.clone(),
-                                    fields: Fields::default(),
-                                });
-                            }
+                        }
+                        if supporting {
+                            raw.passages.push(title)
+                        } else {
+                            raw.decoys.push(title)
                         }
                     }
-                    if supporting {
-                        raw.passages.push(title)
-                    } else {
-                        raw.decoys.push(title)
-                    }
+                    raw
                 }
-                raw
-            }
-        };
-        raws.push(raw);
+            };
+            raws.push(raw);
+        }
     }
     if let Some((qp, q)) = &qrels {
         let ids: std::collections::HashSet<&str> = raws.iter().map(|r| r.id.as_str()).collect();
@@ -1040,7 +1082,7 @@ pub fn read_corpus_from(
                 "{}: {} of {} queries are not in the qrels {} and are not candidates",
                 qpath.display(),
                 left_out,
-                recs.len(),
+                records_read,
                 qp.display()
             ));
         }
@@ -1060,42 +1102,85 @@ pub fn read_corpus_from(
             .with_hint("questions without passages need none; HotpotQA, MuSiQue and 2WikiMultihopQA files carry their own paragraphs"));
         }
     }
-    let mut seen: HashMap<String, usize> = HashMap::with_capacity(raws.len());
-    for raw in raws {
-        let loc = Loc {
-            path: qpath,
-            line: raw.line,
-            unit,
-        };
-        if let Some(first) = seen.insert(raw.id.clone(), raw.line) {
+    // Each question's passage ids are resolved in parallel (lookups only); the duplicate-id
+    // check and the errors then go in file order, so the first error is the one a serial
+    // reading meets first.
+    use rayon::prelude::*;
+    let resolved: Vec<Result<(Vec<usize>, Vec<usize>)>> = {
+        let (ids, passages) = (&corpus.ids, &corpus.passages);
+        raws.par_iter()
+            .map(|raw| {
+                let loc = Loc {
+                    path: qpath,
+                    line: raw.line,
+                    unit,
+                };
+                let resolve = |names: &[String], what: &str| -> Result<Vec<usize>> {
+                    names
+                        .iter()
+                        .map(|id| {
+                            ids.get(id, passages).ok_or_else(|| {
+                                loc.err(format!(
+                                    "question `{}` names {} `{}`, which is not in the passages",
+                                    raw.id, what, id
+                                ))
+                            })
+                        })
+                        .collect()
+                };
+                Ok((
+                    resolve(&raw.passages, "passage")?,
+                    resolve(&raw.decoys, "decoy passage")?,
+                ))
+            })
+            .collect()
+    };
+    let mut seen: HashMap<&str, usize> = HashMap::with_capacity(raws.len());
+    let mut first_error = None;
+    for (at, (raw, r)) in raws.iter().zip(&resolved).enumerate() {
+        if let Some(first) = seen.insert(raw.id.as_str(), raw.line) {
+            let loc = Loc {
+                path: qpath,
+                line: raw.line,
+                unit,
+            };
             return Err(loc.err(format!(
                 "duplicate question id `{}` (first at {})",
                 raw.id,
                 loc.named(first)
             )));
         }
-        let resolve = |ids: &[String], what: &str| -> Result<Vec<usize>> {
-            ids.iter()
-                .map(|id| {
-                    corpus.ids.get(id, &corpus.passages).ok_or_else(|| {
-                        loc.err(format!(
-                            "question `{}` names {} `{}`, which is not in the passages",
-                            raw.id, what, id
-                        ))
-                    })
-                })
-                .collect()
-        };
-        let passages = resolve(&raw.passages, "passage")?;
-        let decoys = resolve(&raw.decoys, "decoy passage")?;
-        corpus.questions.push(Question {
-            id: raw.id,
-            passages,
-            decoys,
-            fields: raw.fields,
-            loc: loc.place(),
-        });
+        if r.is_err() {
+            first_error = Some(at);
+            break;
+        }
     }
+    drop(seen);
+    if let Some(at) = first_error {
+        if let Some(Err(e)) = resolved.into_iter().nth(at) {
+            return Err(e);
+        }
+        return Err(Error::internal("a question's resolution error was lost"));
+    }
+    corpus.questions = raws
+        .into_par_iter()
+        .zip(resolved)
+        .map(|(raw, r)| {
+            let (passages, decoys) = r.unwrap_or_default();
+            let loc = Loc {
+                path: qpath,
+                line: raw.line,
+                unit,
+            };
+            Question {
+                id: raw.id,
+                passages,
+                decoys,
+                fields: raw.fields,
+                loc: loc.place(),
+            }
+        })
+        .collect();
     Ok((corpus, layout, passages_sha))
 }
 
