@@ -140,6 +140,39 @@ impl<'a> Texts<'a> {
     }
 }
 
+/// The identical-passage edges over texts in memory: each non-empty text to the first passage
+/// with the same text. The texts are hashed in parallel (64 bits, [`shingle::FastHash`]); each
+/// hash match is confirmed by comparing the texts, and a text whose hash an earlier, different
+/// text already has is grouped by its text itself, so the edges are exact.
+fn identical_in_memory(t: &[Cow<'_, str>], g: &Graph) -> Vec<(u32, u32)> {
+    use rayon::prelude::*;
+    use std::hash::{BuildHasher, Hasher};
+    let hashes: Vec<u64> = t
+        .par_iter()
+        .map(|s| {
+            let mut h = shingle::FastHash::default().build_hasher();
+            h.write(s.as_bytes());
+            h.finish()
+        })
+        .collect();
+    let mut first: HashMap<u64, usize> = HashMap::with_capacity(t.len());
+    let mut collided: HashMap<&str, usize> = HashMap::new();
+    let mut e = Vec::new();
+    for (i, (s, &h)) in t.iter().zip(&hashes).enumerate() {
+        if s.is_empty() {
+            continue;
+        }
+        let mut f = *first.entry(h).or_insert(i);
+        if f != i && t[f] != *s {
+            f = *collided.entry(s.as_ref()).or_insert(i);
+        }
+        if f != i {
+            e.push((g.passage_node[f], g.passage_node[i]));
+        }
+    }
+    e
+}
+
 /// A 128-bit hash of a text (two SipHash-1-3 keys), for grouping spilled texts.
 fn hash128(s: &str) -> u128 {
     use std::hash::{Hash, Hasher};
@@ -224,16 +257,7 @@ pub fn edges<'a>(
         }
         LinkKind::IdenticalPassage => {
             let t = texts.get(corpus, rule.normalization)?;
-            let mut first: HashMap<&str, usize> = HashMap::with_capacity(t.len());
-            for (i, s) in t.iter().enumerate() {
-                if s.is_empty() {
-                    continue;
-                }
-                let f = *first.entry(s.as_ref()).or_insert(i);
-                if f != i {
-                    e.push((g.passage_node[f], g.passage_node[i]));
-                }
-            }
+            e = identical_in_memory(t, g);
         }
         LinkKind::NearDuplicatePassage => {
             let (_, pairs) = near_duplicates(corpus, rule, texts, progress)?;
