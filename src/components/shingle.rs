@@ -34,15 +34,17 @@ pub fn normalized(text: &str, n: Normalization) -> Cow<'_, str> {
 /// the result and resets the check's state (the last combining class) to 0; the result is
 /// therefore that of the runs of other characters, each checked from that state by the
 /// `unicode-normalization` crate: No if any run is No, else Maybe if any is Maybe, else Yes.
-/// The same answer as the crate's check on the whole text, with a table lookup only where a
-/// text leaves the common scripts (a Korean text with a few compatibility jamo or circled
-/// digits is checked in a few short runs).
+/// The same answer as the crate's check on the whole text, with one bit lookup per character
+/// where the text is stable ([`stable_prefix`]) and the crate's check only on the other runs.
 fn quick_check(text: &str, n: Normalization) -> unicode_normalization::IsNormalized {
     use unicode_normalization::IsNormalized;
     let mut result = IsNormalized::Yes;
     let mut rest = text;
-    while let Some(from) = rest.find(|c: char| !stable(c, n)) {
-        let run = &rest[from..];
+    loop {
+        let run = &rest[stable_prefix(rest.as_bytes(), n)..];
+        if run.is_empty() {
+            break;
+        }
         let to = run.find(|c: char| stable(c, n)).unwrap_or(run.len());
         let chars = run[..to].chars();
         match match n {
@@ -58,19 +60,79 @@ fn quick_check(text: &str, n: Normalization) -> unicode_normalization::IsNormali
     result
 }
 
-/// Characters that are left alone by normalization form `n` whatever surrounds them: canonical
-/// combining class 0 and quick-check value Yes (UAX #15), so a text made only of them is already
-/// normalized. Below U+0300 (NFC only: Latin-1 holds compatibility characters such as U+00A0),
-/// ASCII, the precomposed Hangul syllables (U+AC00–U+D7A3) and the CJK unified ideographs
-/// (U+4E00–U+9FFF); checked against the Unicode tables in the tests. A shortcut past the
-/// general quick check for the scripts most corpora are written in.
-fn stable(c: char, n: Normalization) -> bool {
-    let c = c as u32;
-    let low = match n {
-        Normalization::Nfc => 0x300,
-        _ => 0x80,
+/// The length in bytes of the longest prefix of `text` (UTF-8) made of characters that are
+/// left alone by normalization form `n` whatever surrounds them: ASCII eight bytes at a time,
+/// then each character of the Basic Multilingual Plane decoded from its bytes and looked up in
+/// [`stable_bmp`] (a character outside it ends the prefix; the crate's check reads it).
+fn stable_prefix(text: &[u8], n: Normalization) -> usize {
+    let table = stable_bmp(n);
+    let mut i = 0;
+    while i < text.len() {
+        if let Some(w) = text.get(i..i + 8) {
+            let w = u64::from_le_bytes([w[0], w[1], w[2], w[3], w[4], w[5], w[6], w[7]]);
+            if w & 0x8080_8080_8080_8080 == 0 {
+                i += 8;
+                continue;
+            }
+        }
+        let b = text[i] as usize;
+        let cont = |k: usize| text.get(i + k).map_or(0, |&x| x as usize & 0x3f);
+        let (c, len) = match b {
+            0x00..=0x7f => (b, 1),
+            0xc0..=0xdf => ((b & 0x1f) << 6 | cont(1), 2),
+            0xe0..=0xef => ((b & 0x0f) << 12 | cont(1) << 6 | cont(2), 3),
+            _ => return i,
+        };
+        if table[c / 64] >> (c % 64) & 1 == 0 {
+            return i;
+        }
+        i += len;
+    }
+    text.len()
+}
+
+/// Which characters of the Basic Multilingual Plane are left alone by normalization form `n`
+/// whatever surrounds them (one bit per scalar value, surrogates clear): canonical combining
+/// class 0 and quick-check value Yes (UAX #15, section 9). Such a character adds nothing to the
+/// quick check's answer and resets its state (the last combining class) to 0. Built once per
+/// form from the `unicode-normalization` crate's tables.
+fn stable_bmp(n: Normalization) -> &'static [u64; 1024] {
+    use std::sync::OnceLock;
+    use unicode_normalization::char::canonical_combining_class;
+    use unicode_normalization::IsNormalized;
+    static NFC: OnceLock<Box<[u64; 1024]>> = OnceLock::new();
+    static NFKC: OnceLock<Box<[u64; 1024]>> = OnceLock::new();
+    let nfkc = n == Normalization::Nfkc;
+    let build = || {
+        let mut t = Box::new([0u64; 1024]);
+        for c in (0..=0xffffu32).filter_map(char::from_u32) {
+            let one = std::iter::once(c);
+            let quick = if nfkc {
+                unicode_normalization::is_nfkc_quick(one)
+            } else {
+                unicode_normalization::is_nfc_quick(one)
+            };
+            if canonical_combining_class(c) == 0 && matches!(quick, IsNormalized::Yes) {
+                t[c as usize / 64] |= 1 << (c as usize % 64);
+            }
+        }
+        t
     };
-    c < low || (0xAC00..=0xD7A3).contains(&c) || (0x4E00..=0x9FFF).contains(&c)
+    if nfkc {
+        NFKC.get_or_init(build)
+    } else {
+        NFC.get_or_init(build)
+    }
+}
+
+/// Characters that are left alone by normalization form `n` whatever surrounds them:
+/// [`stable_bmp`]'s characters of the Basic Multilingual Plane (ASCII, the precomposed Hangul
+/// syllables, the CJK unified ideographs, compatibility jamo, corner brackets, box drawing,
+/// and for NFC Latin-1 and circled digits among them). A character outside the plane is
+/// treated as not stable (the crate's check reads it).
+fn stable(c: char, n: Normalization) -> bool {
+    let c = c as usize;
+    c <= 0xffff && stable_bmp(n)[c / 64] >> (c % 64) & 1 == 1
 }
 
 /// The distinct character n-grams of `text` as string slices (sorted, deduplicated).
@@ -516,9 +578,29 @@ mod tests {
                 assert!(matches!(quick, IsNormalized::Yes), "{:04X}", c as u32);
                 checked += 1;
             }
-            // 0x300 or 0x80 below, 11,172 Hangul syllables, 20,992 ideographs.
+            // At least the common scripts: 0x300 or 0x80 below, 11,172 Hangul syllables,
+            // 20,992 ideographs.
             let low = if n == Normalization::Nfc { 0x300 } else { 0x80 };
-            assert_eq!(checked, low + 11_172 + 20_992);
+            let common = (0..low)
+                .chain(0xac00..=0xd7a3)
+                .chain(0x4e00..=0x9fff)
+                .filter_map(char::from_u32);
+            assert!(common.clone().all(|c| stable(c, n)));
+            assert!(checked > common.count());
+        }
+        // Compatibility jamo and circled digits are left alone by NFC, not by NFKC; corner
+        // brackets by both; a combining mark, the angstrom sign (a singleton) and a character
+        // outside the Basic Multilingual Plane by neither.
+        for (c, nfc, nfkc) in [
+            ('\u{318d}', true, false),
+            ('\u{2460}', true, false),
+            ('\u{300c}', true, true),
+            ('\u{301}', false, false),
+            ('\u{212b}', false, false),
+            ('\u{1f600}', false, false),
+        ] {
+            assert_eq!(stable(c, Normalization::Nfc), nfc, "{:04X}", c as u32);
+            assert_eq!(stable(c, Normalization::Nfkc), nfkc, "{:04X}", c as u32);
         }
         // The shortcut and the general path agree, and a combining mark still composes.
         assert!(matches!(
@@ -528,6 +610,24 @@ mod tests {
         assert_eq!(normalized("e\u{301}", Normalization::Nfc), "\u{e9}");
         assert_eq!(normalized("\u{a0}", Normalization::Nfkc), " ");
         assert!(matches!(normalized("\u{a0}", Normalization::Nfc), Cow::Borrowed(_)));
+    }
+
+    /// The byte-level prefix scan agrees with [`stable`] on every scalar value, alone and
+    /// after an ASCII run (so the eight-byte step ends where it must).
+    #[test]
+    fn stable_prefix_reads_every_character_as_stable_does() {
+        for n in [Normalization::Nfc, Normalization::Nfkc] {
+            for c in (0..=char::MAX as u32).filter_map(char::from_u32) {
+                let mut buf = [0u8; 4];
+                let one = c.encode_utf8(&mut buf).as_bytes();
+                let want = if stable(c, n) { one.len() } else { 0 };
+                assert_eq!(stable_prefix(one, n), want, "{:04X} {:?}", c as u32, n);
+                let mut text = b"abcdefghij".to_vec();
+                text.extend_from_slice(one);
+                text.extend_from_slice("\u{301}".as_bytes());
+                assert_eq!(stable_prefix(&text, n), 10 + want, "{:04X} {:?}", c as u32, n);
+            }
+        }
     }
 
     proptest::proptest! {
