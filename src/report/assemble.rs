@@ -131,6 +131,16 @@ pub fn assemble(entries: &[StoredEntry], study_id: &str, verification: Verificat
         registered_by: protocol.study.registered_by.clone(),
         protocol_path: reg.entry.protocol_path.clone().unwrap_or_default(),
         protocol_sha256: reg.entry.protocol_sha256.clone().unwrap_or_default(),
+        protocol_amended: if reg.entry.seq == first_reg.entry.seq {
+            String::new()
+        } else {
+            format!(
+                "as amended by entry #{}; the registration (entry #{}) had SHA-256 {}",
+                reg.entry.seq,
+                first_reg.entry.seq,
+                first_reg.entry.protocol_sha256.as_deref().unwrap_or("not recorded")
+            )
+        },
         registered_at: first_reg.entry.time.clone(),
         time_witness: time_witness(entries, &first_reg.entry),
         registered_seq: first_reg.entry.seq,
@@ -184,7 +194,24 @@ pub fn assemble(entries: &[StoredEntry], study_id: &str, verification: Verificat
             h.amended.push_str(&mark);
         }
     }
-    let power = sections::power_view(&protocol, count_record.as_ref(), analysis.as_ref());
+    let mut power = sections::power_view(&protocol, count_record.as_ref(), analysis.as_ref());
+    // The analysis's own protocol: the registration or amendment in force when it ran.
+    if let Some(a) = analyze {
+        let in_force = mine
+            .iter()
+            .rev()
+            .find(|e| matches!(e.entry.kind, EntryKind::Register | EntryKind::Amend) && e.entry.seq < a.entry.seq);
+        if let Some(f) = in_force.filter(|f| f.entry.seq != reg.entry.seq) {
+            let then = f.protocol_text.as_deref().ok_or_else(|| {
+                Error::input(format!("ledger entry #{} does not hold the protocol text", f.entry.seq))
+            })?;
+            let then: Protocol = crate::protocol::parse(
+                then,
+                Path::new(f.entry.protocol_path.as_deref().unwrap_or("protocol.toml")),
+            )?;
+            power.at_analysis = sections::power_at_analysis(&then.target, &protocol.target, f, a);
+        }
+    }
     let pool = sections::pool_view(&protocol, analysis.as_ref());
     let history = sections::history_view(&mine, confirmatory, &protocol)?;
     let mut changes = Vec::new();

@@ -42,6 +42,9 @@ pub struct StudyView {
     pub registered_by: String,
     pub protocol_path: String,
     pub protocol_sha256: String,
+    /// When the protocol shown was amended: `as amended by entry #N; the registration (entry
+    /// #1) had SHA-256 X`; empty when it is the registered one.
+    pub protocol_amended: String,
     pub registered_at: String,
     /// `witnessed by TSA X at T′ (timestamp entry #n)` or `time not witnessed`, and whether the
     /// registration's clock was fixed.
@@ -113,6 +116,10 @@ pub struct PowerView {
     pub sd_source: String,
     pub required: String,
     pub achieved_mde: String,
+    /// When the reported analysis ran under an earlier protocol whose power target differs from
+    /// the one shown (an amendment came after it): that protocol's target in words, naming its
+    /// entry; empty otherwise.
+    pub at_analysis: String,
 }
 
 /// One system's row.

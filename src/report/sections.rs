@@ -465,7 +465,33 @@ pub fn power_view(p: &Protocol, count: Option<&CountRecord>, analysis: Option<&A
         sd_source: t.sd_source.clone().unwrap_or_else(|| "source not stated".into()),
         required,
         achieved_mde: achieved,
+        at_analysis: String::new(),
     }
+}
+
+/// The power target of the protocol an analysis ran under (`then`, from entry `entry`), when it
+/// differs from the one the report shows (`now`, amended after the analysis): `the analysis
+/// (entry #A) ran under entry #R's protocol: minimum detectable difference X; α, power, sides
+/// …; assumed SD …`. Empty when the two targets are the same.
+pub fn power_at_analysis(
+    then: &crate::protocol::Target,
+    now: &crate::protocol::Target,
+    entry: &StoredEntry,
+    analysis: &StoredEntry,
+) -> String {
+    if then == now {
+        return String::new();
+    }
+    format!(
+        "the analysis (entry #{}) ran under entry #{}'s protocol: minimum detectable difference {}; α, power, sides {}, {}, {}; assumed SD {}",
+        analysis.entry.seq,
+        entry.entry.seq,
+        fmt_value(then.mde, then.scale),
+        then.alpha,
+        then.power,
+        if then.sides == 1 { "one-sided" } else { "two-sided" },
+        then.sd.map(|v| fmt_value(v, then.scale)).unwrap_or_else(|| "not given".into()),
+    )
 }
 
 /// Pool-bias statement: from the analysis of TREC runs when it holds one, else the protocol's.
@@ -990,8 +1016,15 @@ pub fn protocol_changes(old: &str, new: &str) -> Vec<String> {
         match v {
             toml::Value::Table(t) => {
                 for (k, v) in t {
-                    let key = if prefix.is_empty() {
+                    // A key that is not bare is quoted, as TOML writes it.
+                    let bare = !k.is_empty() && k.chars().all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '_');
+                    let k = if bare {
                         k.clone()
+                    } else {
+                        toml::Value::from(k.as_str()).to_string()
+                    };
+                    let key = if prefix.is_empty() {
+                        k
                     } else {
                         format!("{}.{}", prefix, k)
                     };
@@ -1101,6 +1134,11 @@ mod change_tests {
                 "a".repeat(19),
                 "b".repeat(39)
             )]
+        );
+        // A key that is not bare stays quoted.
+        assert_eq!(
+            protocol_changes("[labels]\n\"a.b\" = 1\n", "[labels]\n\"a.b\" = 2\n"),
+            vec!["labels.\"a.b\": 1 → 2".to_string()]
         );
         // Comments and layout only.
         assert_eq!(

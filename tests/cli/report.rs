@@ -258,6 +258,23 @@ fn an_amendment_lowering_the_declared_access_is_disclosed_in_the_report() {
         "{}",
         md
     );
+    // The protocol shown is the amended one, and says so; the analysis ran under the
+    // registered target, and the Power section says which.
+    assert!(
+        md.contains("(as amended by entry #5; the registration (entry #1) had SHA-256 "),
+        "{}",
+        md
+    );
+    assert!(
+        md.contains("| Registered minimum detectable difference | 0.1000 |"),
+        "{}",
+        md
+    );
+    assert!(
+        md.contains("| Power target of the analysis | the analysis (entry #3) ran under entry #1's protocol: minimum detectable difference 0.1500; α, power, sides 0.05, 0.8, two-sided; assumed SD 0.4500 |"),
+        "{}",
+        md
+    );
 }
 
 /// The whole demo report, as a snapshot: it is deterministic for a fixed clock (`PLEDGE_NOW`),
