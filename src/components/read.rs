@@ -882,7 +882,12 @@ fn pledge_question(
 ) -> Result<Option<RawQuestion>> {
     let mut decoys = id_list(m, "decoys", loc)?;
     decoys.extend(id_list(m, "decoy", loc)?);
-    let key = if m.contains_key("id") { "id" } else { "_id" };
+    // `_id` (BEIR) only when it is there and `id` is not: a record with neither misses `id`.
+    let key = if m.contains_key("_id") && !m.contains_key("id") {
+        "_id"
+    } else {
+        "id"
+    };
     let id = str_field(m, key, loc)?;
     let mut passages = id_list(m, "passages", loc)?;
     if let Some(q) = qrels {
@@ -1253,6 +1258,28 @@ mod tests {
             assert!(s.message.contains(expect), "{}: {}", expect, s.message);
             assert_eq!(w.message, s.message);
         }
+    }
+
+    /// A question record with neither `id` nor `_id` misses `id` (the pledge layout's key);
+    /// one with only `_id` (BEIR) is read by it.
+    #[test]
+    fn a_question_without_an_id_misses_id() {
+        let p = Input::from_bytes(
+            "p.jsonl",
+            b"{\"id\": \"a\", \"text\": \"x\"}\n".to_vec(),
+            Limits::default(),
+        )
+        .unwrap();
+        let q = |text: &str| Input::from_bytes("q.jsonl", text.as_bytes().to_vec(), Limits::default()).unwrap();
+        let e = read_corpus_inputs(
+            Some(&p),
+            &q("{\"id\": \"q1\", \"passages\": [\"a\"]}\n{\"passages\": [\"a\"]}\n"),
+            None,
+        )
+        .unwrap_err();
+        assert_eq!(e.message, "q.jsonl:2: missing `id`");
+        let (c, _) = read_corpus_inputs(Some(&p), &q("{\"_id\": \"q1\", \"passages\": [\"a\"]}\n"), None).unwrap();
+        assert_eq!(c.questions[0].id, "q1");
     }
 
     /// Ids whose 64-bit hashes collide are still told apart (the index compares the ids).

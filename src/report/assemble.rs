@@ -131,16 +131,12 @@ pub fn assemble(entries: &[StoredEntry], study_id: &str, verification: Verificat
         registered_by: protocol.study.registered_by.clone(),
         protocol_path: reg.entry.protocol_path.clone().unwrap_or_default(),
         protocol_sha256: reg.entry.protocol_sha256.clone().unwrap_or_default(),
-        protocol_amended: if reg.entry.seq == first_reg.entry.seq {
-            String::new()
+        protocol_amended_seq: if reg.entry.seq == first_reg.entry.seq {
+            0
         } else {
-            format!(
-                "as amended by entry #{}; the registration (entry #{}) had SHA-256 {}",
-                reg.entry.seq,
-                first_reg.entry.seq,
-                first_reg.entry.protocol_sha256.as_deref().unwrap_or("not recorded")
-            )
+            reg.entry.seq
         },
+        registered_protocol_sha256: first_reg.entry.protocol_sha256.clone().unwrap_or_default(),
         registered_at: first_reg.entry.time.clone(),
         time_witness: time_witness(entries, &first_reg.entry),
         registered_seq: first_reg.entry.seq,
@@ -202,14 +198,21 @@ pub fn assemble(entries: &[StoredEntry], study_id: &str, verification: Verificat
             .rev()
             .find(|e| matches!(e.entry.kind, EntryKind::Register | EntryKind::Amend) && e.entry.seq < a.entry.seq);
         if let Some(f) = in_force.filter(|f| f.entry.seq != reg.entry.seq) {
-            let then = f.protocol_text.as_deref().ok_or_else(|| {
-                Error::input(format!("ledger entry #{} does not hold the protocol text", f.entry.seq))
-            })?;
-            let then: Protocol = crate::protocol::parse(
-                then,
-                Path::new(f.entry.protocol_path.as_deref().unwrap_or("protocol.toml")),
-            )?;
-            power.at_analysis = sections::power_at_analysis(&then.target, &protocol.target, f, a);
+            // An earlier protocol that cannot be read is said, not fatal: the report stands on
+            // the latest one.
+            let then = f.protocol_text.as_deref().map(|t| {
+                crate::protocol::parse(
+                    t,
+                    Path::new(f.entry.protocol_path.as_deref().unwrap_or("protocol.toml")),
+                )
+            });
+            power.at_analysis = match then {
+                Some(Ok(then)) => sections::power_at_analysis(&then.target, &protocol.target, f, a),
+                _ => format!(
+                    "the analysis (entry #{}) ran under entry #{}'s protocol, whose text this ledger entry does not hold in a readable form",
+                    a.entry.seq, f.entry.seq
+                ),
+            };
         }
     }
     let pool = sections::pool_view(&protocol, analysis.as_ref());

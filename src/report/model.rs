@@ -42,9 +42,10 @@ pub struct StudyView {
     pub registered_by: String,
     pub protocol_path: String,
     pub protocol_sha256: String,
-    /// When the protocol shown was amended: `as amended by entry #N; the registration (entry
-    /// #1) had SHA-256 X`; empty when it is the registered one.
-    pub protocol_amended: String,
+    /// The entry whose amended protocol is shown; 0 when it is the registered one.
+    pub protocol_amended_seq: u64,
+    /// The registered (first) protocol's SHA-256, shown beside an amended one.
+    pub registered_protocol_sha256: String,
     pub registered_at: String,
     /// `witnessed by TSA X at T′ (timestamp entry #n)` or `time not witnessed`, and whether the
     /// registration's clock was fixed.

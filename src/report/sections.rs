@@ -245,7 +245,8 @@ pub fn results_view(r: &AnalysisRecord, p: &Protocol, svgs: &mut BTreeMap<String
                 m.n,
                 m.unit,
                 m.achieved.map(|v| fmt_value(v, scale)).unwrap_or_default(),
-                fmt_value(p.target.mde, scale)
+                // The target the analysis recorded (an amendment after it does not move it).
+                fmt_value(m.target.unwrap_or(p.target.mde), scale)
             ));
         }
         comparisons.push(ComparisonView {
@@ -479,7 +480,10 @@ pub fn power_at_analysis(
     entry: &StoredEntry,
     analysis: &StoredEntry,
 ) -> String {
-    if then == now {
+    // Only what the row shows is compared (a changed `sd-source` or `method` alone is not a
+    // different target to read beside the table).
+    let shown = |t: &crate::protocol::Target| (t.mde, t.scale, t.alpha, t.power, t.sides, t.sd);
+    if shown(then) == shown(now) {
         return String::new();
     }
     format!(

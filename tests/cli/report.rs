@@ -261,7 +261,7 @@ fn an_amendment_lowering_the_declared_access_is_disclosed_in_the_report() {
     // The protocol shown is the amended one, and says so; the analysis ran under the
     // registered target, and the Power section says which.
     assert!(
-        md.contains("(as amended by entry #5; the registration (entry #1) had SHA-256 "),
+        md.contains("(as amended by entry #5; the registration, entry #1, had SHA-256 `"),
         "{}",
         md
     );
