@@ -1023,45 +1023,39 @@ pub fn read_corpus_from(
                 line: *line,
                 unit,
             };
-            let raw = match layout {
-                // Read in parallel above.
-                Layout::Pledge | Layout::Beir => continue,
-                Layout::Hotpotqa | Layout::HotpotqaHub | Layout::Musique => {
-                    let (id, paras) = super::layouts::paragraphs(m, layout, loc.line, |msg| loc.err(msg))?;
-                    let mut raw = RawQuestion {
-                        line: *line,
-                        id,
-                        passages: vec![],
-                        decoys: vec![],
-                        fields: scalar_fields(m, &["_id", "id"]),
-                    };
-                    for (title, text, supporting) in paras {
-                        if embedded {
-                            match corpus.ids.get(&title, &corpus.passages) {
-                                Some(i) => {
-                                    if corpus.texts.get(i)? != text {
-                                        corpus.conflicting_titles += 1;
-                                    }
-                                }
-                                None => {
-                                    corpus.ids.insert(&title, corpus.passages.len(), &corpus.passages);
-                                    corpus.texts.push(&text)?;
-                                    corpus.passages.push(Passage {
-                                        id: title.clone(),
-                                        fields: Fields::default(),
-                                    });
-                                }
+            // HotpotQA, 2WikiMultihopQA and MuSiQue: the paragraphs name the passages.
+            let (id, paras) = super::layouts::paragraphs(m, layout, loc.line, |msg| loc.err(msg))?;
+            let mut raw = RawQuestion {
+                line: *line,
+                id,
+                passages: vec![],
+                decoys: vec![],
+                fields: scalar_fields(m, &["_id", "id"]),
+            };
+            for (title, text, supporting) in paras {
+                if embedded {
+                    match corpus.ids.get(&title, &corpus.passages) {
+                        Some(i) => {
+                            if corpus.texts.get(i)? != text {
+                                corpus.conflicting_titles += 1;
                             }
                         }
-                        if supporting {
-                            raw.passages.push(title)
-                        } else {
-                            raw.decoys.push(title)
+                        None => {
+                            corpus.ids.insert(&title, corpus.passages.len(), &corpus.passages);
+                            corpus.texts.push(&text)?;
+                            corpus.passages.push(Passage {
+                                id: title.clone(),
+                                fields: Fields::default(),
+                            });
                         }
                     }
-                    raw
                 }
-            };
+                if supporting {
+                    raw.passages.push(title)
+                } else {
+                    raw.decoys.push(title)
+                }
+            }
             raws.push(raw);
         }
     }
@@ -1111,7 +1105,7 @@ pub fn read_corpus_from(
     // check and the errors then go in file order, so the first error is the one a serial
     // reading meets first.
     use rayon::prelude::*;
-    let resolved: Vec<Result<(Vec<usize>, Vec<usize>)>> = {
+    let mut resolved: Vec<Result<(Vec<usize>, Vec<usize>)>> = {
         let (ids, passages) = (&corpus.ids, &corpus.passages);
         raws.par_iter()
             .map(|raw| {
@@ -1141,8 +1135,7 @@ pub fn read_corpus_from(
             .collect()
     };
     let mut seen: HashMap<&str, usize> = HashMap::with_capacity(raws.len());
-    let mut first_error = None;
-    for (at, (raw, r)) in raws.iter().zip(&resolved).enumerate() {
+    for (raw, r) in raws.iter().zip(&resolved) {
         if let Some(first) = seen.insert(raw.id.as_str(), raw.line) {
             let loc = Loc {
                 path: qpath,
@@ -1156,16 +1149,13 @@ pub fn read_corpus_from(
             )));
         }
         if r.is_err() {
-            first_error = Some(at);
             break;
         }
     }
     drop(seen);
-    if let Some(at) = first_error {
-        if let Some(Err(e)) = resolved.into_iter().nth(at) {
-            return Err(e);
-        }
-        return Err(Error::internal("a question's resolution error was lost"));
+    // No duplicate before it: the first resolution error stands.
+    if let Some(at) = resolved.iter().position(Result::is_err) {
+        resolved.swap_remove(at)?;
     }
     corpus.questions = raws
         .into_par_iter()

@@ -313,7 +313,7 @@ pub fn results_view(r: &AnalysisRecord, p: &Protocol, svgs: &mut BTreeMap<String
                 h.alpha,
                 est,
                 iv,
-                if h.sides == 1 { "one-sided" } else { "two-sided" },
+                sides_word(h.sides),
                 crate::stats::pvalue::p_phrase(h.p_adjusted, 4),
                 crate::text::plural(
                     h.family_size as u64,
@@ -454,11 +454,7 @@ pub fn power_view(p: &Protocol, count: Option<&CountRecord>, analysis: Option<&A
         target_mde: fmt_value(t.mde, t.scale),
         alpha: format!("{}", t.alpha),
         power: format!("{}", t.power),
-        sides: if t.sides == 1 {
-            "one-sided".into()
-        } else {
-            "two-sided".into()
-        },
+        sides: sides_word(t.sides).into(),
         sd: t
             .sd
             .map(|v| fmt_value(v, t.scale))
@@ -467,6 +463,15 @@ pub fn power_view(p: &Protocol, count: Option<&CountRecord>, analysis: Option<&A
         required,
         achieved_mde: achieved,
         at_analysis: String::new(),
+    }
+}
+
+/// `one-sided` for a one-sided test (`sides` = 1), else `two-sided`.
+fn sides_word(sides: u8) -> &'static str {
+    if sides == 1 {
+        "one-sided"
+    } else {
+        "two-sided"
     }
 }
 
@@ -493,7 +498,7 @@ pub fn power_at_analysis(
         fmt_value(then.mde, then.scale),
         then.alpha,
         then.power,
-        if then.sides == 1 { "one-sided" } else { "two-sided" },
+        sides_word(then.sides),
         then.sd.map(|v| fmt_value(v, then.scale)).unwrap_or_else(|| "not given".into()),
     )
 }
@@ -1021,12 +1026,7 @@ pub fn protocol_changes(old: &str, new: &str) -> Vec<String> {
             toml::Value::Table(t) => {
                 for (k, v) in t {
                     // A key that is not bare is quoted, as TOML writes it.
-                    let bare = !k.is_empty() && k.chars().all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '_');
-                    let k = if bare {
-                        k.clone()
-                    } else {
-                        toml::Value::from(k.as_str()).to_string()
-                    };
+                    let k = toml_edit::Key::new(k.as_str()).to_string();
                     let key = if prefix.is_empty() {
                         k
                     } else {
