@@ -270,6 +270,19 @@ pub enum Refusal {
         /// The `stop` entry.
         seq: u64,
     },
+    /// The component count the analysis rests on (its stop-rule decision, or the component
+    /// assignment it recorded) was made under an earlier version of the protocol that fixed
+    /// what a count decides from otherwise (link rules, `[components]`, splits, stop rule, or
+    /// the power target the splits derive their requirement from).
+    #[error("the component count (entry #{seq}) was made under an earlier version of the protocol (sha256 {protocol}), amended since in what the count decides from: {changes}")]
+    Recount {
+        /// The latest `count`, `stop` or `go` entry.
+        seq: u64,
+        /// The protocol hash that entry records (shortened).
+        protocol: String,
+        /// What changed, `key: old → new` joined by `; `.
+        changes: String,
+    },
     /// The component assignment is not the one a components entry recorded.
     #[error("{0}")]
     Assignment(String),

@@ -277,6 +277,35 @@ pub(crate) fn new_entry_findings(history: &[Entry], new: &[Entry]) -> Vec<Findin
         .collect()
 }
 
+/// When analysis `e` rests on `count` (its study's latest count before it: with splits in the
+/// analysis's protocol, or when it used a component assignment) and that count was made under
+/// another protocol version that counted otherwise ([`crate::protocol::count_basis_changes`]):
+/// the count's number and the changes. `None` as well when either protocol text is not among
+/// `texts` (an append's check sees only the latest entries; the full check has every text).
+fn counted_otherwise(
+    e: &Entry,
+    count: Option<&Entry>,
+    texts: &BTreeMap<&str, &str>,
+    assignment: bool,
+) -> Option<(u64, String)> {
+    let count = count?;
+    let (now, then) = (e.protocol_sha256.as_deref()?, count.protocol_sha256.as_deref()?);
+    if now == then {
+        return None;
+    }
+    let (new_text, old_text) = (texts.get(now)?, texts.get(then)?);
+    let path = std::path::Path::new("protocol.toml");
+    let (new, old) = (
+        crate::protocol::parse(new_text, path).ok()?,
+        crate::protocol::parse(old_text, path).ok()?,
+    );
+    if new.splits.is_empty() && !assignment {
+        return None;
+    }
+    let changes = crate::protocol::count_basis_changes(&old, old_text, &new, new_text);
+    (!changes.is_empty()).then(|| (count.seq, changes.join("; ")))
+}
+
 /// Registration rules, data-access declarations and time order.
 fn check_registrations(c: &mut ChainCheck, records: &[Record]) {
     let ever_registered: std::collections::BTreeSet<&str> = records
@@ -292,6 +321,10 @@ fn check_registrations(c: &mut ChainCheck, records: &[Record]) {
     // assignment hashes it records (what `analyze` checks an analysis against).
     let mut decision: BTreeMap<&str, &Entry> = BTreeMap::new();
     let mut counted: BTreeMap<&str, &Entry> = BTreeMap::new();
+    // Per study: its latest count (`count`, `stop` or `go`); per protocol hash: the text a
+    // register or amend entry stored (when the records hold it).
+    let mut latest_count: BTreeMap<&str, &Entry> = BTreeMap::new();
+    let mut texts: BTreeMap<&str, &str> = BTreeMap::new();
     let assignments = |e: &Entry| -> Vec<String> {
         e.inputs
             .iter()
@@ -299,7 +332,7 @@ fn check_registrations(c: &mut ChainCheck, records: &[Record]) {
             .map(|(_, h)| h.clone())
             .collect()
     };
-    for e in records.iter().filter_map(|r| r.entry.as_ref().ok()) {
+    for (r, e) in records.iter().filter_map(|r| r.entry.as_ref().ok().map(|e| (r, e))) {
         let n = Some(e.seq);
         let id = e.study_id.as_str();
         // A deviation entry, and the entry written with it (the next one, of the same study and
@@ -422,8 +455,30 @@ fn check_registrations(c: &mut ChainCheck, records: &[Record]) {
                 }
             }
         }
+        if e.kind == EntryKind::Analyze && !disclosed {
+            if let Some(p) = counted_otherwise(e, latest_count.get(id).copied(), &texts, !assignments(e).is_empty()) {
+                c.bad(
+                    FindingCode::AnalysisRefused,
+                    n,
+                    format!(
+                        "entry #{} analyzes study `{}` on its count (entry #{}), made under an earlier protocol version that counted otherwise ({}), without a deviation",
+                        e.seq, id, p.0, p.1
+                    ),
+                );
+            }
+        }
         if matches!(e.kind, EntryKind::Stop | EntryKind::Go) {
             decision.insert(id, e);
+        }
+        if matches!(e.kind, EntryKind::Count | EntryKind::Stop | EntryKind::Go) {
+            latest_count.insert(id, e);
+        }
+        if let (EntryKind::Register | EntryKind::Amend, Some(h), Some(text)) = (
+            e.kind,
+            &e.protocol_sha256,
+            r.protocol.as_deref().and_then(|b| std::str::from_utf8(b).ok()),
+        ) {
+            texts.insert(h.as_str(), text);
         }
         if matches!(
             e.kind,

@@ -68,7 +68,8 @@ crate::named_enum! {
         /// An entry used a protocol hash that was not the study's registered one at the time.
         UnregisteredProtocol = "unregistered-protocol",
         /// An analysis the registration refuses, without a deviation: after the study's stop
-        /// rule said stop, or on a component assignment other than its latest count's.
+        /// rule said stop, on a component assignment other than its latest count's, or on a
+        /// count made under an earlier protocol version that counted otherwise.
         AnalysisRefused = "analysis-refused",
         /// (PROTOCOL) The file differs from the latest registration.
         ProtocolChanged = "protocol-changed",

@@ -5,6 +5,10 @@
 //! `deviation` entry listing them is appended in the same atomic step as the `analyze` entry:
 //! - the protocol is not registered, or changed since ([`query::check_registered`]);
 //! - the latest `stop`/`go` entry of the study is `stop`;
+//! - with splits in the protocol or `--components FILE` given, the study's latest count was made
+//!   under an earlier version of the protocol that fixed what the count decides from otherwise
+//!   ([`query::count_basis`]: link rules, `[components]`, splits, stop rule, or the power target
+//!   a split derives its requirement from): count again under the protocol in force first;
 //! - `--components FILE` is given and its SHA-256 (raw bytes) differs from the one recorded by
 //!   the latest `count`/`stop`/`go`/`assign` entry of the study under the `assignment` role (or
 //!   no such entry records one).
@@ -157,6 +161,10 @@ fn all_refusals(
     };
     let study = &lp.protocol.study.id;
     refused.extend(stop_gate(entries, &lp.protocol, study, assignment));
+    // A decision or an assignment counted under an earlier protocol that counted otherwise.
+    if !lp.protocol.splits.is_empty() || assignment.is_some() {
+        refused.extend(query::count_basis(entries, lp));
+    }
     refused.extend(refusals(entries, study, assignment));
     refused.dedup();
     (reg, refused)

@@ -11,11 +11,13 @@
 //! its unit and its default are listed in the README's protocol reference; the example protocols
 //! live in `protocols/`.
 
+mod diff;
 mod hash;
 mod load;
 mod loaded;
 mod validate;
 
+pub use diff::{changes, count_basis_changes};
 pub use hash::{protocol_hash, ProtocolHash};
 pub use load::{error_at_key, load, parse};
 pub use loaded::{load_protocol, LoadedProtocol};
@@ -668,6 +670,14 @@ impl Protocol {
     /// The sides of hypothesis `h`: its own, else `target.sides`.
     pub fn sides_of(&self, h: &Hypothesis) -> u8 {
         h.sides.unwrap_or(self.target.sides)
+    }
+
+    /// Whether a split's requirement is derived from `[target]` (`required-components =
+    /// "from-target"`).
+    pub fn derives_requirement(&self) -> bool {
+        self.splits
+            .iter()
+            .any(|s| matches!(s.required_components, Required::Derived(_)))
     }
 
     /// The primary hypotheses (the multiplicity family), in protocol order.

@@ -174,7 +174,10 @@ pub fn assemble(entries: &[StoredEntry], study_id: &str, verification: Verificat
         None => None,
     };
     let components = match (count, &count_record) {
-        (Some(c), Some(r)) => sections::components_view(c, r, &mut svgs)?,
+        (Some(c), Some(r)) => ComponentsView {
+            earlier_protocol: sections::earlier_protocol(&mine, c, reg, &protocol),
+            ..sections::components_view(c, r, &mut svgs)?
+        },
         _ => ComponentsView::default(),
     };
     let diagnostics = super::diagnostics::diagnostics_view(&mine, &mut svgs)?;

@@ -104,6 +104,10 @@ pub struct ComponentsView {
     pub required_how: String,
     pub decision: String,
     pub sizes_svg: String,
+    /// When the protocol was amended after this count in what a count decides from (link
+    /// rules, components, splits, stop rule, a derived requirement's target): the versions
+    /// and every changed value, in words; empty otherwise.
+    pub earlier_protocol: String,
 }
 
 /// `power.*`.

@@ -155,6 +155,7 @@ pub fn components_view(
             StopDecision::Count => StopDecision::Count.to_string(),
         },
         sizes_svg: name,
+        earlier_protocol: String::new(),
     })
 }
 
@@ -669,14 +670,14 @@ pub fn deviation_fields(e: &StoredEntry) -> String {
 }
 
 /// What amendment `e` changed against the registration or amendment before it (`prev`): each
-/// protocol value that differs ([`protocol_changes`]) and the declared data access when it
+/// protocol value that differs ([`crate::protocol::changes`]) and the declared data access when it
 /// differs from the level in force before it (`access`), joined by `; `; `the protocol text is unchanged` when nothing does.
 pub fn amendment_fields(prev: Option<&StoredEntry>, e: &StoredEntry, access: &AccessHistory) -> String {
     let mut out = match (
         prev.and_then(|p| p.protocol_text.as_deref()),
         e.protocol_text.as_deref(),
     ) {
-        (Some(a), Some(b)) => protocol_changes(a, b),
+        (Some(a), Some(b)) => crate::protocol::changes(a, b),
         _ => vec!["the protocol (an earlier text is not in the ledger)".into()],
     };
     if let Some(&before) = access.before.get(&e.entry.seq) {
@@ -1016,148 +1017,47 @@ impl AccessHistory {
     }
 }
 
-/// What an amendment changed in the protocol: one `key: old → new` per TOML value that differs
-/// between the protocol texts `old` and `new` (keys as dotted paths, array items by position,
-/// `(absent)` for a key only one side has; long values shortened), in key order. Texts that do
-/// not parse as TOML give one line saying so.
-pub fn protocol_changes(old: &str, new: &str) -> Vec<String> {
-    fn flatten(prefix: &str, v: &toml::Value, out: &mut BTreeMap<String, String>) {
-        match v {
-            toml::Value::Table(t) => {
-                for (k, v) in t {
-                    // A key that is not bare is quoted, as TOML writes it.
-                    let k = toml_edit::Key::new(k.as_str()).to_string();
-                    let key = if prefix.is_empty() {
-                        k
-                    } else {
-                        format!("{}.{}", prefix, k)
-                    };
-                    flatten(&key, v, out);
-                }
-            }
-            toml::Value::Array(a) if a.iter().any(|x| x.is_table()) => {
-                // Items named alike on both sides (hypotheses, link rules) are matched by name,
-                // so inserting or reordering items does not read as renaming them.
-                let names: Vec<Option<&str>> = a.iter().map(|x| x.get("name").and_then(|n| n.as_str())).collect();
-                let mut unique = names.clone();
-                unique.sort();
-                unique.dedup();
-                let by_name = names.iter().all(Option::is_some) && unique.len() == names.len();
-                for (i, v) in a.iter().enumerate() {
-                    let key = match names[i] {
-                        Some(n) if by_name => format!("{}[name = {}]", prefix, toml::Value::from(n)),
-                        _ => format!("{}[{}]", prefix, i),
-                    };
-                    flatten(&key, v, out);
-                }
-            }
-            other => {
-                out.insert(prefix.to_string(), other.to_string());
-            }
-        }
-    }
-    let parse = |s: &str| s.parse::<toml::Table>().map(toml::Value::Table);
-    let (Ok(a), Ok(b)) = (parse(old), parse(new)) else {
-        return vec!["the protocol text (not TOML on one side)".into()];
+/// When `count` was made under another protocol version than the one in force (`reg`, its
+/// parsed `protocol`) and an amendment since changed what a count decides from
+/// ([`crate::protocol::count_basis_changes`]): a sentence naming both entries and each change;
+/// empty otherwise (also when the count records no protocol hash).
+pub fn earlier_protocol(mine: &[&StoredEntry], count: &StoredEntry, reg: &StoredEntry, protocol: &Protocol) -> String {
+    let Some(sha) = count.entry.protocol_sha256.as_deref() else {
+        return String::new();
     };
-    let (mut fa, mut fb) = (BTreeMap::new(), BTreeMap::new());
-    flatten("", &a, &mut fa);
-    flatten("", &b, &mut fb);
-    // A long value is shown from a little before where the two sides first differ, so the
-    // change itself is always in view.
-    let short = |s: Option<&String>, from: usize| match s {
-        None => "(absent)".to_string(),
-        Some(s) => {
-            let chars: Vec<char> = s.chars().collect();
-            let start = if chars.len() > 60 {
-                from.saturating_sub(20).min(chars.len())
-            } else {
-                0
-            };
-            let end = (start + 60).min(chars.len());
-            format!(
-                "{}{}{}",
-                if start > 0 { "…" } else { "" },
-                chars[start..end].iter().collect::<String>(),
-                if end < chars.len() { "…" } else { "" }
+    if reg.entry.protocol_sha256.as_deref() == Some(sha) {
+        return String::new();
+    }
+    let then = mine.iter().rev().find(|e| {
+        e.entry.seq < count.entry.seq
+            && matches!(
+                e.entry.kind,
+                crate::ledger::EntryKind::Register | crate::ledger::EntryKind::Amend
             )
-        }
+            && e.entry.protocol_sha256.as_deref() == Some(sha)
+    });
+    let path = std::path::Path::new(count.entry.protocol_path.as_deref().unwrap_or("protocol.toml"));
+    let parsed = then.and_then(|t| {
+        let text = t.protocol_text.as_deref()?;
+        Some((t, text, crate::protocol::parse(text, path).ok()?))
+    });
+    let (Some((then, old_text, old)), Some(new_text)) = (parsed, reg.protocol_text.as_deref()) else {
+        return format!(
+            "The count above (entry #{}) was made under a protocol version whose text this ledger does not hold in a readable form (SHA-256 {}); entry #{} is in force.",
+            count.entry.seq,
+            crate::text::short(sha, 12),
+            reg.entry.seq
+        );
     };
-    let mut keys: Vec<&String> = fa.keys().chain(fb.keys()).collect();
-    keys.sort();
-    keys.dedup();
-    let out: Vec<String> = keys
-        .into_iter()
-        .filter(|k| fa.get(*k) != fb.get(*k))
-        .map(|k| {
-            let (x, y) = (fa.get(k), fb.get(k));
-            let from = match (x, y) {
-                (Some(x), Some(y)) => x.chars().zip(y.chars()).take_while(|(a, b)| a == b).count(),
-                _ => 0,
-            };
-            format!("{}: {} → {}", k, short(x, from), short(y, from))
-        })
-        .collect();
-    if out.is_empty() && old != new {
-        return vec!["no protocol value (comments or layout only)".into()];
+    let changes = crate::protocol::count_basis_changes(&old, old_text, protocol, new_text);
+    if changes.is_empty() {
+        return String::new();
     }
-    out
-}
-
-#[cfg(test)]
-mod change_tests {
-    use super::protocol_changes;
-
-    #[test]
-    fn protocol_changes_lists_each_differing_value_by_its_dotted_key() {
-        let old = "schema-version = 2\n[target]\nmde = 0.15\nalpha = 0.05\n[[hypotheses]]\nname = \"h1\"\n";
-        let new = "schema-version = 2\n[target]\nmde = 0.1\nalpha = 0.05\nsides = 1\n[[hypotheses]]\nname = \"h2\"\n";
-        assert_eq!(
-            protocol_changes(old, new),
-            vec![
-                "hypotheses[name = \"h1\"].name: \"h1\" → (absent)".to_string(),
-                "hypotheses[name = \"h2\"].name: (absent) → \"h2\"".to_string(),
-                "target.mde: 0.15 → 0.1".to_string(),
-                "target.sides: (absent) → 1".to_string(),
-            ]
-        );
-        // Inserting an item before another does not read as renaming it.
-        let two = "[[hypotheses]]\nname = \"h0\"\n[[hypotheses]]\nname = \"h1\"\n";
-        assert_eq!(
-            protocol_changes("[[hypotheses]]\nname = \"h1\"\n", two),
-            vec!["hypotheses[name = \"h0\"].name: (absent) → \"h0\"".to_string()]
-        );
-        // A change deep inside a long value is shown, not cut off.
-        let d = |x: &str| format!("[study]\ndescription = \"{}{}{}\"\n", "a".repeat(80), x, "b".repeat(80));
-        assert_eq!(
-            protocol_changes(&d("15"), &d("16")),
-            vec![format!(
-                "study.description: …{}15{}… → …{}16{}…",
-                "a".repeat(19),
-                "b".repeat(39),
-                "a".repeat(19),
-                "b".repeat(39)
-            )]
-        );
-        // A key that is not bare stays quoted.
-        assert_eq!(
-            protocol_changes("[labels]\n\"a.b\" = 1\n", "[labels]\n\"a.b\" = 2\n"),
-            vec!["labels.\"a.b\": 1 → 2".to_string()]
-        );
-        // Comments and layout only.
-        assert_eq!(
-            protocol_changes("# a\nx = 1\n", "# b\nx = 1\n"),
-            vec!["no protocol value (comments or layout only)".to_string()]
-        );
-        assert!(protocol_changes(old, old).is_empty());
-        let long = format!("[study]\ndescription = \"{}\"\n", "x".repeat(100));
-        let got = protocol_changes("", &long);
-        assert_eq!(got.len(), 1);
-        assert!(got[0].starts_with("study.description: (absent) → \"xxxx"), "{}", got[0]);
-        assert!(got[0].ends_with('…') && got[0].chars().count() < 110, "{}", got[0]);
-        assert_eq!(
-            protocol_changes("a = ", "a = 1"),
-            vec!["the protocol text (not TOML on one side)".to_string()]
-        );
-    }
+    format!(
+        "The count above (entry #{}) was made under entry #{}'s protocol; the protocol in force (entry #{}) counts otherwise: {}. The study was not counted again under it, so the decision above is not the amended protocol's.",
+        count.entry.seq,
+        then.entry.seq,
+        reg.entry.seq,
+        changes.join("; ")
+    )
 }

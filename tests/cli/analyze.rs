@@ -598,3 +598,161 @@ fn huge_trials_and_fake_gzip_are_errors() {
         r.stderr
     );
 }
+
+/// An amendment after the count: one that leaves what the count decides from alone (trials)
+/// needs no recount; one that changes the power target the split derives its requirement from
+/// refuses the analysis until the study is counted again under it, and that recount applies
+/// the stop rule to the amended target (100 components against 161 required: stop).
+#[test]
+fn an_amended_target_after_the_count_needs_a_recount_before_the_analysis() {
+    let env = Env::new();
+    assert_eq!(env.run(&["demo", "demo"]).code, 0);
+    let dir = env.join("demo");
+    let d = dir.to_str().unwrap();
+    let path = dir.join("protocols/hotpotqa.toml");
+    let edit = |from: &str, to: &str| {
+        let text = std::fs::read_to_string(&path).unwrap();
+        assert!(text.contains(from));
+        std::fs::write(&path, text.replacen(from, to, 1)).unwrap();
+    };
+    let analyze = [
+        "-C",
+        d,
+        "analyze",
+        "protocols/hotpotqa.toml",
+        "--scores",
+        "data/correctness.csv",
+        "--components",
+        "components.csv",
+    ];
+    edit("trials = 10000", "trials = 2000");
+    let r = env.run(&["-C", d, "amend", "protocols/hotpotqa.toml", "--reason", "fewer trials"]);
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    let r = env.run(&analyze);
+    assert_eq!(r.code, 0, "{}", r.stderr);
+
+    edit("mde = 0.15", "mde = 0.10");
+    let r = env.run(&["-C", d, "amend", "protocols/hotpotqa.toml", "--reason", "tighter"]);
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    let ledger = Ledger::open(&dir).unwrap();
+    let entries = ledger.entries().unwrap();
+    let count = entries.iter().find(|e| e.entry.kind == EntryKind::Go).unwrap();
+    let counted_under = count.entry.protocol_sha256.clone().unwrap();
+    let r = env.run(&analyze);
+    assert_eq!(r.code, 1, "{}", r.stderr);
+    assert_eq!(
+        r.stderr,
+        format!(
+            "error: analysis of study `hotpotqa-100-agents` refused by the registration\n\
+             Caused by: the component count (entry #{}) was made under an earlier version of the protocol (sha256 {}), amended since in what the count decides from: target.mde: 0.15 → 0.1\n\
+             hint: count again under the protocol in force with `pledge components` on the same inputs (no reason needed), or proceed and record it with --deviation \"reason\"\n",
+            count.entry.seq,
+            &counted_under[..12]
+        )
+    );
+    let n = ledger.entries().unwrap().len();
+    assert_eq!(n, entries.len(), "a refusal appends nothing");
+
+    let r = env.run(&[
+        "-C",
+        d,
+        "components",
+        "protocols/hotpotqa.toml",
+        "--questions",
+        "data/questions.json",
+        "--out",
+        "components.csv",
+    ]);
+    assert_eq!(r.code, 3, "{}", r.stderr);
+    assert!(
+        r.stderr
+            .contains("STOP: counted 100 components with candidates, required 161 (final 161, sum of splits)"),
+        "{}",
+        r.stderr
+    );
+    let r = env.run(&analyze);
+    assert_eq!(r.code, 1, "{}", r.stderr);
+    assert!(
+        r.stderr.contains("Caused by: the stop rule said stop (entry #"),
+        "{}",
+        r.stderr
+    );
+    assert!(!r.stderr.contains("earlier version"), "{}", r.stderr);
+}
+
+/// A link rule amended after the count: the analysis is refused naming the rule's changed
+/// value, and a deviation proceeds and records that refusal among those it overrode.
+#[test]
+fn an_amended_link_rule_after_the_count_is_refused_or_recorded_as_a_deviation() {
+    let env = Env::new();
+    assert_eq!(env.run(&["demo", "demo"]).code, 0);
+    let dir = env.join("demo");
+    let d = dir.to_str().unwrap();
+    let path = dir.join("protocols/hotpotqa.toml");
+    let text = std::fs::read_to_string(&path).unwrap();
+    std::fs::write(&path, text.replacen("jaccard = 0.8", "jaccard = 0.7", 1)).unwrap();
+    let r = env.run(&["-C", d, "amend", "protocols/hotpotqa.toml", "--reason", "looser"]);
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    let mut analyze = vec![
+        "-C",
+        d,
+        "analyze",
+        "protocols/hotpotqa.toml",
+        "--scores",
+        "data/correctness.csv",
+        "--components",
+        "components.csv",
+    ];
+    let r = env.run(&analyze);
+    assert_eq!(r.code, 1, "{}", r.stderr);
+    let changed = "amended since in what the count decides from: link-rules[name = \"plus near-identical paragraphs\"].jaccard: 0.8 → 0.7";
+    assert!(r.stderr.contains(changed), "{}", r.stderr);
+    analyze.extend(["--deviation", "the looser rule links nothing more here"]);
+    let r = env.run(&analyze);
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    let entries = Ledger::open(&dir).unwrap().entries().unwrap();
+    let n = entries.len();
+    assert_eq!(entries[n - 1].entry.kind, EntryKind::Analyze);
+    let dev = &entries[n - 2].entry;
+    assert_eq!(dev.kind, EntryKind::Deviation);
+    let overridden = dev.summary["overridden"].as_array().unwrap();
+    assert_eq!(overridden.len(), 1, "{:?}", overridden);
+    assert!(overridden[0].as_str().unwrap().ends_with(changed), "{:?}", overridden);
+    assert_eq!(env.run(&["-C", d, "verify"]).code, 0);
+
+    // The same analysis appended without its deviation (as a tool that skipped the check
+    // would): `verify` finds it from the chain alone.
+    let last = &entries[n - 1].entry;
+    let mut summary = last.summary.clone();
+    summary["deviation"] = false.into();
+    let forged = Draft {
+        kind: Some(EntryKind::Analyze),
+        study_id: last.study_id.clone(),
+        protocol_sha256: last.protocol_sha256.clone(),
+        protocol_path: last.protocol_path.clone(),
+        inputs: last.inputs.clone(),
+        summary,
+        ..Draft::default()
+    };
+    let now = chrono::DateTime::parse_from_rfc3339(crate::common::NOW)
+        .unwrap()
+        .with_timezone(&chrono::Utc);
+    let seq = Ledger::open(&dir).unwrap().append(&forged, now).unwrap().seq;
+    let r = env.run(&["-C", d, "verify", "--format", "json"]);
+    assert_eq!(r.code, 1, "{}\n{}", r.stdout, r.stderr);
+    let v = json(&r.stdout);
+    let refused: Vec<&Value> = v["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|f| f["code"] == "analysis-refused")
+        .collect();
+    assert_eq!(refused.len(), 1, "{}", r.stdout);
+    assert_eq!(
+        refused[0]["message"],
+        format!(
+            "entry #{} analyzes study `hotpotqa-100-agents` on its count (entry #2), made under an earlier protocol version that counted otherwise (link-rules[name = \"plus near-identical paragraphs\"].jaccard: 0.8 → 0.7), without a deviation",
+            seq
+        )
+    );
+}

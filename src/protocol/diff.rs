@@ -1,0 +1,241 @@
+//! What changed between two versions of a protocol, value by value.
+
+use super::Protocol;
+use std::collections::BTreeMap;
+
+/// What an amendment changed in the protocol: one `key: old → new` per TOML value that differs
+/// between the protocol texts `old` and `new` (keys as dotted paths, array items by position,
+/// `(absent)` for a key only one side has; long values shortened), in key order. Texts that do
+/// not parse as TOML give one line saying so.
+pub fn changes(old: &str, new: &str) -> Vec<String> {
+    fn flatten(prefix: &str, v: &toml::Value, out: &mut BTreeMap<String, String>) {
+        match v {
+            toml::Value::Table(t) => {
+                for (k, v) in t {
+                    // A key that is not bare is quoted, as TOML writes it.
+                    let k = toml_edit::Key::new(k.as_str()).to_string();
+                    let key = if prefix.is_empty() {
+                        k
+                    } else {
+                        format!("{}.{}", prefix, k)
+                    };
+                    flatten(&key, v, out);
+                }
+            }
+            toml::Value::Array(a) if a.iter().any(|x| x.is_table()) => {
+                // Items named alike on both sides (hypotheses, link rules) are matched by name,
+                // so inserting or reordering items does not read as renaming them.
+                let names: Vec<Option<&str>> = a.iter().map(|x| x.get("name").and_then(|n| n.as_str())).collect();
+                let mut unique = names.clone();
+                unique.sort();
+                unique.dedup();
+                let by_name = names.iter().all(Option::is_some) && unique.len() == names.len();
+                for (i, v) in a.iter().enumerate() {
+                    let key = match names[i] {
+                        Some(n) if by_name => format!("{}[name = {}]", prefix, toml::Value::from(n)),
+                        _ => format!("{}[{}]", prefix, i),
+                    };
+                    flatten(&key, v, out);
+                }
+            }
+            other => {
+                out.insert(prefix.to_string(), other.to_string());
+            }
+        }
+    }
+    let parse = |s: &str| s.parse::<toml::Table>().map(toml::Value::Table);
+    let (Ok(a), Ok(b)) = (parse(old), parse(new)) else {
+        return vec!["the protocol text (not TOML on one side)".into()];
+    };
+    let (mut fa, mut fb) = (BTreeMap::new(), BTreeMap::new());
+    flatten("", &a, &mut fa);
+    flatten("", &b, &mut fb);
+    // A long value is shown from a little before where the two sides first differ, so the
+    // change itself is always in view.
+    let short = |s: Option<&String>, from: usize| match s {
+        None => "(absent)".to_string(),
+        Some(s) => {
+            let chars: Vec<char> = s.chars().collect();
+            let start = if chars.len() > 60 {
+                from.saturating_sub(20).min(chars.len())
+            } else {
+                0
+            };
+            let end = (start + 60).min(chars.len());
+            format!(
+                "{}{}{}",
+                if start > 0 { "…" } else { "" },
+                chars[start..end].iter().collect::<String>(),
+                if end < chars.len() { "…" } else { "" }
+            )
+        }
+    };
+    let mut keys: Vec<&String> = fa.keys().chain(fb.keys()).collect();
+    keys.sort();
+    keys.dedup();
+    let out: Vec<String> = keys
+        .into_iter()
+        .filter(|k| fa.get(*k) != fb.get(*k))
+        .map(|k| {
+            let (x, y) = (fa.get(k), fb.get(k));
+            let from = match (x, y) {
+                (Some(x), Some(y)) => x.chars().zip(y.chars()).take_while(|(a, b)| a == b).count(),
+                _ => 0,
+            };
+            format!("{}: {} → {}", k, short(x, from), short(y, from))
+        })
+        .collect();
+    if out.is_empty() && old != new {
+        return vec!["no protocol value (comments or layout only)".into()];
+    }
+    out
+}
+
+/// What a component count decides from that differs between the protocol `old` (source text
+/// `old_text`) and `new` (`new_text`), one `key: old → new` per changed value ([`changes`]):
+/// `[components]` and `[[link-rules]]` (which questions form one component); with splits in
+/// either version, `[[splits]]` and `[stop-rule]`; with a `"from-target"` split in either,
+/// `[target]`. Empty when the count stands under `new`. A section whose parsed values differ
+/// while no written value does (a default written out) is named as `[section]`.
+pub fn count_basis_changes(old: &Protocol, old_text: &str, new: &Protocol, new_text: &str) -> Vec<String> {
+    let mut sections: Vec<&str> = Vec::new();
+    if old.components != new.components {
+        sections.push("components");
+    }
+    if old.link_rules != new.link_rules {
+        sections.push("link-rules");
+    }
+    if !old.splits.is_empty() || !new.splits.is_empty() {
+        if old.splits != new.splits {
+            sections.push("splits");
+        }
+        if old.stop_rule != new.stop_rule {
+            sections.push("stop-rule");
+        }
+    }
+    if (old.derives_requirement() || new.derives_requirement()) && old.target != new.target {
+        sections.push("target");
+    }
+    if sections.is_empty() {
+        return vec![];
+    }
+    let in_section = |change: &String| {
+        sections.iter().any(|s| {
+            change
+                .strip_prefix(s)
+                .is_some_and(|rest| rest.starts_with(['.', '[', ':']))
+        })
+    };
+    let listed: Vec<String> = changes(old_text, new_text).into_iter().filter(in_section).collect();
+    if listed.is_empty() {
+        return sections.iter().map(|s| format!("[{}]", s)).collect();
+    }
+    listed
+}
+
+#[cfg(test)]
+mod tests {
+    use super::changes;
+
+    #[test]
+    fn count_basis_changes_name_only_what_a_count_decides_from() {
+        use super::count_basis_changes;
+        let base = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/protocols/hotpotqa.toml")).unwrap();
+        let parse = |t: &str| crate::protocol::parse(t, std::path::Path::new("p.toml")).unwrap();
+        let diff = |from: &str, to: &str, text: &str| {
+            assert!(text.contains(from), "{}", from);
+            let new = text.replacen(from, to, 1);
+            count_basis_changes(&parse(text), text, &parse(&new), &new)
+        };
+        // What the count decides from: a link rule (matched by name), [components], the
+        // target of a "from-target" split, the stop rule.
+        assert_eq!(
+            diff("jaccard = 0.8", "jaccard = 0.75", &base),
+            ["link-rules[name = \"plus near-identical paragraphs\"].jaccard: 0.8 → 0.75"]
+        );
+        assert_eq!(
+            diff("max-per-component = 4", "max-per-component = 3", &base),
+            ["components.max-per-component: 4 → 3"]
+        );
+        assert_eq!(diff("mde = 0.15", "mde = 0.2", &base), ["target.mde: 0.15 → 0.2"]);
+        assert_eq!(
+            diff("required = \"sum-of-splits\"", "required = \"each-split\"", &base),
+            ["stop-rule.required: \"sum-of-splits\" → \"each-split\""]
+        );
+        // Not: the analysis settings, the scores, the hypotheses.
+        assert!(diff("trials = 10000", "trials = 2000", &base).is_empty());
+        assert!(diff("HALTED = 0", "HALTED = 1", &base).is_empty());
+        // A default written out parses alike: no change.
+        assert!(diff(
+            "[stop-rule]\n",
+            "[stop-rule]\nrequired = \"sum-of-splits\"\n",
+            &base.replacen("required = \"sum-of-splits\"\n", "", 1)
+        )
+        .is_empty());
+        // With a fixed requirement the target no longer counts; the split's count does.
+        let fixed = base.replacen("required-components = \"from-target\"", "required-components = 50", 1);
+        assert!(diff("mde = 0.15", "mde = 0.2", &fixed).is_empty());
+        assert_eq!(
+            diff("required-components = 50", "required-components = 60", &fixed),
+            ["splits[name = \"final\"].required-components: 50 → 60"]
+        );
+        // Without splits neither the target nor the stop rule counts.
+        let (at, end) = (fixed.find("[[splits]]").unwrap(), fixed.find("[stop-rule]").unwrap());
+        let none = format!("{}{}", &fixed[..at], &fixed[end..]);
+        assert!(diff("required = \"sum-of-splits\"", "required = \"each-split\"", &none).is_empty());
+        assert!(diff("mde = 0.15", "mde = 0.2", &none).is_empty());
+    }
+
+    #[test]
+    fn protocol_changes_lists_each_differing_value_by_its_dotted_key() {
+        let old = "schema-version = 2\n[target]\nmde = 0.15\nalpha = 0.05\n[[hypotheses]]\nname = \"h1\"\n";
+        let new = "schema-version = 2\n[target]\nmde = 0.1\nalpha = 0.05\nsides = 1\n[[hypotheses]]\nname = \"h2\"\n";
+        assert_eq!(
+            changes(old, new),
+            vec![
+                "hypotheses[name = \"h1\"].name: \"h1\" → (absent)".to_string(),
+                "hypotheses[name = \"h2\"].name: (absent) → \"h2\"".to_string(),
+                "target.mde: 0.15 → 0.1".to_string(),
+                "target.sides: (absent) → 1".to_string(),
+            ]
+        );
+        // Inserting an item before another does not read as renaming it.
+        let two = "[[hypotheses]]\nname = \"h0\"\n[[hypotheses]]\nname = \"h1\"\n";
+        assert_eq!(
+            changes("[[hypotheses]]\nname = \"h1\"\n", two),
+            vec!["hypotheses[name = \"h0\"].name: (absent) → \"h0\"".to_string()]
+        );
+        // A change deep inside a long value is shown, not cut off.
+        let d = |x: &str| format!("[study]\ndescription = \"{}{}{}\"\n", "a".repeat(80), x, "b".repeat(80));
+        assert_eq!(
+            changes(&d("15"), &d("16")),
+            vec![format!(
+                "study.description: …{}15{}… → …{}16{}…",
+                "a".repeat(19),
+                "b".repeat(39),
+                "a".repeat(19),
+                "b".repeat(39)
+            )]
+        );
+        // A key that is not bare stays quoted.
+        assert_eq!(
+            changes("[labels]\n\"a.b\" = 1\n", "[labels]\n\"a.b\" = 2\n"),
+            vec!["labels.\"a.b\": 1 → 2".to_string()]
+        );
+        // Comments and layout only.
+        assert_eq!(
+            changes("# a\nx = 1\n", "# b\nx = 1\n"),
+            vec!["no protocol value (comments or layout only)".to_string()]
+        );
+        assert!(changes(old, old).is_empty());
+        let long = format!("[study]\ndescription = \"{}\"\n", "x".repeat(100));
+        let got = changes("", &long);
+        assert_eq!(got.len(), 1);
+        assert!(got[0].starts_with("study.description: (absent) → \"xxxx"), "{}", got[0]);
+        assert!(got[0].ends_with('…') && got[0].chars().count() < 110, "{}", got[0]);
+        assert_eq!(
+            changes("a = ", "a = 1"),
+            vec!["the protocol text (not TOML on one side)".to_string()]
+        );
+    }
+}
