@@ -279,30 +279,33 @@ pub(crate) fn new_entry_findings(history: &[Entry], new: &[Entry]) -> Vec<Findin
 
 /// When analysis `e` rests on `count` (its study's latest count before it: with splits in the
 /// analysis's protocol, or when it used a component assignment) and that count was made under
-/// another protocol version that counted otherwise ([`crate::protocol::count_basis_changes`]):
-/// the count's number and the changes. `None` as well when either protocol text is not among
-/// `texts` (an append's check sees only the latest entries; the full check has every text).
+/// another protocol version that counted otherwise ([`crate::protocol::count_basis_changes`])
+/// or on another pilot than the one `reg` (the registration in force) records
+/// ([`crate::protocol::pilot_change`]): the count's number and the changes. `None` as well
+/// when a protocol text needed is not among `texts` (an append's check sees only the latest
+/// entries; the full check has every text).
 fn counted_otherwise(
     e: &Entry,
     count: Option<&Entry>,
+    reg: Option<&Entry>,
     texts: &BTreeMap<&str, &str>,
     assignment: bool,
 ) -> Option<(u64, String)> {
     let count = count?;
     let (now, then) = (e.protocol_sha256.as_deref()?, count.protocol_sha256.as_deref()?);
-    if now == then {
-        return None;
-    }
-    let (new_text, old_text) = (texts.get(now)?, texts.get(then)?);
     let path = std::path::Path::new("protocol.toml");
-    let (new, old) = (
-        crate::protocol::parse(new_text, path).ok()?,
-        crate::protocol::parse(old_text, path).ok()?,
-    );
+    let new_text = texts.get(now)?;
+    let new = crate::protocol::parse(new_text, path).ok()?;
     if new.splits.is_empty() && !assignment {
         return None;
     }
-    let changes = crate::protocol::count_basis_changes(&old, old_text, &new, new_text);
+    let mut changes = Vec::new();
+    if now != then {
+        let old_text = texts.get(then)?;
+        let old = crate::protocol::parse(old_text, path).ok()?;
+        changes = crate::protocol::count_basis_changes(&old, old_text, &new, new_text);
+    }
+    changes.extend(reg.and_then(|r| crate::protocol::pilot_change(&new, &count.inputs, &r.inputs)));
     (!changes.is_empty()).then(|| (count.seq, changes.join("; ")))
 }
 
@@ -324,6 +327,7 @@ fn check_registrations(c: &mut ChainCheck, records: &[Record]) {
     // Per study: its latest count (`count`, `stop` or `go`); per protocol hash: the text a
     // register or amend entry stored (when the records hold it).
     let mut latest_count: BTreeMap<&str, &Entry> = BTreeMap::new();
+    let mut latest_reg: BTreeMap<&str, &Entry> = BTreeMap::new();
     let mut texts: BTreeMap<&str, &str> = BTreeMap::new();
     let assignments = |e: &Entry| -> Vec<String> {
         e.inputs
@@ -456,12 +460,13 @@ fn check_registrations(c: &mut ChainCheck, records: &[Record]) {
             }
         }
         if e.kind == EntryKind::Analyze && !disclosed {
-            if let Some(p) = counted_otherwise(e, latest_count.get(id).copied(), &texts, !assignments(e).is_empty()) {
+            let (count, reg) = (latest_count.get(id).copied(), latest_reg.get(id).copied());
+            if let Some(p) = counted_otherwise(e, count, reg, &texts, !assignments(e).is_empty()) {
                 c.bad(
                     FindingCode::AnalysisRefused,
                     n,
                     format!(
-                        "entry #{} analyzes study `{}` on its count (entry #{}), made under an earlier protocol version that counted otherwise ({}), without a deviation",
+                        "entry #{} analyzes study `{}` on its count (entry #{}), which the registration then in force counts otherwise ({}), without a deviation",
                         e.seq, id, p.0, p.1
                     ),
                 );
@@ -472,6 +477,9 @@ fn check_registrations(c: &mut ChainCheck, records: &[Record]) {
         }
         if matches!(e.kind, EntryKind::Count | EntryKind::Stop | EntryKind::Go) {
             latest_count.insert(id, e);
+        }
+        if matches!(e.kind, EntryKind::Register | EntryKind::Amend) {
+            latest_reg.insert(id, e);
         }
         if let (EntryKind::Register | EntryKind::Amend, Some(h), Some(text)) = (
             e.kind,

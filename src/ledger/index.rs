@@ -155,6 +155,26 @@ impl<'a> Snapshot<'a> {
         Ok(None)
     }
 
+    /// The latest entry numbered below `before` that `accept` takes, read by walking first
+    /// parents back from the tip (as far as needed; for an entry that is not the latest of its
+    /// kind, such as the version of a protocol an earlier count was made under).
+    ///
+    /// Errors: as [`Snapshot::by_seq`].
+    pub fn latest_before(&self, before: u64, accept: impl Fn(&StoredEntry) -> bool) -> Result<Option<StoredEntry>> {
+        let mut next = self.tip;
+        while let Some(oid) = next {
+            let s = self.ledger.read_commit(oid)?;
+            if s.entry.seq < before && accept(&s) {
+                return Ok(Some(s));
+            }
+            if s.entry.seq <= 1 {
+                break;
+            }
+            next = self.ledger.first_parent(oid);
+        }
+        Ok(None)
+    }
+
     /// The data-access level in force for `study` at this tip: that of the latest entry of
     /// `study` or of the whole ledger (see [`DataAccess::in_force`]).
     ///

@@ -69,7 +69,8 @@ crate::named_enum! {
         UnregisteredProtocol = "unregistered-protocol",
         /// An analysis the registration refuses, without a deviation: after the study's stop
         /// rule said stop, on a component assignment other than its latest count's, or on a
-        /// count made under an earlier protocol version that counted otherwise.
+        /// count that the registration in force counts otherwise (another protocol version or
+        /// pilot file).
         AnalysisRefused = "analysis-refused",
         /// (PROTOCOL) The file differs from the latest registration.
         ProtocolChanged = "protocol-changed",

@@ -146,11 +146,15 @@ pub fn refusals(entries: &[StoredEntry], study: &str, assignment: Option<&str>) 
 
 /// Every refusal of analyzing with `lp` given `entries` (registration, stop rule, assignment),
 /// and the registration entry's number.
+///
+/// Errors: a ledger commit that cannot be read while looking up the protocol an earlier count
+/// was made under.
 fn all_refusals(
-    entries: &[StoredEntry],
+    snap: &crate::ledger::Snapshot,
     lp: &crate::protocol::LoadedProtocol,
     assignment: Option<&str>,
-) -> (Option<u64>, Vec<Refusal>) {
+) -> Result<(Option<u64>, Vec<Refusal>)> {
+    let entries = snap.entries();
     let mut refused = Vec::new();
     let reg = match query::check_registered(entries, lp) {
         Ok(r) => Some(r.entry.seq),
@@ -163,11 +167,18 @@ fn all_refusals(
     refused.extend(stop_gate(entries, &lp.protocol, study, assignment));
     // A decision or an assignment counted under an earlier protocol that counted otherwise.
     if !lp.protocol.splits.is_empty() || assignment.is_some() {
-        refused.extend(query::count_basis(entries, lp));
+        let earlier = |before: u64, sha: &str| {
+            snap.latest_before(before, |e| {
+                e.entry.study_id == *study
+                    && matches!(e.entry.kind, EntryKind::Register | EntryKind::Amend)
+                    && e.entry.protocol_sha256.as_deref() == Some(sha)
+            })
+        };
+        refused.extend(query::count_basis(entries, lp, earlier)?);
     }
     refused.extend(refusals(entries, study, assignment));
     refused.dedup();
-    (reg, refused)
+    Ok((reg, refused))
 }
 
 /// The stop rule gates the analysis: with splits in the protocol, the study's latest count must
@@ -453,7 +464,7 @@ pub fn analyze(ledger: &Ledger, req: &AnalyzeRequest, now: DateTime<Utc>) -> Res
             .collect();
         refusal(&study, &all)
     };
-    let (_, refused) = all_refusals(first, &lp, assign_hash.as_deref());
+    let (_, refused) = all_refusals(&first_look, &lp, assign_hash.as_deref())?;
     if (!refused.is_empty() || !fields.is_empty()) && req.deviation.is_none() {
         return Err(refuse_all(refused, &fields));
     }
@@ -505,7 +516,7 @@ pub fn analyze(ledger: &Ledger, req: &AnalyzeRequest, now: DateTime<Utc>) -> Res
         if let Some(e) = no_registration(entries) {
             return Err(e);
         }
-        let (reg, refused) = all_refusals(entries, &lp, assign_hash.as_deref());
+        let (reg, refused) = all_refusals(snap, &lp, assign_hash.as_deref())?;
         if !refused.is_empty() && req.deviation.is_none() {
             return Err(refusal(&study, &refused));
         }

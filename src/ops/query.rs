@@ -71,62 +71,60 @@ pub fn refusal_error(r: Refusal) -> crate::error::Error {
 }
 
 /// When the study's latest component count (its latest `count`, `stop` or `go` entry) was made
-/// under another version of the protocol than `lp`, and that version fixed otherwise what the
-/// count decides from, the refusal naming each changed value ([`Refusal::Recount`]).
+/// under another version of the protocol than `lp` that fixed otherwise what the count decides
+/// from ([`crate::protocol::count_basis_changes`]), or on another pilot file than the one
+/// registered now ([`crate::protocol::pilot_change`]): the refusal naming each changed value
+/// ([`Refusal::Recount`]).
 ///
-/// What a count decides from: `[components]` and `[[link-rules]]` (which questions form one
-/// component); with splits in either version, `[[splits]]` and `[stop-rule]`; with a split whose
-/// `required-components` is `"from-target"`, `[target]` and the pilot file's SHA-256. The
-/// earlier version is read from the `register`/`amend` entry that stored its text; when no
-/// entry does (or the text no longer parses), the count is refused as made under an unknown
-/// protocol. A count under the same protocol hash, or none at all, gives `None`.
-pub fn count_basis(entries: &[StoredEntry], lp: &LoadedProtocol) -> Option<Refusal> {
+/// The earlier version is the `register`/`amend` entry before the count that stored its text,
+/// looked up among `entries` and then by `earlier(before, sha256)` (the latest entry numbered
+/// below `before` that registers that hash, if any); when none holds a text that parses, the
+/// count is refused as made under an unknown protocol. No count, or a count under the same
+/// protocol hash and pilot, gives `None`.
+///
+/// Errors: those of `earlier` (a ledger commit that cannot be read).
+pub fn count_basis(
+    entries: &[StoredEntry],
+    lp: &LoadedProtocol,
+    earlier: impl Fn(u64, &str) -> crate::error::Result<Option<StoredEntry>>,
+) -> crate::error::Result<Option<Refusal>> {
     let study = &lp.protocol.study.id;
-    let count = latest(entries, study, &[EntryKind::Count, EntryKind::Stop, EntryKind::Go])?;
-    let counted_under = count.entry.protocol_sha256.as_deref()?;
-    if counted_under == lp.hash.sha256 {
-        return None;
-    }
+    let Some(count) = latest(entries, study, &[EntryKind::Count, EntryKind::Stop, EntryKind::Go]) else {
+        return Ok(None);
+    };
+    let Some(counted_under) = count.entry.protocol_sha256.as_deref() else {
+        return Ok(None);
+    };
     let refusal = |changes: String| Refusal::Recount {
         seq: count.entry.seq,
         protocol: crate::text::short(counted_under, 12).to_string(),
         changes,
     };
-    let earlier = entries.iter().rev().find(|e| {
+    let pilot = latest_registration(entries, study)
+        .and_then(|reg| crate::protocol::pilot_change(&lp.protocol, &count.entry.inputs, &reg.entry.inputs));
+    if counted_under == lp.hash.sha256 {
+        return Ok(pilot.map(refusal));
+    }
+    let registers = |e: &StoredEntry| {
         e.entry.seq < count.entry.seq
             && e.entry.study_id == *study
             && matches!(e.entry.kind, EntryKind::Register | EntryKind::Amend)
             && e.entry.protocol_sha256.as_deref() == Some(counted_under)
-    });
-    let Some(old_text) = earlier.and_then(|e| e.protocol_text.as_deref()) else {
-        return Some(refusal("the protocol (its text is not in the ledger)".into()));
+    };
+    let found = match entries.iter().rev().find(|e| registers(e)) {
+        Some(e) => Some(e.clone()),
+        None => earlier(count.entry.seq, counted_under)?,
+    };
+    let Some(old_text) = found.as_ref().and_then(|e| e.protocol_text.as_deref()) else {
+        return Ok(Some(refusal("the protocol (its text is not in the ledger)".into())));
     };
     let path = std::path::Path::new(count.entry.protocol_path.as_deref().unwrap_or("protocol.toml"));
     let Ok(old) = crate::protocol::parse(old_text, path) else {
-        return Some(refusal(
+        return Ok(Some(refusal(
             "the protocol (its earlier text no longer reads as a protocol)".into(),
-        ));
+        )));
     };
     let mut listed = crate::protocol::count_basis_changes(&old, old_text, &lp.protocol, &lp.text);
-    // The pilot's SD (when it gives the requirement's σ) registered anew under the same path.
-    let t = &lp.protocol.target;
-    if lp.protocol.derives_requirement() && t.sd.is_none() && t.pilot.is_some() && listed.is_empty() {
-        let pilot = |e: &StoredEntry| -> Vec<String> {
-            e.entry
-                .inputs
-                .iter()
-                .filter(|(k, _)| k.role == crate::ledger::InputRole::Pilot)
-                .map(|(_, h)| h.clone())
-                .collect()
-        };
-        if let Some(reg) = latest_registration(entries, study) {
-            if pilot(count) != pilot(reg) {
-                listed.push(format!(
-                    "the pilot file (entry #{} registers another SHA-256)",
-                    reg.entry.seq
-                ));
-            }
-        }
-    }
-    (!listed.is_empty()).then(|| refusal(listed.join("; ")))
+    listed.extend(pilot);
+    Ok((!listed.is_empty()).then(|| refusal(listed.join("; "))))
 }

@@ -215,6 +215,17 @@ fn draft(
     let shown = lp.path.display();
     let prev = query::latest_registration(entries, id);
     let same = |p: &StoredEntry| p.entry.protocol_sha256.as_deref() == Some(lp.hash.sha256.as_str());
+    // A new pilot file under the same protocol text is a new version too: the requirement a
+    // count derives from it changes.
+    let pilots = |inputs: &Inputs| -> Vec<String> {
+        inputs
+            .iter()
+            .filter(|(k, _)| k.role == InputRole::Pilot)
+            .map(|(_, h)| h.clone())
+            .collect()
+    };
+    let same_pilot =
+        |p: &StoredEntry| pilots(&p.entry.inputs) == pilot.map(|x| x.1.clone()).into_iter().collect::<Vec<_>>();
     let kind = match (amend_reason, prev) {
         (None, None) => EntryKind::Register,
         (None, Some(p)) if same(p) => {
@@ -240,9 +251,14 @@ fn draft(
             ))
             .with_hint(format!("register it first: pledge register {}", shown)))
         }
-        (Some(_), Some(p)) if same(p) => {
+        (Some(_), Some(p)) if same(p) && same_pilot(p) => {
             return Err(Error::refused(format!(
-                "the protocol is identical to the registered version (entry #{}): nothing to amend",
+                "the protocol{} identical to the registered version (entry #{}): nothing to amend",
+                if pilot.is_some() {
+                    " and its pilot file are"
+                } else {
+                    " is"
+                },
                 p.entry.seq
             )));
         }

@@ -92,50 +92,178 @@ pub fn changes(old: &str, new: &str) -> Vec<String> {
 }
 
 /// What a component count decides from that differs between the protocol `old` (source text
-/// `old_text`) and `new` (`new_text`), one `key: old → new` per changed value ([`changes`]):
-/// `[components]` and `[[link-rules]]` (which questions form one component); with splits in
-/// either version, `[[splits]]` and `[stop-rule]`; with a `"from-target"` split in either,
-/// `[target]`. Empty when the count stands under `new`. A section whose parsed values differ
-/// while no written value does (a default written out) is named as `[section]`.
+/// `old_text`) and `new` (`new_text`), one `key: old → new` per changed value ([`changes`]).
+///
+/// What a count decides from: `components.unit`, `max-per-component` and `keep` (not the
+/// estimator, which only the analysis uses) and the `[[link-rules]]` in order, with their
+/// defaults filled in (which questions form one component); with splits in either version,
+/// `[[splits]]`, `[stop-rule]` and `analysis.seed` (the seed of `--assign`'s shuffle; also with
+/// `keep = "seeded-sample"`); with a `"from-target"` split in either, the `[target]` values
+/// the power calculation uses (`scale`, `mde`, `alpha`, `power`, `sides`, `sd`, `pilot`,
+/// `icc`, `method`; not `metric` or the free-text `sd-source`). Empty when the count stands
+/// under `new`. Link rules that differ only in order are listed as their order.
 pub fn count_basis_changes(old: &Protocol, old_text: &str, new: &Protocol, new_text: &str) -> Vec<String> {
-    let mut sections: Vec<&str> = Vec::new();
-    if old.components != new.components {
-        sections.push("components");
+    let mut keys: Vec<&str> = Vec::new();
+    let (oc, nc) = (&old.components, &new.components);
+    for (k, same) in [
+        ("components.unit", oc.unit == nc.unit),
+        (
+            "components.max-per-component",
+            oc.max_per_component == nc.max_per_component,
+        ),
+        ("components.keep", oc.keep == nc.keep),
+    ] {
+        if !same {
+            keys.push(k);
+        }
     }
-    if old.link_rules != new.link_rules {
-        sections.push("link-rules");
+    let rules = |p: &Protocol| -> Vec<String> {
+        p.link_rules
+            .iter()
+            .map(|r| {
+                format!(
+                    "{:?}",
+                    (
+                        &r.name,
+                        r.kind,
+                        r.normalization,
+                        r.shingle_size(),
+                        r.jaccard(),
+                        &r.field
+                    )
+                )
+            })
+            .collect()
+    };
+    let rules_differ = rules(old) != rules(new);
+    if rules_differ {
+        keys.push("link-rules");
     }
-    if !old.splits.is_empty() || !new.splits.is_empty() {
+    let splits = !old.splits.is_empty() || !new.splits.is_empty();
+    if splits {
         if old.splits != new.splits {
-            sections.push("splits");
+            keys.push("splits");
         }
         if old.stop_rule != new.stop_rule {
-            sections.push("stop-rule");
+            keys.push("stop-rule");
         }
     }
-    if (old.derives_requirement() || new.derives_requirement()) && old.target != new.target {
-        sections.push("target");
+    let seeded = |p: &Protocol| p.components.keep == super::Keep::SeededSample;
+    if (splits || seeded(old) || seeded(new)) && old.analysis.seed != new.analysis.seed {
+        keys.push("analysis.seed");
     }
-    if sections.is_empty() {
+    if old.derives_requirement() || new.derives_requirement() {
+        let (a, b) = (&old.target, &new.target);
+        for (k, same) in [
+            ("target.scale", a.scale == b.scale),
+            ("target.mde", a.mde == b.mde),
+            ("target.alpha", a.alpha == b.alpha),
+            ("target.power", a.power == b.power),
+            ("target.sides", a.sides == b.sides),
+            ("target.sd", a.sd == b.sd),
+            ("target.pilot", a.pilot == b.pilot),
+            ("target.icc", a.icc == b.icc),
+            ("target.method", a.method == b.method),
+        ] {
+            if !same {
+                keys.push(k);
+            }
+        }
+    }
+    if keys.is_empty() {
         return vec![];
     }
-    let in_section = |change: &String| {
-        sections.iter().any(|s| {
+    let in_keys = |change: &String| {
+        keys.iter().any(|k| {
             change
-                .strip_prefix(s)
+                .strip_prefix(k)
                 .is_some_and(|rest| rest.starts_with(['.', '[', ':']))
         })
     };
-    let listed: Vec<String> = changes(old_text, new_text).into_iter().filter(in_section).collect();
-    if listed.is_empty() {
-        return sections.iter().map(|s| format!("[{}]", s)).collect();
+    let mut listed: Vec<String> = changes(old_text, new_text).into_iter().filter(in_keys).collect();
+    let names = |p: &Protocol| {
+        p.link_rules
+            .iter()
+            .map(|r| toml::Value::from(r.name.as_str()).to_string())
+            .collect::<Vec<_>>()
+            .join(", ")
+    };
+    if rules_differ && !listed.iter().any(|c| c.starts_with("link-rules")) {
+        listed.push(format!("link-rules order: {} → {}", names(old), names(new)));
+    }
+    // A value that parses otherwise while its text does not (a default written out): the key.
+    for k in &keys {
+        if *k != "link-rules" && !listed.iter().any(|c| c.starts_with(k)) {
+            listed.push(format!("{} (its value as read)", k));
+        }
     }
     listed
+}
+
+/// When the requirement's σ comes from the pilot file (a `"from-target"` split, `target.pilot`
+/// and no `target.sd` in `p`), and the pilot's SHA-256 recorded by a count (`counted`, the
+/// count entry's inputs) differs from the one registered (`registered`, the registration's
+/// inputs): `the pilot file's SHA-256: OLD → NEW` (12 hex digits each, `none` when absent).
+pub fn pilot_change(
+    p: &Protocol,
+    counted: &crate::ledger::Inputs,
+    registered: &crate::ledger::Inputs,
+) -> Option<String> {
+    if !p.derives_requirement() || p.target.sd.is_some() || p.target.pilot.is_none() {
+        return None;
+    }
+    let pilot = |inputs: &crate::ledger::Inputs| -> Vec<String> {
+        inputs
+            .iter()
+            .filter(|(k, _)| k.role == crate::ledger::InputRole::Pilot)
+            .map(|(_, h)| crate::text::short(h, 12).to_string())
+            .collect()
+    };
+    let (a, b) = (pilot(counted), pilot(registered));
+    let show = |v: &[String]| if v.is_empty() { "none".to_string() } else { v.join(", ") };
+    (a != b).then(|| format!("the pilot file's SHA-256: {} → {}", show(&a), show(&b)))
 }
 
 #[cfg(test)]
 mod tests {
     use super::changes;
+
+    #[test]
+    fn a_pilot_change_counts_only_when_the_pilot_gives_the_requirement_its_sd() {
+        use crate::ledger::{InputKey, InputRole, Inputs};
+        let base = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/protocols/hotpotqa.toml")).unwrap();
+        let parse = |t: &str| crate::protocol::parse(t, std::path::Path::new("p.toml")).unwrap();
+        let with_pilot = parse(&base.replacen("sd = 0.45\n", "pilot = \"pilot.csv\"\n", 1));
+        let inputs = |h: Option<&str>| -> Inputs {
+            let mut i = Inputs::new();
+            i.insert(InputKey::new(InputRole::Protocol, "p.toml"), "f".repeat(64));
+            if let Some(h) = h {
+                i.insert(InputKey::new(InputRole::Pilot, "pilot.csv"), h.repeat(64));
+            }
+            i
+        };
+        assert_eq!(
+            super::pilot_change(&with_pilot, &inputs(Some("a")), &inputs(Some("b"))),
+            Some(format!(
+                "the pilot file's SHA-256: {} → {}",
+                "a".repeat(12),
+                "b".repeat(12)
+            ))
+        );
+        assert_eq!(
+            super::pilot_change(&with_pilot, &inputs(None), &inputs(Some("b"))),
+            Some(format!("the pilot file's SHA-256: none → {}", "b".repeat(12)))
+        );
+        assert_eq!(
+            super::pilot_change(&with_pilot, &inputs(Some("a")), &inputs(Some("a"))),
+            None
+        );
+        // With target.sd the pilot is not what the count used.
+        assert_eq!(
+            super::pilot_change(&parse(&base), &inputs(Some("a")), &inputs(Some("b"))),
+            None
+        );
+    }
 
     #[test]
     fn count_basis_changes_name_only_what_a_count_decides_from() {
@@ -162,9 +290,44 @@ mod tests {
             diff("required = \"sum-of-splits\"", "required = \"each-split\"", &base),
             ["stop-rule.required: \"sum-of-splits\" → \"each-split\""]
         );
-        // Not: the analysis settings, the scores, the hypotheses.
+        // The seed of the assignment's shuffle, with splits.
+        assert_eq!(
+            diff("seed = 20261130", "seed = 1", &base),
+            ["analysis.seed: 20261130 → 1"]
+        );
+        // Not: the analysis settings, the scores, the hypotheses, what only the analysis or the
+        // reader uses (the estimator, the metric's name, the SD's free-text source).
         assert!(diff("trials = 10000", "trials = 2000", &base).is_empty());
         assert!(diff("HALTED = 0", "HALTED = 1", &base).is_empty());
+        assert!(diff(
+            "estimator = \"component-mean\"",
+            "estimator = \"question-weighted\"",
+            &base
+        )
+        .is_empty());
+        assert!(diff("metric = \"accuracy\"", "metric = \"exact-match\"", &base).is_empty());
+        assert!(diff("sd-source = \"binary", "sd-source = \"Binary", &base).is_empty());
+        // A link rule's default left out reads the same.
+        assert!(diff("shingle-size = 5\n", "", &base).is_empty());
+        assert!(diff("jaccard = 0.8\n", "", &base).is_empty());
+        // Reordered link rules: the order is the change.
+        let a = "[[link-rules]]\nname = \"identical paragraphs\"\nkind = \"identical-passage\"\nnormalization = \"nfc\"\n\n";
+        let at = base.find(a).unwrap();
+        let (decoy, end) = (
+            base.find("[[link-rules]]\nname = \"plus shared distractors\"").unwrap(),
+            base.find("[[splits]]").unwrap(),
+        );
+        let moved = format!(
+            "{}{}{}{}",
+            &base[..at],
+            &base[at + a.len()..decoy],
+            &base[decoy..end],
+            a
+        ) + &base[end..];
+        assert_eq!(
+            count_basis_changes(&parse(&base), &base, &parse(&moved), &moved),
+            ["link-rules order: \"identical paragraphs\", \"plus near-identical paragraphs\", \"plus shared distractors\" → \"plus near-identical paragraphs\", \"plus shared distractors\", \"identical paragraphs\""]
+        );
         // A default written out parses alike: no change.
         assert!(diff(
             "[stop-rule]\n",

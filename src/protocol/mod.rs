@@ -17,7 +17,7 @@ mod load;
 mod loaded;
 mod validate;
 
-pub use diff::{changes, count_basis_changes};
+pub use diff::{changes, count_basis_changes, pilot_change};
 pub use hash::{protocol_hash, ProtocolHash};
 pub use load::{error_at_key, load, parse};
 pub use loaded::{load_protocol, LoadedProtocol};

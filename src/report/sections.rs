@@ -680,6 +680,21 @@ pub fn amendment_fields(prev: Option<&StoredEntry>, e: &StoredEntry, access: &Ac
         (Some(a), Some(b)) => crate::protocol::changes(a, b),
         _ => vec!["the protocol (an earlier text is not in the ledger)".into()],
     };
+    let pilot = |x: &StoredEntry| -> Vec<String> {
+        x.entry
+            .inputs
+            .iter()
+            .filter(|(k, _)| k.role == crate::ledger::InputRole::Pilot)
+            .map(|(k, h)| format!("{} (sha256 {})", k.path, crate::text::short(h, 12)))
+            .collect()
+    };
+    if let Some(p) = prev {
+        let (a, b) = (pilot(p), pilot(e));
+        if a != b {
+            let show = |v: &[String]| if v.is_empty() { "none".to_string() } else { v.join(", ") };
+            out.push(format!("pilot file: {} → {}", show(&a), show(&b)));
+        }
+    }
     if let Some(&before) = access.before.get(&e.entry.seq) {
         if before != e.entry.data_access {
             out.push(format!(
@@ -1019,15 +1034,14 @@ impl AccessHistory {
 
 /// When `count` was made under another protocol version than the one in force (`reg`, its
 /// parsed `protocol`) and an amendment since changed what a count decides from
-/// ([`crate::protocol::count_basis_changes`]): a sentence naming both entries and each change;
-/// empty otherwise (also when the count records no protocol hash).
+/// ([`crate::protocol::count_basis_changes`]), or on another pilot file than `reg` registers
+/// ([`crate::protocol::pilot_change`]): a sentence naming both entries and each change; empty
+/// otherwise (also when the count records no protocol hash).
 pub fn earlier_protocol(mine: &[&StoredEntry], count: &StoredEntry, reg: &StoredEntry, protocol: &Protocol) -> String {
     let Some(sha) = count.entry.protocol_sha256.as_deref() else {
         return String::new();
     };
-    if reg.entry.protocol_sha256.as_deref() == Some(sha) {
-        return String::new();
-    }
+    let pilot = crate::protocol::pilot_change(protocol, &count.entry.inputs, &reg.entry.inputs);
     let then = mine.iter().rev().find(|e| {
         e.entry.seq < count.entry.seq
             && matches!(
@@ -1036,27 +1050,34 @@ pub fn earlier_protocol(mine: &[&StoredEntry], count: &StoredEntry, reg: &Stored
             )
             && e.entry.protocol_sha256.as_deref() == Some(sha)
     });
-    let path = std::path::Path::new(count.entry.protocol_path.as_deref().unwrap_or("protocol.toml"));
-    let parsed = then.and_then(|t| {
-        let text = t.protocol_text.as_deref()?;
-        Some((t, text, crate::protocol::parse(text, path).ok()?))
-    });
-    let (Some((then, old_text, old)), Some(new_text)) = (parsed, reg.protocol_text.as_deref()) else {
-        return format!(
-            "The count above (entry #{}) was made under a protocol version whose text this ledger does not hold in a readable form (SHA-256 {}); entry #{} is in force.",
-            count.entry.seq,
-            crate::text::short(sha, 12),
-            reg.entry.seq
-        );
-    };
-    let changes = crate::protocol::count_basis_changes(&old, old_text, protocol, new_text);
+    let mut changes = Vec::new();
+    if reg.entry.protocol_sha256.as_deref() != Some(sha) {
+        let path = std::path::Path::new(count.entry.protocol_path.as_deref().unwrap_or("protocol.toml"));
+        let parsed = then.and_then(|t| {
+            let text = t.protocol_text.as_deref()?;
+            Some((text, crate::protocol::parse(text, path).ok()?))
+        });
+        let (Some((old_text, old)), Some(new_text)) = (parsed, reg.protocol_text.as_deref()) else {
+            return format!(
+                "The count above (entry #{}) was made under a protocol version whose text this ledger does not hold in a readable form (SHA-256 {}); entry #{} is in force.",
+                count.entry.seq,
+                crate::text::short(sha, 12),
+                reg.entry.seq
+            );
+        };
+        changes = crate::protocol::count_basis_changes(&old, old_text, protocol, new_text);
+    }
+    changes.extend(pilot);
     if changes.is_empty() {
         return String::new();
     }
     format!(
-        "The count above (entry #{}) was made under entry #{}'s protocol; the protocol in force (entry #{}) counts otherwise: {}. The study was not counted again under it, so the decision above is not the amended protocol's.",
+        "The count above (entry #{}) was made under {}; the registration in force (entry #{}) counts otherwise: {}. The study was not counted again under it, so the decision above is not the amended protocol's.",
         count.entry.seq,
-        then.entry.seq,
+        match then {
+            Some(t) => format!("entry #{}'s protocol", t.entry.seq),
+            None => "an earlier registration".to_string(),
+        },
         reg.entry.seq,
         changes.join("; ")
     )

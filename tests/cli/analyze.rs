@@ -751,8 +751,67 @@ fn an_amended_link_rule_after_the_count_is_refused_or_recorded_as_a_deviation() 
     assert_eq!(
         refused[0]["message"],
         format!(
-            "entry #{} analyzes study `hotpotqa-100-agents` on its count (entry #2), made under an earlier protocol version that counted otherwise (link-rules[name = \"plus near-identical paragraphs\"].jaccard: 0.8 → 0.7), without a deviation",
+            "entry #{} analyzes study `hotpotqa-100-agents` on its count (entry #2), which the registration then in force counts otherwise (link-rules[name = \"plus near-identical paragraphs\"].jaccard: 0.8 → 0.7), without a deviation",
             seq
         )
+    );
+}
+
+/// A count made under an amendment that is no longer the latest: a later amendment of
+/// something else needs no recount (the count's protocol is found further back in the
+/// ledger), and amending the target back to the registration's is a change against that count.
+#[test]
+fn a_count_under_an_earlier_amendment_is_compared_with_that_amendment() {
+    let env = Env::new();
+    assert_eq!(env.run(&["demo", "demo"]).code, 0);
+    let dir = env.join("demo");
+    let d = dir.to_str().unwrap();
+    let path = dir.join("protocols/hotpotqa.toml");
+    let amend = |from: &str, to: &str| {
+        let text = std::fs::read_to_string(&path).unwrap();
+        std::fs::write(&path, text.replacen(from, to, 1)).unwrap();
+        let r = env.run(&["-C", d, "amend", "protocols/hotpotqa.toml", "--reason", "r"]);
+        assert_eq!(r.code, 0, "{}", r.stderr);
+    };
+    let analyze = [
+        "-C",
+        d,
+        "analyze",
+        "protocols/hotpotqa.toml",
+        "--scores",
+        "data/correctness.csv",
+        "--components",
+        "components.csv",
+    ];
+    amend("sd = 0.45", "sd = 0.40");
+    let r = env.run(&[
+        "-C",
+        d,
+        "components",
+        "protocols/hotpotqa.toml",
+        "--questions",
+        "data/questions.json",
+        "--out",
+        "components.csv",
+    ]);
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    amend("trials = 10000", "trials = 2000");
+    let r = env.run(&analyze);
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    amend("sd = 0.40", "sd = 0.45");
+    let r = env.run(&analyze);
+    assert_eq!(r.code, 1, "{}", r.stderr);
+    assert!(
+        r.stderr.contains(
+            "Caused by: the component count (entry #5) was made under an earlier version of the protocol (sha256 "
+        ),
+        "{}",
+        r.stderr
+    );
+    assert!(
+        r.stderr
+            .contains("amended since in what the count decides from: target.sd: 0.4 → 0.45\n"),
+        "{}",
+        r.stderr
     );
 }

@@ -596,16 +596,47 @@ fn a_registered_pilot_gives_sigma_at_registration_and_the_required_count() {
     let req = &v["stop"]["splits"][0]["power"];
     assert!((req["sd"].as_f64().unwrap() - sd).abs() < 1e-12, "{}", req);
     // The pilot cannot change after registration without an amendment.
-    env.write("pilot.csv", "_id,a,b\nq1,1,0\nq2,0,1\n");
-    let c = env.run(&[
+    let pilot = std::fs::read_to_string(env.join("pilot.csv")).unwrap();
+    let (head, rest) = pilot.split_once('\n').unwrap();
+    let mut rows: Vec<String> = rest.lines().map(str::to_string).collect();
+    rows.sort();
+    env.write("pilot.csv", format!("{}\n{}\n", head, rows[1..].join("\n")));
+    let count = [
         "components",
         "p.toml",
         "--questions",
         "questions.json",
         "--out",
         "c.csv",
-    ]);
-    assert_ne!(c.code, 0, "{}", c.stderr);
+    ];
+    let c = env.run(&count);
+    assert_eq!(c.code, 1, "{}", c.stderr);
+    assert!(
+        c.stderr.contains("register the change with `pledge amend`"),
+        "{}",
+        c.stderr
+    );
+    // The protocol text is unchanged, but the new pilot is a new version: amend records it.
+    let r = env.run(&["amend", "p.toml", "--reason", "the pilot without its first question"]);
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    assert_eq!(kinds(&env), ["register", "amend"]);
+    let log = json(&env.run(&["log", "--format", "json"]).stdout);
+    assert_eq!(log[1]["summary"]["pilot"]["questions"], 99);
+    assert_eq!(log[1]["protocol_sha256"], log[0]["protocol_sha256"]);
+    assert_ne!(log[1]["inputs"]["pilot:pilot.csv"], log[0]["inputs"]["pilot:pilot.csv"]);
+    let c = env.run(&count);
+    assert!(c.code == 0 || c.code == 3, "{}", c.stderr);
+    assert_eq!(env.run(&["verify"]).code, 0);
+    // Amending again with nothing changed is refused.
+    let r = env.run(&["amend", "p.toml", "--reason", "again"]);
+    assert_eq!(r.code, 1, "{}", r.stderr);
+    assert!(
+        r.stderr.contains(
+            "the protocol and its pilot file are identical to the registered version (entry #2): nothing to amend"
+        ),
+        "{}",
+        r.stderr
+    );
 }
 
 #[test]

@@ -260,7 +260,7 @@ fn an_amendment_lowering_the_declared_access_is_disclosed_in_the_report() {
     );
     // The count was made under the registration; the amended target would require more.
     assert!(
-        md.contains("Stop rule decision: **go — 100 counted ≥ 73 required**.\n\n**Counted under an earlier protocol.** The count above (entry #2) was made under entry #1's protocol; the protocol in force (entry #5) counts otherwise: target.mde: 0.15 → 0.1. The study was not counted again under it, so the decision above is not the amended protocol's.\n"),
+        md.contains("Stop rule decision: **go — 100 counted ≥ 73 required**.\n\n**Counted under an earlier protocol.** The count above (entry #2) was made under entry #1's protocol; the registration in force (entry #5) counts otherwise: target.mde: 0.15 → 0.1. The study was not counted again under it, so the decision above is not the amended protocol's.\n"),
         "{}",
         md
     );
