@@ -274,7 +274,7 @@ pub enum Refusal {
     /// assignment it recorded) was made under an earlier version of the protocol that fixed
     /// what a count decides from otherwise (link rules, `[components]`, splits, stop rule, or
     /// the power target the splits derive their requirement from).
-    #[error("the component count (entry #{seq}) was made under an earlier version of the protocol (sha256 {protocol}), amended since in what the count decides from: {changes}")]
+    #[error("the component count (entry #{seq}, protocol sha256 {protocol}) does not stand under the registration in force, which counts otherwise: {changes}")]
     Recount {
         /// The latest `count`, `stop` or `go` entry.
         seq: u64,

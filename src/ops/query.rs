@@ -50,6 +50,9 @@ pub fn registration_hint(r: &Refusal) -> Option<String> {
             "restore the registered file, or record the change with `pledge amend {} --reason TEXT`",
             path
         )),
+        Refusal::Stopped { .. } => Some(
+            "the study has too few components for its registered target: add components and count again, or proceed and record it with --deviation \"reason\"".into(),
+        ),
         Refusal::Recount { .. } => Some(
             "count again under the protocol in force with `pledge components` on the same inputs (no reason needed), or proceed and record it with --deviation \"reason\"".into(),
         ),

@@ -117,27 +117,48 @@ pub fn count_basis_changes(old: &Protocol, old_text: &str, new: &Protocol, new_t
             keys.push(k);
         }
     }
-    let rules = |p: &Protocol| -> Vec<String> {
+    // Link rules, compared with their defaults filled in and named here (not from the text,
+    // where a default left out would read as a change): their names in order, then each rule
+    // both versions name, field by field.
+    let mut listed: Vec<String> = Vec::new();
+    let names = |p: &Protocol| -> Vec<String> {
         p.link_rules
             .iter()
-            .map(|r| {
-                format!(
-                    "{:?}",
-                    (
-                        &r.name,
-                        r.kind,
-                        r.normalization,
-                        r.shingle_size(),
-                        r.jaccard(),
-                        &r.field
-                    )
-                )
-            })
+            .map(|r| toml::Value::from(r.name.as_str()).to_string())
             .collect()
     };
-    let rules_differ = rules(old) != rules(new);
-    if rules_differ {
-        keys.push("link-rules");
+    if names(old) != names(new) {
+        listed.push(format!(
+            "link-rules: {} → {}",
+            names(old).join(", "),
+            names(new).join(", ")
+        ));
+    }
+    let quoted = |s: &str| toml::Value::from(s).to_string();
+    for a in &old.link_rules {
+        let Some(b) = new.link_rules.iter().find(|b| b.name == a.name) else {
+            continue;
+        };
+        let field = |f: &Option<String>| f.as_deref().map_or("(absent)".to_string(), quoted);
+        for (key, x, y) in [
+            ("kind", quoted(a.kind.as_str()), quoted(b.kind.as_str())),
+            (
+                "normalization",
+                quoted(a.normalization.as_str()),
+                quoted(b.normalization.as_str()),
+            ),
+            (
+                "shingle-size",
+                a.shingle_size().to_string(),
+                b.shingle_size().to_string(),
+            ),
+            ("jaccard", a.jaccard().to_string(), b.jaccard().to_string()),
+            ("field", field(&a.field), field(&b.field)),
+        ] {
+            if x != y {
+                listed.push(format!("link-rules[name = {}].{}: {} → {}", quoted(&a.name), key, x, y));
+            }
+        }
     }
     let splits = !old.splits.is_empty() || !new.splits.is_empty();
     if splits {
@@ -171,7 +192,7 @@ pub fn count_basis_changes(old: &Protocol, old_text: &str, new: &Protocol, new_t
         }
     }
     if keys.is_empty() {
-        return vec![];
+        return listed;
     }
     let in_keys = |change: &String| {
         keys.iter().any(|k| {
@@ -180,24 +201,20 @@ pub fn count_basis_changes(old: &Protocol, old_text: &str, new: &Protocol, new_t
                 .is_some_and(|rest| rest.starts_with(['.', '[', ':']))
         })
     };
-    let mut listed: Vec<String> = changes(old_text, new_text).into_iter().filter(in_keys).collect();
-    let names = |p: &Protocol| {
-        p.link_rules
-            .iter()
-            .map(|r| toml::Value::from(r.name.as_str()).to_string())
-            .collect::<Vec<_>>()
-            .join(", ")
-    };
-    if rules_differ && !listed.iter().any(|c| c.starts_with("link-rules")) {
-        listed.push(format!("link-rules order: {} → {}", names(old), names(new)));
-    }
+    let from_text: Vec<String> = changes(old_text, new_text).into_iter().filter(in_keys).collect();
     // A value that parses otherwise while its text does not (a default written out): the key.
-    for k in &keys {
-        if *k != "link-rules" && !listed.iter().any(|c| c.starts_with(k)) {
-            listed.push(format!("{} (its value as read)", k));
-        }
-    }
-    listed
+    let unnamed: Vec<String> = keys
+        .iter()
+        .filter(|k| !from_text.iter().any(|c| c.starts_with(*k)))
+        .map(|k| format!("{} (its value as read)", k))
+        .collect();
+    let mut text = from_text;
+    text.extend(unnamed);
+    text.sort();
+    // Link rules sort before the others, as in the protocol's key order they come after
+    // `components` and before `splits`.
+    let (before, after): (Vec<String>, Vec<String>) = text.into_iter().partition(|c| c.as_str() < "link-rules");
+    before.into_iter().chain(listed).chain(after).collect()
 }
 
 /// When the requirement's σ comes from the pilot file (a `"from-target"` split, `target.pilot`
@@ -326,7 +343,25 @@ mod tests {
         ) + &base[end..];
         assert_eq!(
             count_basis_changes(&parse(&base), &base, &parse(&moved), &moved),
-            ["link-rules order: \"identical paragraphs\", \"plus near-identical paragraphs\", \"plus shared distractors\" → \"plus near-identical paragraphs\", \"plus shared distractors\", \"identical paragraphs\""]
+            ["link-rules: \"identical paragraphs\", \"plus near-identical paragraphs\", \"plus shared distractors\" → \"plus near-identical paragraphs\", \"plus shared distractors\", \"identical paragraphs\""]
+        );
+        // Reordered, a default left out and a value changed: the order and the one value.
+        let both = moved
+            .replacen("shingle-size = 5\n", "", 1)
+            .replacen("jaccard = 0.8", "jaccard = 0.7", 1);
+        let both = both.replacen("mde = 0.15", "mde = 0.2", 1);
+        assert_eq!(
+            count_basis_changes(&parse(&base), &base, &parse(&both), &both),
+            [
+                "link-rules: \"identical paragraphs\", \"plus near-identical paragraphs\", \"plus shared distractors\" → \"plus near-identical paragraphs\", \"plus shared distractors\", \"identical paragraphs\"",
+                "link-rules[name = \"plus near-identical paragraphs\"].jaccard: 0.8 → 0.7",
+                "target.mde: 0.15 → 0.2",
+            ]
+        );
+        // A renamed rule: the names.
+        assert_eq!(
+            diff("name = \"plus shared distractors\"", "name = \"decoys\"", &base),
+            ["link-rules: \"identical paragraphs\", \"plus near-identical paragraphs\", \"plus shared distractors\" → \"identical paragraphs\", \"plus near-identical paragraphs\", \"decoys\""]
         );
         // A default written out parses alike: no change.
         assert!(diff(

@@ -644,7 +644,7 @@ fn an_amended_target_after_the_count_needs_a_recount_before_the_analysis() {
         r.stderr,
         format!(
             "error: analysis of study `hotpotqa-100-agents` refused by the registration\n\
-             Caused by: the component count (entry #{}) was made under an earlier version of the protocol (sha256 {}), amended since in what the count decides from: target.mde: 0.15 → 0.1\n\
+             Caused by: the component count (entry #{}, protocol sha256 {}) does not stand under the registration in force, which counts otherwise: target.mde: 0.15 → 0.1\n\
              hint: count again under the protocol in force with `pledge components` on the same inputs (no reason needed), or proceed and record it with --deviation \"reason\"\n",
             count.entry.seq,
             &counted_under[..12]
@@ -677,7 +677,7 @@ fn an_amended_target_after_the_count_needs_a_recount_before_the_analysis() {
         "{}",
         r.stderr
     );
-    assert!(!r.stderr.contains("earlier version"), "{}", r.stderr);
+    assert!(!r.stderr.contains("counts otherwise"), "{}", r.stderr);
 }
 
 /// A link rule amended after the count: the analysis is refused naming the rule's changed
@@ -705,7 +705,7 @@ fn an_amended_link_rule_after_the_count_is_refused_or_recorded_as_a_deviation() 
     ];
     let r = env.run(&analyze);
     assert_eq!(r.code, 1, "{}", r.stderr);
-    let changed = "amended since in what the count decides from: link-rules[name = \"plus near-identical paragraphs\"].jaccard: 0.8 → 0.7";
+    let changed = "which counts otherwise: link-rules[name = \"plus near-identical paragraphs\"].jaccard: 0.8 → 0.7";
     assert!(r.stderr.contains(changed), "{}", r.stderr);
     analyze.extend(["--deviation", "the looser rule links nothing more here"]);
     let r = env.run(&analyze);
@@ -802,15 +802,13 @@ fn a_count_under_an_earlier_amendment_is_compared_with_that_amendment() {
     let r = env.run(&analyze);
     assert_eq!(r.code, 1, "{}", r.stderr);
     assert!(
-        r.stderr.contains(
-            "Caused by: the component count (entry #5) was made under an earlier version of the protocol (sha256 "
-        ),
+        r.stderr
+            .contains("Caused by: the component count (entry #5, protocol sha256 "),
         "{}",
         r.stderr
     );
     assert!(
-        r.stderr
-            .contains("amended since in what the count decides from: target.sd: 0.4 → 0.45\n"),
+        r.stderr.contains("which counts otherwise: target.sd: 0.4 → 0.45\n"),
         "{}",
         r.stderr
     );
