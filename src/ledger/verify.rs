@@ -76,6 +76,9 @@ crate::named_enum! {
         ProtocolChanged = "protocol-changed",
         /// (PROTOCOL) Its study is not registered.
         ProtocolUnregistered = "protocol-unregistered",
+        /// (PROTOCOL) The file matches its registration, but the pilot file it names (`target.pilot`)
+        /// is missing or is not the one the registration hashed.
+        PilotChanged = "pilot-changed",
         /// (`--remote`) The published copy has entries the local ledger lost.
         LocalTruncated = "local-truncated",
         /// (`--remote`) The local ledger differs from the published copy from some entry on.
@@ -178,6 +181,8 @@ crate::named_enum! {
         Changed = "changed",
         /// The file's study is not registered (a finding).
         Unregistered = "unregistered",
+        /// The file matches, its pilot file does not (a finding).
+        PilotChanged = "pilot-changed",
     }
 }
 
@@ -397,6 +402,11 @@ fn check_protocol(r: &mut VerifyReport, records: &[Record], lp: &LoadedProtocol)
             .filter(|(k, _)| k.role == super::entry::InputRole::Protocol)
             .map(|(_, v)| v)
             .collect();
+        if let Some(f) = pilot_finding(reg, lp) {
+            pc.status = CheckStatus::PilotChanged;
+            r.findings.push(f);
+            return pc;
+        }
         if lp.hash.line_endings_normalized && !raw_registered.contains(&&lp.hash.raw_sha256) {
             pc.status = CheckStatus::LineEndingsOnly;
             r.notes.push(Finding::new(
@@ -434,6 +444,36 @@ fn check_protocol(r: &mut VerifyReport, records: &[Record], lp: &LoadedProtocol)
     r.findings
         .push(Finding::new(FindingCode::ProtocolChanged, Some(reg.seq), msg));
     pc
+}
+
+/// When `lp` names a pilot file (`target.pilot`, relative to the protocol file) and the
+/// registration `reg` hashed one: a finding when the file is missing or its SHA-256 (raw bytes)
+/// is not the registered one.
+fn pilot_finding(reg: &super::entry::Entry, lp: &LoadedProtocol) -> Option<Finding> {
+    let pilot = lp.protocol.target.pilot.as_deref()?;
+    let registered = reg
+        .inputs
+        .iter()
+        .find(|(k, _)| k.role == super::entry::InputRole::Pilot)
+        .map(|(_, h)| h)?;
+    let file = lp.path.parent().unwrap_or(std::path::Path::new(".")).join(pilot);
+    let now = match crate::io::sha256_file(&file) {
+        Ok(h) if h == *registered => return None,
+        Ok(h) => format!("file now {}", short(&h, 12)),
+        Err(_) => "the file cannot be read".to_string(),
+    };
+    Some(Finding::new(
+        FindingCode::PilotChanged,
+        Some(reg.seq),
+        format!(
+            "{} matches its registration (#{}), but its pilot file {} does not: registered sha256 {}, {} (register the new pilot with `pledge amend`)",
+            lp.path.display(),
+            reg.seq,
+            pilot,
+            short(registered, 12),
+            now
+        ),
+    ))
 }
 
 /// 1-based line of the first difference between two texts, line endings normalized.

@@ -160,7 +160,10 @@ fn merge_protocol(report: &mut VerifyReport, other: VerifyReport) {
     let of_protocol = |f: &Finding| {
         matches!(
             f.code,
-            FindingCode::ProtocolUnregistered | FindingCode::ProtocolChanged | FindingCode::LineEndingsOnly
+            FindingCode::ProtocolUnregistered
+                | FindingCode::ProtocolChanged
+                | FindingCode::PilotChanged
+                | FindingCode::LineEndingsOnly
         )
     };
     report.findings.extend(other.findings.into_iter().filter(of_protocol));

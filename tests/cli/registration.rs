@@ -616,6 +616,23 @@ fn a_registered_pilot_gives_sigma_at_registration_and_the_required_count() {
         "{}",
         c.stderr
     );
+    // `verify PROTOCOL` checks the pilot too.
+    let v = env.run(&["verify", "p.toml"]);
+    assert_eq!(v.code, 1, "{}", v.stdout);
+    assert!(
+        v.stdout
+            .contains("p.toml: matches the registration of study `hb`, but its pilot file does NOT (#1)\n"),
+        "{}",
+        v.stdout
+    );
+    assert!(v.stdout.contains("  #1    pilot-changed "), "{}", v.stdout);
+    assert!(
+        v.stdout.contains(
+            "p.toml matches its registration (#1), but its pilot file pilot.csv does not: registered sha256 "
+        ),
+        "{}",
+        v.stdout
+    );
     // The protocol text is unchanged, but the new pilot is a new version: amend records it.
     let r = env.run(&["amend", "p.toml", "--reason", "the pilot without its first question"]);
     assert_eq!(r.code, 0, "{}", r.stderr);
@@ -627,6 +644,7 @@ fn a_registered_pilot_gives_sigma_at_registration_and_the_required_count() {
     let c = env.run(&count);
     assert!(c.code == 0 || c.code == 3, "{}", c.stderr);
     assert_eq!(env.run(&["verify"]).code, 0);
+    assert_eq!(env.run(&["verify", "p.toml"]).code, 0);
     // Amending again with nothing changed is refused.
     let r = env.run(&["amend", "p.toml", "--reason", "again"]);
     assert_eq!(r.code, 1, "{}", r.stderr);

@@ -32,6 +32,10 @@ impl Human for VerifyReport {
                 ),
                 CheckStatus::Unregistered => format!("study `{}` is not registered", p.study_id),
                 CheckStatus::Changed => format!("CHANGED since the registration of study `{}`", p.study_id),
+                CheckStatus::PilotChanged => format!(
+                    "matches the registration of study `{}`, but its pilot file does NOT",
+                    p.study_id
+                ),
             };
             let seq = p.registered_seq.map(|s| format!(" (#{})", s)).unwrap_or_default();
             s.push_str(&format!("protocol  {}: {}{}\n", p.path, what, seq));
