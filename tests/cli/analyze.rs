@@ -599,46 +599,82 @@ fn huge_trials_and_fake_gzip_are_errors() {
     );
 }
 
+/// The demo's repository (`pledge demo`: registered #1, counted #2, analyzed #3) and the
+/// steps the amendment tests repeat in it.
+struct Demo {
+    env: Env,
+    dir: std::path::PathBuf,
+}
+
+impl Demo {
+    fn new() -> Demo {
+        let env = Env::new();
+        assert_eq!(env.run(&["demo", "demo"]).code, 0);
+        let dir = env.join("demo");
+        Demo { env, dir }
+    }
+
+    /// `pledge -C DIR ARGS...`.
+    fn run(&self, args: &[&str]) -> crate::common::Run {
+        let mut all = vec!["-C", self.dir.to_str().unwrap()];
+        all.extend_from_slice(args);
+        self.env.run(&all)
+    }
+
+    /// Replaces `from` by `to` in the protocol and amends it (which must succeed).
+    fn amend(&self, from: &str, to: &str) {
+        let path = self.dir.join("protocols/hotpotqa.toml");
+        let text = std::fs::read_to_string(&path).unwrap();
+        assert!(text.contains(from), "{}", from);
+        std::fs::write(&path, text.replacen(from, to, 1)).unwrap();
+        let r = self.run(&[
+            "amend",
+            "protocols/hotpotqa.toml",
+            "--reason",
+            &format!("{} → {}", from, to),
+        ]);
+        assert_eq!(r.code, 0, "{}", r.stderr);
+    }
+
+    /// The demo's own step `step` (its analysis, its count: [`pledge::ops::demo::steps`]),
+    /// with `extra` arguments.
+    fn step(&self, step: &str, extra: &[&str]) -> crate::common::Run {
+        let mut args = pledge::ops::demo::steps().into_iter().find(|s| s[0] == step).unwrap();
+        args.extend_from_slice(extra);
+        self.run(&args)
+    }
+
+    /// The demo's analysis, with `extra` arguments.
+    fn analyze(&self, extra: &[&str]) -> crate::common::Run {
+        self.step("analyze", extra)
+    }
+
+    /// The demo's count, on the same inputs.
+    fn recount(&self) -> crate::common::Run {
+        self.step("components", &[])
+    }
+
+    fn entries(&self) -> Vec<pledge::ledger::StoredEntry> {
+        Ledger::open(&self.dir).unwrap().entries().unwrap()
+    }
+}
+
 /// An amendment after the count: one that leaves what the count decides from alone (trials)
 /// needs no recount; one that changes the power target the split derives its requirement from
 /// refuses the analysis until the study is counted again under it, and that recount applies
 /// the stop rule to the amended target (100 components against 161 required: stop).
 #[test]
 fn an_amended_target_after_the_count_needs_a_recount_before_the_analysis() {
-    let env = Env::new();
-    assert_eq!(env.run(&["demo", "demo"]).code, 0);
-    let dir = env.join("demo");
-    let d = dir.to_str().unwrap();
-    let path = dir.join("protocols/hotpotqa.toml");
-    let edit = |from: &str, to: &str| {
-        let text = std::fs::read_to_string(&path).unwrap();
-        assert!(text.contains(from));
-        std::fs::write(&path, text.replacen(from, to, 1)).unwrap();
-    };
-    let analyze = [
-        "-C",
-        d,
-        "analyze",
-        "protocols/hotpotqa.toml",
-        "--scores",
-        "data/correctness.csv",
-        "--components",
-        "components.csv",
-    ];
-    edit("trials = 10000", "trials = 2000");
-    let r = env.run(&["-C", d, "amend", "protocols/hotpotqa.toml", "--reason", "fewer trials"]);
-    assert_eq!(r.code, 0, "{}", r.stderr);
-    let r = env.run(&analyze);
+    let demo = Demo::new();
+    demo.amend("trials = 10000", "trials = 2000");
+    let r = demo.analyze(&[]);
     assert_eq!(r.code, 0, "{}", r.stderr);
 
-    edit("mde = 0.15", "mde = 0.10");
-    let r = env.run(&["-C", d, "amend", "protocols/hotpotqa.toml", "--reason", "tighter"]);
-    assert_eq!(r.code, 0, "{}", r.stderr);
-    let ledger = Ledger::open(&dir).unwrap();
-    let entries = ledger.entries().unwrap();
+    demo.amend("mde = 0.15", "mde = 0.10");
+    let entries = demo.entries();
     let count = entries.iter().find(|e| e.entry.kind == EntryKind::Go).unwrap();
     let counted_under = count.entry.protocol_sha256.clone().unwrap();
-    let r = env.run(&analyze);
+    let r = demo.analyze(&[]);
     assert_eq!(r.code, 1, "{}", r.stderr);
     assert_eq!(
         r.stderr,
@@ -650,19 +686,9 @@ fn an_amended_target_after_the_count_needs_a_recount_before_the_analysis() {
             &counted_under[..12]
         )
     );
-    let n = ledger.entries().unwrap().len();
-    assert_eq!(n, entries.len(), "a refusal appends nothing");
+    assert_eq!(demo.entries().len(), entries.len(), "a refusal appends nothing");
 
-    let r = env.run(&[
-        "-C",
-        d,
-        "components",
-        "protocols/hotpotqa.toml",
-        "--questions",
-        "data/questions.json",
-        "--out",
-        "components.csv",
-    ]);
+    let r = demo.recount();
     assert_eq!(r.code, 3, "{}", r.stderr);
     assert!(
         r.stderr
@@ -670,7 +696,7 @@ fn an_amended_target_after_the_count_needs_a_recount_before_the_analysis() {
         "{}",
         r.stderr
     );
-    let r = env.run(&analyze);
+    let r = demo.analyze(&[]);
     assert_eq!(r.code, 1, "{}", r.stderr);
     assert!(
         r.stderr.contains("Caused by: the stop rule said stop (entry #"),
@@ -681,36 +707,19 @@ fn an_amended_target_after_the_count_needs_a_recount_before_the_analysis() {
 }
 
 /// A link rule amended after the count: the analysis is refused naming the rule's changed
-/// value, and a deviation proceeds and records that refusal among those it overrode.
+/// value, a deviation proceeds and records that refusal among those it overrode, and the same
+/// analysis appended without its deviation is found by `verify` from the chain alone.
 #[test]
 fn an_amended_link_rule_after_the_count_is_refused_or_recorded_as_a_deviation() {
-    let env = Env::new();
-    assert_eq!(env.run(&["demo", "demo"]).code, 0);
-    let dir = env.join("demo");
-    let d = dir.to_str().unwrap();
-    let path = dir.join("protocols/hotpotqa.toml");
-    let text = std::fs::read_to_string(&path).unwrap();
-    std::fs::write(&path, text.replacen("jaccard = 0.8", "jaccard = 0.7", 1)).unwrap();
-    let r = env.run(&["-C", d, "amend", "protocols/hotpotqa.toml", "--reason", "looser"]);
-    assert_eq!(r.code, 0, "{}", r.stderr);
-    let mut analyze = vec![
-        "-C",
-        d,
-        "analyze",
-        "protocols/hotpotqa.toml",
-        "--scores",
-        "data/correctness.csv",
-        "--components",
-        "components.csv",
-    ];
-    let r = env.run(&analyze);
+    let demo = Demo::new();
+    demo.amend("jaccard = 0.8", "jaccard = 0.7");
+    let r = demo.analyze(&[]);
     assert_eq!(r.code, 1, "{}", r.stderr);
     let changed = "which counts otherwise: link-rules[name = \"plus near-identical paragraphs\"].jaccard: 0.8 → 0.7";
     assert!(r.stderr.contains(changed), "{}", r.stderr);
-    analyze.extend(["--deviation", "the looser rule links nothing more here"]);
-    let r = env.run(&analyze);
+    let r = demo.analyze(&["--deviation", "the looser rule links nothing more here"]);
     assert_eq!(r.code, 0, "{}", r.stderr);
-    let entries = Ledger::open(&dir).unwrap().entries().unwrap();
+    let entries = demo.entries();
     let n = entries.len();
     assert_eq!(entries[n - 1].entry.kind, EntryKind::Analyze);
     let dev = &entries[n - 2].entry;
@@ -718,10 +727,9 @@ fn an_amended_link_rule_after_the_count_is_refused_or_recorded_as_a_deviation() 
     let overridden = dev.summary["overridden"].as_array().unwrap();
     assert_eq!(overridden.len(), 1, "{:?}", overridden);
     assert!(overridden[0].as_str().unwrap().ends_with(changed), "{:?}", overridden);
-    assert_eq!(env.run(&["-C", d, "verify"]).code, 0);
+    assert_eq!(demo.run(&["verify"]).code, 0);
 
-    // The same analysis appended without its deviation (as a tool that skipped the check
-    // would): `verify` finds it from the chain alone.
+    // As a tool that skipped the check would append it.
     let last = &entries[n - 1].entry;
     let mut summary = last.summary.clone();
     summary["deviation"] = false.into();
@@ -737,8 +745,8 @@ fn an_amended_link_rule_after_the_count_is_refused_or_recorded_as_a_deviation() 
     let now = chrono::DateTime::parse_from_rfc3339(crate::common::NOW)
         .unwrap()
         .with_timezone(&chrono::Utc);
-    let seq = Ledger::open(&dir).unwrap().append(&forged, now).unwrap().seq;
-    let r = env.run(&["-C", d, "verify", "--format", "json"]);
+    let seq = Ledger::open(&demo.dir).unwrap().append(&forged, now).unwrap().seq;
+    let r = demo.run(&["verify", "--format", "json"]);
     assert_eq!(r.code, 1, "{}\n{}", r.stdout, r.stderr);
     let v = json(&r.stdout);
     let refused: Vec<&Value> = v["findings"]
@@ -762,44 +770,15 @@ fn an_amended_link_rule_after_the_count_is_refused_or_recorded_as_a_deviation() 
 /// ledger), and amending the target back to the registration's is a change against that count.
 #[test]
 fn a_count_under_an_earlier_amendment_is_compared_with_that_amendment() {
-    let env = Env::new();
-    assert_eq!(env.run(&["demo", "demo"]).code, 0);
-    let dir = env.join("demo");
-    let d = dir.to_str().unwrap();
-    let path = dir.join("protocols/hotpotqa.toml");
-    let amend = |from: &str, to: &str| {
-        let text = std::fs::read_to_string(&path).unwrap();
-        std::fs::write(&path, text.replacen(from, to, 1)).unwrap();
-        let r = env.run(&["-C", d, "amend", "protocols/hotpotqa.toml", "--reason", "r"]);
-        assert_eq!(r.code, 0, "{}", r.stderr);
-    };
-    let analyze = [
-        "-C",
-        d,
-        "analyze",
-        "protocols/hotpotqa.toml",
-        "--scores",
-        "data/correctness.csv",
-        "--components",
-        "components.csv",
-    ];
-    amend("sd = 0.45", "sd = 0.40");
-    let r = env.run(&[
-        "-C",
-        d,
-        "components",
-        "protocols/hotpotqa.toml",
-        "--questions",
-        "data/questions.json",
-        "--out",
-        "components.csv",
-    ]);
+    let demo = Demo::new();
+    demo.amend("sd = 0.45", "sd = 0.40");
+    let r = demo.recount();
     assert_eq!(r.code, 0, "{}", r.stderr);
-    amend("trials = 10000", "trials = 2000");
-    let r = env.run(&analyze);
+    demo.amend("trials = 10000", "trials = 2000");
+    let r = demo.analyze(&[]);
     assert_eq!(r.code, 0, "{}", r.stderr);
-    amend("sd = 0.40", "sd = 0.45");
-    let r = env.run(&analyze);
+    demo.amend("sd = 0.40", "sd = 0.45");
+    let r = demo.analyze(&[]);
     assert_eq!(r.code, 1, "{}", r.stderr);
     assert!(
         r.stderr
