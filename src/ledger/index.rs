@@ -155,16 +155,26 @@ impl<'a> Snapshot<'a> {
         Ok(None)
     }
 
-    /// The latest entry numbered below `before` that `accept` takes, read by walking first
-    /// parents back from the tip (as far as needed; for an entry that is not the latest of its
-    /// kind, such as the version of a protocol an earlier count was made under).
+    /// The latest entry before `from` (an entry of this ledger) that `accept` takes, read by
+    /// walking first parents back from `from`'s commit (as far as needed; for an entry that is
+    /// not the latest of its kind, such as the version of a protocol an earlier count was made
+    /// under, which is usually a few entries before that count, so the walk does not grow with
+    /// the ledger).
     ///
     /// Errors: as [`Snapshot::by_seq`].
-    pub fn latest_before(&self, before: u64, accept: impl Fn(&StoredEntry) -> bool) -> Result<Option<StoredEntry>> {
-        let mut next = self.tip;
+    pub fn latest_before(
+        &self,
+        from: &StoredEntry,
+        accept: impl Fn(&StoredEntry) -> bool,
+    ) -> Result<Option<StoredEntry>> {
+        let mut next = match Oid::from_str(&from.commit) {
+            Ok(oid) => self.ledger.first_parent(oid),
+            // Not a commit id: from the tip, skipping what is not before `from`.
+            Err(_) => self.tip,
+        };
         while let Some(oid) = next {
             let s = self.ledger.read_commit(oid)?;
-            if s.entry.seq < before && accept(&s) {
+            if s.entry.seq < from.entry.seq && accept(&s) {
                 return Ok(Some(s));
             }
             if s.entry.seq <= 1 {
