@@ -293,15 +293,11 @@ fn counted_otherwise(
 ) -> Option<(u64, String)> {
     let count = count?;
     let (now, then) = (e.protocol_sha256.as_deref()?, count.protocol_sha256.as_deref()?);
-    fn pilots(x: &Entry) -> Vec<&String> {
-        x.inputs
-            .iter()
-            .filter(|(k, _)| k.role == super::entry::InputRole::Pilot)
-            .map(|(_, h)| h)
-            .collect()
-    }
+    let pilot = super::entry::InputRole::Pilot;
     // The common case, read without parsing a protocol: the same version and pilot.
-    if now == then && reg.is_none_or(|r| pilots(r) == pilots(count)) {
+    let same_pilot =
+        |r: &Entry| super::entry::hashes_of(&r.inputs, pilot) == super::entry::hashes_of(&count.inputs, pilot);
+    if now == then && reg.is_none_or(same_pilot) {
         return None;
     }
     let path = std::path::Path::new("protocol.toml");

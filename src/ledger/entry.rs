@@ -261,6 +261,15 @@ impl<'de> Deserialize<'de> for InputKey {
 /// Input files of an entry → SHA-256 (hex) of each file's raw bytes.
 pub type Inputs = BTreeMap<InputKey, String>;
 
+/// The SHA-256 hashes `inputs` records under `role`, in key (path) order.
+pub fn hashes_of(inputs: &Inputs, role: InputRole) -> Vec<&str> {
+    inputs
+        .iter()
+        .filter(|(k, _)| k.role == role)
+        .map(|(_, h)| h.as_str())
+        .collect()
+}
+
 /// What a command asks to append; the ledger fills in sequence, time, hashes and tool.
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct Draft {

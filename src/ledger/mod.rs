@@ -42,7 +42,8 @@ pub mod sshsig;
 pub mod tsa;
 
 pub use entry::{
-    AccessLevels, ClockSource, DataAccess, Draft, Entry, EntryKind, InputKey, InputRole, Inputs, RngInfo, Tool, GENESIS,
+    hashes_of, AccessLevels, ClockSource, DataAccess, Draft, Entry, EntryKind, InputKey, InputRole, Inputs, RngInfo,
+    Tool, GENESIS,
 };
 pub use export::{export_jsonl, export_to, verify_export, ExportLine, ExportSummary, EXPORT_FORMAT, EXPORT_FORMAT_V1};
 pub use index::Snapshot;

@@ -167,13 +167,7 @@ fn all_refusals(
     refused.extend(stop_gate(entries, &lp.protocol, study, assignment));
     // A decision or an assignment counted under an earlier protocol that counted otherwise.
     if !lp.protocol.splits.is_empty() || assignment.is_some() {
-        let earlier = |count: &StoredEntry, sha: &str| {
-            snap.latest_before(count, |e| {
-                e.entry.study_id == *study
-                    && matches!(e.entry.kind, EntryKind::Register | EntryKind::Amend)
-                    && e.entry.protocol_sha256.as_deref() == Some(sha)
-            })
-        };
+        let earlier = |count: &StoredEntry, accept: &dyn Fn(&StoredEntry) -> bool| snap.latest_before(count, accept);
         refused.extend(query::count_basis(entries, lp, earlier)?);
     }
     refused.extend(refusals(entries, study, assignment));

@@ -80,8 +80,8 @@ pub fn refusal_error(r: Refusal) -> crate::error::Error {
 /// ([`Refusal::Recount`]).
 ///
 /// The earlier version is the `register`/`amend` entry before the count that stored its text,
-/// looked up among `entries` and then by `earlier(count, sha256)` (the latest entry before the
-/// count that registers that hash, if any); when none holds a text that parses, the
+/// looked up among `entries` and then by `earlier(count, accept)` (the latest entry before the
+/// count that `accept` takes: a `register`/`amend` entry of the study with the count's hash); when none holds a text that parses, the
 /// count is refused as made under an unknown protocol. No count, or a count under the same
 /// protocol hash and pilot, gives `None`.
 ///
@@ -89,7 +89,7 @@ pub fn refusal_error(r: Refusal) -> crate::error::Error {
 pub fn count_basis(
     entries: &[StoredEntry],
     lp: &LoadedProtocol,
-    earlier: impl Fn(&StoredEntry, &str) -> crate::error::Result<Option<StoredEntry>>,
+    earlier: impl Fn(&StoredEntry, &dyn Fn(&StoredEntry) -> bool) -> crate::error::Result<Option<StoredEntry>>,
 ) -> crate::error::Result<Option<Refusal>> {
     let study = &lp.protocol.study.id;
     let Some(count) = latest(entries, study, &[EntryKind::Count, EntryKind::Stop, EntryKind::Go]) else {
@@ -116,7 +116,7 @@ pub fn count_basis(
     };
     let found = match entries.iter().rev().find(|e| registers(e)) {
         Some(e) => Some(e.clone()),
-        None => earlier(count, counted_under)?,
+        None => earlier(count, &registers)?,
     };
     let Some(old_text) = found.as_ref().and_then(|e| e.protocol_text.as_deref()) else {
         return Ok(Some(refusal("the protocol (its text is not in the ledger)".into())));

@@ -217,15 +217,10 @@ fn draft(
     let same = |p: &StoredEntry| p.entry.protocol_sha256.as_deref() == Some(lp.hash.sha256.as_str());
     // A new pilot file under the same protocol text is a new version too: the requirement a
     // count derives from it changes.
-    let pilots = |inputs: &Inputs| -> Vec<String> {
-        inputs
-            .iter()
-            .filter(|(k, _)| k.role == InputRole::Pilot)
-            .map(|(_, h)| h.clone())
-            .collect()
+    let same_pilot = |p: &StoredEntry| {
+        crate::ledger::hashes_of(&p.entry.inputs, InputRole::Pilot)
+            == pilot.map(|x| x.1.as_str()).into_iter().collect::<Vec<_>>()
     };
-    let same_pilot =
-        |p: &StoredEntry| pilots(&p.entry.inputs) == pilot.map(|x| x.1.clone()).into_iter().collect::<Vec<_>>();
     let kind = match (amend_reason, prev) {
         (None, None) => EntryKind::Register,
         (None, Some(p)) if same(p) => {

@@ -230,10 +230,9 @@ pub fn pilot_change(
         return None;
     }
     let pilot = |inputs: &crate::ledger::Inputs| -> Vec<String> {
-        inputs
-            .iter()
-            .filter(|(k, _)| k.role == crate::ledger::InputRole::Pilot)
-            .map(|(_, h)| crate::text::short(h, 12).to_string())
+        crate::ledger::hashes_of(inputs, crate::ledger::InputRole::Pilot)
+            .into_iter()
+            .map(|h| crate::text::short(h, 12).to_string())
             .collect()
     };
     let (a, b) = (pilot(counted), pilot(registered));
