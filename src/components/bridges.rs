@@ -24,7 +24,7 @@ use super::count::{self, Snapshot};
 use super::read::Corpus;
 use super::rules::{self, Texts};
 use super::unionfind::UnionFind;
-use super::{join, shingle, Progress};
+use super::{join, Progress};
 use crate::error::{Error, Result};
 use crate::protocol::{LinkKind, Protocol};
 use serde::{Deserialize, Serialize};
@@ -148,7 +148,7 @@ pub fn bridges(protocol: &Protocol, corpus: &Corpus, top: usize, progress: &dyn 
             }
             LinkKind::NearDuplicatePassage => {
                 progress.start("bridges: shingling", 0);
-                let sets = shingle::token_sets(texts.get(corpus, rule.normalization)?, rule.shingle_size());
+                let sets = texts.get(corpus, rule.normalization)?.ranked(rule.shingle_size()).sets;
                 progress.start("bridges: near-duplicate join", sets.len() as u64);
                 for (a, b) in join::join(&sets, rule.jaccard(), &|k| progress.advance(k)) {
                     text_links.push((ri, a as usize, b as usize));

@@ -111,28 +111,27 @@ pub fn base_edges(corpus: &Corpus, g: &Graph) -> Vec<(u32, u32)> {
 /// batch by batch instead.
 #[derive(Default)]
 pub struct Texts<'a> {
-    cache: HashMap<&'static str, Vec<Cow<'a, str>>>,
+    cache: HashMap<&'static str, shingle::Normalized<'a>>,
 }
 
 impl<'a> Texts<'a> {
-    /// The passages' texts under normalization `n` (computed on first use).
+    /// The passages' texts under normalization `n`, with their alphabet (computed on first use,
+    /// in one pass: [`shingle::normalize_all`]).
     ///
     /// Errors: the texts are spilled ([`super::store::TextStore::is_spilled`]; an internal
     /// error, the callers check first).
-    pub fn get(&mut self, corpus: &'a Corpus, n: Normalization) -> Result<&Vec<Cow<'a, str>>> {
+    pub fn get(&mut self, corpus: &'a Corpus, n: Normalization) -> Result<&shingle::Normalized<'a>> {
         let key = match n {
             Normalization::None => "none",
             Normalization::Nfc => "nfc",
             Normalization::Nfkc => "nfkc",
         };
         if !self.cache.contains_key(key) {
-            use rayon::prelude::*;
             let all = corpus
                 .texts
                 .as_strs()
                 .ok_or_else(|| Error::internal("the passages' texts are spilled, not in memory"))?;
-            let t = all.par_iter().map(|t| shingle::normalized(t, n)).collect();
-            self.cache.insert(key, t);
+            self.cache.insert(key, shingle::normalize_all(&all, n));
         }
         self.cache
             .get(key)
@@ -302,7 +301,7 @@ pub fn near_duplicates<'a>(
 ) -> Result<SetsAndPairs> {
     let t = texts.get(corpus, rule.normalization)?;
     progress.start("shingling", 0);
-    let ranked = shingle::ranked_token_sets(t, rule.shingle_size());
+    let ranked = t.ranked(rule.shingle_size());
     let sets = ranked.sets;
     progress.start("near-duplicate join", sets.len() as u64);
     let pairs = join::join_unique(&sets, ranked.unique, rule.jaccard(), &|n| progress.advance(n));

@@ -19,7 +19,7 @@ use super::count::{self, Snapshot};
 use super::read::Corpus;
 use super::rules::{self, Texts};
 use super::unionfind::UnionFind;
-use super::{join, shingle, Progress};
+use super::{join, Progress};
 use crate::error::{Error, Result};
 use crate::protocol::{LinkKind, Protocol};
 use serde::{Deserialize, Serialize};
@@ -142,7 +142,7 @@ pub fn sweep(
     let mut points = Vec::new();
     for &n in &sizes {
         progress.start(&format!("sensitivity: shingles n={}", n), 0);
-        let sets = shingle::token_sets(texts.get(corpus, rule.normalization)?, n);
+        let sets = texts.get(corpus, rule.normalization)?.ranked(n).sets;
         progress.start(&format!("sensitivity: join n={}", n), sets.len() as u64);
         let mut pairs = join::join_scored(&sets, lowest, &|k| progress.advance(k));
         // Exact Jaccard order, descending: a/(la+lb−a) vs c/(lc+ld−c) compared cross-multiplied.

@@ -135,6 +135,95 @@ fn stable(c: char, n: Normalization) -> bool {
     c <= 0xffff && stable_bmp(n)[c / 64] >> (c % 64) & 1 == 1
 }
 
+/// Words of a set of Unicode scalar values, one bit each.
+const SEEN_WORDS: usize = (char::MAX as usize + 1).div_ceil(64);
+
+/// Marks the characters of `text` in `seen` (one bit per scalar value).
+fn mark_chars(text: &str, seen: &mut [u64]) {
+    for c in text.chars() {
+        seen[c as usize / 64] |= 1 << (c as usize % 64);
+    }
+}
+
+/// [`normalized`] `text`, marking the characters of the result in `seen` (one bit per scalar
+/// value) in the same pass over the text where the text is made of [`stable`] characters (the
+/// usual case): each is marked once the character after it is known to be stable too (or the
+/// text ends), since only a character that is not stable can make normalization change the one
+/// before it (by composing with it); at the first character that is not stable, the text is
+/// normalized by [`normalized`] and the result's characters are all marked. So the marks are
+/// exactly the result's characters, as if it had been read again.
+fn normalized_marking<'a>(text: &'a str, n: Normalization, seen: &mut [u64]) -> Cow<'a, str> {
+    if n == Normalization::None {
+        mark_chars(text, seen);
+        return Cow::Borrowed(text);
+    }
+    let table = stable_bmp(n);
+    let mut pending: Option<usize> = None;
+    for c in text.chars() {
+        let c = c as usize;
+        if c > 0xffff || table[c / 64] >> (c % 64) & 1 == 0 {
+            let out = normalized(text, n);
+            mark_chars(&out, seen);
+            return out;
+        }
+        if let Some(p) = pending.replace(c) {
+            seen[p / 64] |= 1 << (p % 64);
+        }
+    }
+    if let Some(p) = pending {
+        seen[p / 64] |= 1 << (p % 64);
+    }
+    Cow::Borrowed(text)
+}
+
+/// Texts under one normalization form (each borrowed when it is already in that form) and the
+/// alphabet of the normalized texts, found in the same pass ([`normalize_all`]); dereferences to
+/// the texts.
+pub struct Normalized<'a> {
+    texts: Vec<Cow<'a, str>>,
+    alphabet: Alphabet,
+}
+
+impl<'a> std::ops::Deref for Normalized<'a> {
+    type Target = [Cow<'a, str>];
+    fn deref(&self) -> &[Cow<'a, str>] {
+        &self.texts
+    }
+}
+
+/// Normalizes each of `texts` as [`normalized`] does (in parallel) and finds the characters the
+/// results use in the same pass ([`normalized_marking`]), so shingling them
+/// ([`Normalized::ranked`]) needs no further pass to build its alphabet.
+pub fn normalize_all<'a>(texts: &[&'a str], n: Normalization) -> Normalized<'a> {
+    let per = texts.len().div_ceil(4 * rayon::current_num_threads()).max(1);
+    let parts: Vec<(Vec<Cow<'a, str>>, Vec<u64>)> = texts
+        .par_chunks(per)
+        .map(|chunk| {
+            let mut seen = vec![0u64; SEEN_WORDS];
+            let out = chunk.iter().map(|t| normalized_marking(t, n, &mut seen)).collect();
+            (out, seen)
+        })
+        .collect();
+    let mut seen = vec![0u64; SEEN_WORDS];
+    let mut out = Vec::with_capacity(texts.len());
+    for (texts, s) in parts {
+        out.extend(texts);
+        seen.iter_mut().zip(&s).for_each(|(x, y)| *x |= y);
+    }
+    Normalized {
+        texts: out,
+        alphabet: Alphabet::from_seen(&seen),
+    }
+}
+
+impl Normalized<'_> {
+    /// The texts' token sets for character n-grams ([`ranked_token_sets`], the same sets), with
+    /// the alphabet already found.
+    pub fn ranked(&self, n: usize) -> TokenSets {
+        ranked_with(&self.texts, n, &self.alphabet)
+    }
+}
+
 /// The distinct character n-grams of `text` as string slices (sorted, deduplicated).
 pub fn shingles(text: &str, n: usize) -> Vec<&str> {
     let mut out = ngrams(text, n);
@@ -174,25 +263,27 @@ pub(super) struct Alphabet {
 
 impl Alphabet {
     pub(super) fn of<S: AsRef<str> + Sync>(texts: &[S]) -> Alphabet {
-        const WORDS: usize = (char::MAX as usize + 1).div_ceil(64);
         let seen = texts
             .par_iter()
             .fold(
-                || vec![0u64; WORDS],
+                || vec![0u64; SEEN_WORDS],
                 |mut set, t| {
-                    for c in t.as_ref().chars() {
-                        set[c as usize / 64] |= 1 << (c as usize % 64);
-                    }
+                    mark_chars(t.as_ref(), &mut set);
                     set
                 },
             )
             .reduce(
-                || vec![0u64; WORDS],
+                || vec![0u64; SEEN_WORDS],
                 |mut a, b| {
                     a.iter_mut().zip(&b).for_each(|(x, y)| *x |= y);
                     a
                 },
             );
+        Alphabet::from_seen(&seen)
+    }
+
+    /// The alphabet of the characters marked in `seen` (one bit per scalar value).
+    fn from_seen(seen: &[u64]) -> Alphabet {
         let max = seen
             .iter()
             .rposition(|&w| w != 0)
@@ -562,13 +653,18 @@ pub struct TokenSets {
 
 /// [`token_sets`] with the number of tokens that occur only once ([`TokenSets::unique`]).
 pub fn ranked_token_sets<S: AsRef<str> + Sync>(texts: &[S], n: usize) -> TokenSets {
+    ranked_with(texts, n, &Alphabet::of(texts))
+}
+
+/// [`ranked_token_sets`] with the texts' alphabet `alpha` (which must hold every character of
+/// the texts).
+fn ranked_with<S: AsRef<str> + Sync>(texts: &[S], n: usize, alpha: &Alphabet) -> TokenSets {
     let n = n.max(1);
-    let alpha = Alphabet::of(texts);
     let b = alpha.bits as usize;
     if n * b <= 64 {
         let mask = if n * b == 64 { u64::MAX } else { (1u64 << (n * b)) - 1 };
         let fns = (u64::from, |k, c| ((k << b) | c) & mask, mix64);
-        rank_sets::<u64>(texts.len(), |i, v| keys_into(texts[i].as_ref(), n, &alpha, v, &fns))
+        rank_sets::<u64>(texts.len(), |i, v| keys_into(texts[i].as_ref(), n, alpha, v, &fns))
     } else if n * b <= 128 {
         let mask = if n * b == 128 {
             u128::MAX
@@ -576,7 +672,7 @@ pub fn ranked_token_sets<S: AsRef<str> + Sync>(texts: &[S], n: usize) -> TokenSe
             (1u128 << (n * b)) - 1
         };
         let fns = (u128::from, |k, c| ((k << b) | c) & mask, mix128);
-        rank_sets::<u128>(texts.len(), |i, v| keys_into(texts[i].as_ref(), n, &alpha, v, &fns))
+        rank_sets::<u128>(texts.len(), |i, v| keys_into(texts[i].as_ref(), n, alpha, v, &fns))
     } else {
         rank_sets::<&str>(texts.len(), |i, v| *v = ngrams(texts[i].as_ref(), n))
     }
@@ -705,6 +801,25 @@ mod tests {
         assert_eq!(v, [1, 3, 5]);
     }
 
+    /// The one-pass alphabet is that of the normalized texts: a stable character that composes
+    /// with the mark after it is not in it.
+    #[test]
+    fn one_pass_alphabet_is_the_normalized_texts_alphabet() {
+        let texts = ["e\u{301}", "가나", ""];
+        let t = normalize_all(&texts, Normalization::Nfc);
+        assert_eq!(&t[..], ["\u{e9}", "가나", ""]);
+        assert_eq!(t.alphabet.codes['e' as usize], 0);
+        assert_eq!(t.alphabet.codes[0xe9], 1);
+        assert_eq!(t.alphabet.codes['가' as usize], 2);
+        assert_eq!(t.alphabet.codes['나' as usize], 3);
+        assert_eq!(t.alphabet.codes.len(), '나' as usize + 1);
+        assert_eq!(t.alphabet.bits, 2);
+        let none = normalize_all(&texts, Normalization::None);
+        assert_eq!(none.alphabet.codes['e' as usize], 1);
+        assert_eq!(none.alphabet.codes[0x301], 2);
+        assert_eq!(none.alphabet.bits, 3);
+    }
+
     proptest::proptest! {
         /// The radix sort of [`sort_ranks`] is the standard sort on any values of its width.
         #[test]
@@ -799,6 +914,28 @@ mod tests {
     }
 
     proptest::proptest! {
+        /// Normalizing and finding the alphabet in one pass gives the texts, the alphabet and
+        /// the token sets of normalizing first and reading the alphabet after.
+        #[test]
+        fn one_pass_normalization_equals_two_passes(
+            texts in proptest::collection::vec("[ae가\u{301}\u{1100}\u{1161}\u{212b}\u{fb01}\u{a0}😀 ]{0,12}", 0..40),
+            n in 1usize..6,
+        ) {
+            let strs: Vec<&str> = texts.iter().map(String::as_str).collect();
+            for form in [Normalization::None, Normalization::Nfc, Normalization::Nfkc] {
+                let one = normalize_all(&strs, form);
+                let two: Vec<String> = strs.iter().map(|t| normalize(t, form)).collect();
+                proptest::prop_assert_eq!(one.len(), two.len());
+                for (a, b) in one.iter().zip(&two) {
+                    proptest::prop_assert_eq!(a.as_ref(), b.as_str());
+                }
+                let alpha = Alphabet::of(&two);
+                proptest::prop_assert_eq!(&one.alphabet.codes, &alpha.codes);
+                proptest::prop_assert_eq!(one.alphabet.bits, alpha.bits);
+                proptest::prop_assert_eq!(one.ranked(n), ranked_token_sets(&two, n));
+            }
+        }
+
         /// Token sets equal the string shingle sets up to renaming (same sizes and the same
         /// intersection for every pair: no two shingles share an id, no shingle gets two).
         #[test]
