@@ -192,8 +192,8 @@ impl<'a> std::ops::Deref for Normalized<'a> {
 }
 
 /// Normalizes each of `texts` as [`normalized`] does (in parallel) and finds the characters the
-/// results use in the same pass ([`normalized_marking`]), so shingling them
-/// ([`Normalized::ranked`]) needs no further pass to build its alphabet.
+/// results use in the same pass (a stable character is marked once the next is stable too), so
+/// shingling them ([`Normalized::ranked`]) needs no further pass to build its alphabet.
 pub fn normalize_all<'a>(texts: &[&'a str], n: Normalization) -> Normalized<'a> {
     let per = texts.len().div_ceil(4 * rayon::current_num_threads()).max(1);
     let parts: Vec<(Vec<Cow<'a, str>>, Vec<u64>)> = texts
