@@ -60,10 +60,10 @@ fn quick_check(text: &str, n: Normalization) -> unicode_normalization::IsNormali
     result
 }
 
-/// The length in bytes of the longest prefix of `text` (UTF-8) made of characters that are
-/// left alone by normalization form `n` whatever surrounds them: ASCII eight bytes at a time,
-/// then each character of the Basic Multilingual Plane decoded from its bytes and looked up in
-/// [`stable_bmp`] (a character outside it ends the prefix; the crate's check reads it).
+/// The length in bytes of the longest prefix of `text` (UTF-8) made of [`stable`] characters
+/// of normalization form `n`: ASCII eight bytes at a time, then each character of the Basic
+/// Multilingual Plane decoded from its bytes and looked up in [`stable_bmp`] (a character
+/// outside it ends the prefix; the crate's check reads it).
 fn stable_prefix(text: &[u8], n: Normalization) -> usize {
     let table = stable_bmp(n);
     let mut i = 0;
@@ -91,11 +91,11 @@ fn stable_prefix(text: &[u8], n: Normalization) -> usize {
     text.len()
 }
 
-/// Which characters of the Basic Multilingual Plane are left alone by normalization form `n`
-/// whatever surrounds them (one bit per scalar value, surrogates clear): canonical combining
-/// class 0 and quick-check value Yes (UAX #15, section 9). Such a character adds nothing to the
-/// quick check's answer and resets its state (the last combining class) to 0. Built once per
-/// form from the `unicode-normalization` crate's tables.
+/// Which characters of the Basic Multilingual Plane are [`stable`] under normalization form `n`
+/// (one bit per scalar value, surrogates clear): canonical combining class 0 and quick-check
+/// value Yes (UAX #15, section 9). Such a character adds nothing to the quick check's answer
+/// and resets its state (the last combining class) to 0. Built once per form from the
+/// `unicode-normalization` crate's tables.
 fn stable_bmp(n: Normalization) -> &'static [u64; 1024] {
     use std::sync::OnceLock;
     use unicode_normalization::char::canonical_combining_class;
@@ -125,11 +125,14 @@ fn stable_bmp(n: Normalization) -> &'static [u64; 1024] {
     }
 }
 
-/// Characters that are left alone by normalization form `n` whatever surrounds them:
+/// Characters that normalization form `n` maps to themselves and that never change the
+/// character before them (combining class 0, quick check Yes). The character after one may
+/// still change it: `e` followed by U+0301 composes to `é`. So in a run of stable characters
+/// only the last can change, and only through the character after the run. These are
 /// [`stable_bmp`]'s characters of the Basic Multilingual Plane (ASCII, the precomposed Hangul
-/// syllables, the CJK unified ideographs, compatibility jamo, corner brackets, box drawing,
-/// and for NFC Latin-1 and circled digits among them). A character outside the plane is
-/// treated as not stable (the crate's check reads it).
+/// syllables, the CJK unified ideographs, compatibility jamo, corner brackets, box drawing, and
+/// for NFC Latin-1 and circled digits among them). A character outside the plane is treated as
+/// not stable (the crate's check reads it).
 fn stable(c: char, n: Normalization) -> bool {
     let c = c as usize;
     c <= 0xffff && stable_bmp(n)[c / 64] >> (c % 64) & 1 == 1
