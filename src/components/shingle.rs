@@ -408,8 +408,7 @@ impl std::hash::BuildHasher for FastHash {
 
 /// The packed keys of `text`'s n-grams (or of the whole text when it has fewer than n
 /// characters) as integers of type `K` (u64 when n·bits ≤ 64, u128 when ≤ 128), in text order
-/// with repeats: `step` shifts one character code in, `mix` spreads the key; left in `keys`
-/// (cleared first).
+/// with repeats: `step` shifts one character code in, `mix` spreads the key; appended to `keys`.
 fn keys_into<K: Key>(
     text: &str,
     n: usize,
@@ -417,7 +416,6 @@ fn keys_into<K: Key>(
     keys: &mut Vec<K>,
     (widen, step, mix): &(impl Fn(u32) -> K, impl Fn(K, K) -> K, impl Fn(K) -> K),
 ) {
-    keys.clear();
     let mut k = widen(0);
     let mut count = 0;
     for c in text.chars() {
@@ -440,6 +438,7 @@ fn packed_into<K: Key>(
     keys: &mut Vec<K>,
     fns: &(impl Fn(u32) -> K, impl Fn(K, K) -> K, impl Fn(K) -> K),
 ) {
+    keys.clear();
     keys_into(text, n, alpha, keys, fns);
     K::sort(keys);
 }
@@ -460,7 +459,7 @@ pub(super) fn packed<K: Key>(
 const CHUNK: usize = 2048;
 
 /// Ranks keys globally by ascending frequency and writes each set as sorted, distinct rank ids.
-/// `keys_of(i, keys)` leaves the keys of record `i` (of `records`) in `keys`, in any order and
+/// `keys_of(i, keys)` appends the keys of record `i` (of `records`) to `keys`, in any order and
 /// with repeats; a key's frequency is its number of occurrences over all records (a key
 /// repeated inside a record counts each time, so no record needs sorting before the ranking;
 /// any fixed global order keeps the join exact, and this one orders rare shingles first as
@@ -468,29 +467,29 @@ const CHUNK: usize = 2048;
 ///
 /// A radix partition by shard, so that every pass streams through memory: chunks of records are
 /// keyed in parallel, each chunk by one task that scatters its records' keys into one
-/// exact-size segment per shard, noting how many keys of each record went to each shard. Each shard is then interned by one task with
-/// its own hash map (a shard's map is small enough to stay in cache): a new key gets the next
-/// local id, and frequencies are counted. Ranks are (frequency, shard, local id) in a counting
-/// sort over frequencies, so ties are broken by a fixed function of the input (deterministic).
-/// Last, each record gathers its ids back from the shards' id streams, sorts them
-/// ([`sort_ranks`]: a radix sort, since the ranks are bounded by the distinct keys) and drops the
-/// repeats.
+/// exact-size segment per shard, noting how many keys of each record went to each shard. Each
+/// shard is then interned by one task with its own hash map (a shard's map is small enough to
+/// stay in cache): a new key gets the next local id, and frequencies are counted. Ranks are
+/// (frequency, shard, local id) in a counting sort over frequencies, so ties are broken by a
+/// fixed function of the input (deterministic). Last, each record gathers its ids back from the
+/// shards' id streams, sorts them ([`sort_ranks`]: a radix sort, since the ranks are bounded by
+/// the distinct keys) and drops the repeats.
 fn rank_sets<K: Key>(records: usize, keys_of: impl Fn(usize, &mut Vec<K>) + Sync) -> TokenSets {
-    // Per chunk of records, in parallel: each record's keys (in a scratch buffer), how many of
-    // them fall in each shard, and the chunk's keys scattered into one exact-size segment per
-    // shard. counts[i * SHARDS + s]: keys of record i in shard s.
+    // Per chunk of records, in parallel: the chunk's keys (appended record after record), how
+    // many of them fall in each shard, and the chunk's keys scattered into one exact-size segment
+    // per shard. counts[i * SHARDS + s]: keys of record i in shard s.
     let keyed: Vec<(Vec<u32>, Vec<Vec<K>>)> = (0..records.div_ceil(CHUNK))
         .into_par_iter()
         .map(|chunk| {
             let r = chunk * CHUNK..((chunk + 1) * CHUNK).min(records);
             let mut counts = vec![0u32; r.len() * SHARDS];
-            let (mut scratch, mut flat) = (Vec::new(), Vec::new());
+            let mut flat = Vec::new();
             for (c, i) in counts.chunks_mut(SHARDS).zip(r) {
-                keys_of(i, &mut scratch);
-                for k in &scratch {
+                let from = flat.len();
+                keys_of(i, &mut flat);
+                for k in &flat[from..] {
                     c[k.shard()] += 1;
                 }
-                flat.extend_from_slice(&scratch);
             }
             let mut segs: Vec<Vec<K>> = (0..SHARDS)
                 .map(|shard| Vec::with_capacity(counts.chunks(SHARDS).map(|c| c[shard] as usize).sum()))
@@ -677,7 +676,7 @@ fn ranked_with<S: AsRef<str> + Sync>(texts: &[S], n: usize, alpha: &Alphabet) ->
         let fns = (u128::from, |k, c| ((k << b) | c) & mask, mix128);
         rank_sets::<u128>(texts.len(), |i, v| keys_into(texts[i].as_ref(), n, alpha, v, &fns))
     } else {
-        rank_sets::<&str>(texts.len(), |i, v| *v = ngrams(texts[i].as_ref(), n))
+        rank_sets::<&str>(texts.len(), |i, v| v.extend(ngrams(texts[i].as_ref(), n)))
     }
 }
 
@@ -969,7 +968,6 @@ mod tests {
         ) {
             let keys: Vec<u64> = records.iter().map(|&(k, _)| mix64(k)).collect();
             let ranked = rank_sets::<u64>(records.len(), |i, v| {
-                v.clear();
                 v.extend(std::iter::repeat_n(keys[i], records[i].1));
             });
             let sets = &ranked.sets;
