@@ -318,12 +318,119 @@ pub(super) trait Key: Copy + Eq + std::hash::Hash + Ord + Send + Sync {
         v.sort_by_cached_key(|k| (k.shard(), *k));
         v.dedup();
     }
+    /// Interns one shard's keys, segment by segment: each segment's local ids (a new key gets
+    /// the next id, so ids follow first occurrence) and each id's frequency (occurrences).
+    fn intern(segments: Vec<Vec<Self>>) -> (Vec<Vec<u32>>, Vec<u32>) {
+        intern_map(segments)
+    }
+}
+
+/// [`Key::intern`] through a hash map (any key type).
+fn intern_map<K: Key>(segments: Vec<Vec<K>>) -> (Vec<Vec<u32>>, Vec<u32>) {
+    // Most corpora repeat their shingles many times over; a table sized for an eighth
+    // of the occurrences seldom has to grow.
+    let occurrences: usize = segments.iter().map(Vec::len).sum();
+    let mut local: std::collections::HashMap<K, u32, FastHash> =
+        std::collections::HashMap::with_capacity_and_hasher(occurrences / 8, FastHash::default());
+    let mut df: Vec<u32> = Vec::new();
+    let mut id_of = |k: K| {
+        let id = *local.entry(k).or_insert_with(|| {
+            df.push(0);
+            df.len() as u32 - 1
+        });
+        df[id as usize] += 1;
+        id
+    };
+    let ids = segments
+        .into_iter()
+        .map(|seg| seg.iter().map(|&k| id_of(k)).collect())
+        .collect();
+    (ids, df)
+}
+
+/// An open-addressing table (linear probing, a power-of-two number of slots, at most three
+/// quarters full) interning integer keys that are already mixed ([`mix64`], [`mix128`]), so a
+/// key's low bits pick its slot. Each slot holds the key, its id and its frequency, so a
+/// repeated key costs one slot visit (the frequency 0 marks an empty slot).
+struct Table<K> {
+    slots: Vec<(K, u32, u32)>,
+    len: u32,
+}
+
+impl<K: Key + Default + Into<u128>> Table<K> {
+    fn with_capacity(keys: usize) -> Table<K> {
+        let n = (keys * 4 / 3 + 1).next_power_of_two().max(16);
+        Table {
+            slots: vec![(K::default(), 0, 0); n],
+            len: 0,
+        }
+    }
+
+    fn slot(k: K, mask: usize) -> usize {
+        let k: u128 = k.into();
+        k as usize & mask
+    }
+
+    /// The id of `k` (the next id when it is new), its frequency counted.
+    fn id(&mut self, k: K) -> u32 {
+        if (self.len as usize + 1) * 4 > self.slots.len() * 3 {
+            self.grow();
+        }
+        let mask = self.slots.len() - 1;
+        let mut i = Self::slot(k, mask);
+        loop {
+            let s = &mut self.slots[i];
+            if s.2 == 0 {
+                *s = (k, self.len, 1);
+                self.len += 1;
+                return s.1;
+            }
+            if s.0 == k {
+                s.2 += 1;
+                return s.1;
+            }
+            i = (i + 1) & mask;
+        }
+    }
+
+    fn grow(&mut self) {
+        let wider = vec![(K::default(), 0, 0); self.slots.len() * 2];
+        let old = std::mem::replace(&mut self.slots, wider);
+        let mask = self.slots.len() - 1;
+        for s in old.into_iter().filter(|s| s.2 != 0) {
+            let mut i = Self::slot(s.0, mask);
+            while self.slots[i].2 != 0 {
+                i = (i + 1) & mask;
+            }
+            self.slots[i] = s;
+        }
+    }
+
+    /// Each id's frequency, by id.
+    fn frequencies(&self) -> Vec<u32> {
+        let mut df = vec![0u32; self.len as usize];
+        for &(_, id, f) in self.slots.iter().filter(|s| s.2 != 0) {
+            df[id as usize] = f;
+        }
+        df
+    }
+}
+
+/// [`Key::intern`] through a [`Table`]: the same ids and frequencies as the hash map gives.
+fn intern_table<K: Key + Default + Into<u128>>(segments: Vec<Vec<K>>) -> (Vec<Vec<u32>>, Vec<u32>) {
+    let occurrences: usize = segments.iter().map(Vec::len).sum();
+    let mut table = Table::with_capacity(occurrences / 8);
+    let ids = segments
+        .into_iter()
+        .map(|seg| seg.iter().map(|&k| table.id(k)).collect())
+        .collect();
+    (ids, table.frequencies())
 }
 
 /// 64 shards: on a corpus like the statutes (2.3 M distinct 5-grams) each shard's table is about
 /// 1 MB, small enough for a core's cache, which interning is bound by.
 const SHARD_BITS: u32 = 6;
-/// Shards of the global ranking: each is interned by one task with its own hash map.
+/// Shards of the global ranking: each is interned by one task with its own table ([`Key::intern`]).
 const SHARDS: usize = 1 << SHARD_BITS;
 
 /// A bijection of u64 (the splitmix64 finalizer: xor-shifts and odd multipliers are invertible).
@@ -347,6 +454,9 @@ impl Key for u64 {
         v.sort_unstable();
         v.dedup();
     }
+    fn intern(segments: Vec<Vec<Self>>) -> (Vec<Vec<u32>>, Vec<u32>) {
+        intern_table(segments)
+    }
 }
 
 impl Key for u128 {
@@ -356,6 +466,9 @@ impl Key for u128 {
     fn sort(v: &mut Vec<Self>) {
         v.sort_unstable();
         v.dedup();
+    }
+    fn intern(segments: Vec<Vec<Self>>) -> (Vec<Vec<u32>>, Vec<u32>) {
+        intern_table(segments)
     }
 }
 
@@ -468,8 +581,8 @@ const CHUNK: usize = 2048;
 /// A radix partition by shard, so that every pass streams through memory: chunks of records are
 /// keyed in parallel, each chunk by one task that scatters its records' keys into one
 /// exact-size segment per shard, noting how many keys of each record went to each shard. Each
-/// shard is then interned by one task with its own hash map (a shard's map is small enough to
-/// stay in cache): a new key gets the next local id, and frequencies are counted. Ranks are
+/// shard is then interned by one task with its own table ([`Key::intern`]; a shard's table is
+/// small enough to stay in cache): a new key gets the next local id, and frequencies are counted. Ranks are
 /// (frequency, shard, local id) in a counting sort over frequencies, so ties are broken by a
 /// fixed function of the input (deterministic). Last, each record gathers its ids back from the
 /// shards' id streams, sorts them ([`sort_ranks`]: a radix sort, since the ranks are bounded by
@@ -506,32 +619,8 @@ fn rank_sets<K: Key>(records: usize, keys_of: impl Fn(usize, &mut Vec<K>) + Sync
         counts.extend_from_slice(&c);
         buckets.iter_mut().zip(segs).for_each(|(b, seg)| b.push(seg));
     }
-    // Intern each shard: local ids (segment by segment in place of the keys, so the keys'
-    // memory is reused) and frequencies.
-    let interned: Vec<(Vec<Vec<u32>>, Vec<u32>)> = buckets
-        .into_par_iter()
-        .map(|segments| {
-            // Most corpora repeat their shingles many times over; a table sized for an eighth
-            // of the occurrences seldom has to grow.
-            let occurrences: usize = segments.iter().map(Vec::len).sum();
-            let mut local: std::collections::HashMap<K, u32, FastHash> =
-                std::collections::HashMap::with_capacity_and_hasher(occurrences / 8, FastHash::default());
-            let mut df: Vec<u32> = Vec::new();
-            let mut id_of = |k: K| {
-                let id = *local.entry(k).or_insert_with(|| {
-                    df.push(0);
-                    df.len() as u32 - 1
-                });
-                df[id as usize] += 1;
-                id
-            };
-            let ids = segments
-                .into_iter()
-                .map(|seg| seg.iter().map(|&k| id_of(k)).collect())
-                .collect();
-            (ids, df)
-        })
-        .collect();
+    // Intern each shard: the local ids of each segment's keys, and each id's frequency.
+    let interned: Vec<(Vec<Vec<u32>>, Vec<u32>)> = buckets.into_par_iter().map(K::intern).collect();
     let distinct = interned.iter().map(|(_, df)| df.len()).sum::<usize>() as u32;
     // Rank by (frequency, global id) with a counting sort over frequencies.
     let max_df = interned.iter().flat_map(|(_, df)| df).copied().max().unwrap_or(0) as usize;
@@ -957,6 +1046,26 @@ mod tests {
                     );
                 }
             }
+        }
+
+        /// The open-addressing table gives the hash map's ids and frequencies, also when keys
+        /// share their low bits (long probe runs, wrapping past the last slot) and when it
+        /// grows from its smallest size many times over.
+        #[test]
+        fn table_interns_as_the_hash_map_does(
+            segments in proptest::collection::vec(
+                proptest::collection::vec((0u64..300, 0u32..4), 0..200), 0..6),
+        ) {
+            // Keys 0..300 spread over a few low-bit patterns: many collide in any table.
+            let key = |(k, lo): (u64, u32)| (k << 40) | (lo as u64 * 15) | 15 << 60;
+            let segs: Vec<Vec<u64>> = segments.iter().map(|s| s.iter().map(|&x| key(x)).collect()).collect();
+            let wide: Vec<Vec<u128>> = segs.iter().map(|s| s.iter().map(|&k| (k as u128) << 64 | k as u128).collect()).collect();
+            proptest::prop_assert_eq!(intern_table(segs.clone()), intern_map(segs.clone()));
+            proptest::prop_assert_eq!(intern_table(wide.clone()), intern_map(wide));
+            // Sized for no keys at all, so it grows all the way.
+            let mut table = Table::<u64>::with_capacity(0);
+            let ids: Vec<Vec<u32>> = segs.iter().map(|s| s.iter().map(|&k| table.id(k)).collect()).collect();
+            proptest::prop_assert_eq!((ids, table.frequencies()), intern_map(segs));
         }
 
         /// Ranks ascend with a key's occurrences over all records (repeats inside a record
