@@ -593,13 +593,15 @@ fn rank_sets<K: Key>(records: usize, keys_of: impl Fn(usize, &mut Vec<K>) + Sync
     // per shard. counts[i * SHARDS + s]: keys of record i in shard s.
     let keyed: Vec<(Vec<u32>, Vec<Vec<K>>)> = (0..records.div_ceil(CHUNK))
         .into_par_iter()
-        .map(|chunk| {
+        .map_init(Vec::new, |flat, chunk| {
+            // `flat` is kept from chunk to chunk by each task, so it stops growing after the
+            // first few.
+            flat.clear();
             let r = chunk * CHUNK..((chunk + 1) * CHUNK).min(records);
             let mut counts = vec![0u32; r.len() * SHARDS];
-            let mut flat = Vec::new();
             for (c, i) in counts.chunks_mut(SHARDS).zip(r) {
                 let from = flat.len();
-                keys_of(i, &mut flat);
+                keys_of(i, flat);
                 for k in &flat[from..] {
                     c[k.shard()] += 1;
                 }
@@ -607,7 +609,7 @@ fn rank_sets<K: Key>(records: usize, keys_of: impl Fn(usize, &mut Vec<K>) + Sync
             let mut segs: Vec<Vec<K>> = (0..SHARDS)
                 .map(|shard| Vec::with_capacity(counts.chunks(SHARDS).map(|c| c[shard] as usize).sum()))
                 .collect();
-            for k in flat {
+            for &k in flat.iter() {
                 segs[k.shard()].push(k);
             }
             (counts, segs)
