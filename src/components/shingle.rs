@@ -338,7 +338,7 @@ fn intern_map<K: Key>(segments: Vec<Vec<K>>) -> (Vec<Vec<u32>>, Vec<u32>) {
             df.push(0);
             df.len() as u32 - 1
         });
-        df[id as usize] += 1;
+        df[id as usize] = df[id as usize].saturating_add(1);
         id
     };
     let ids = segments
@@ -350,8 +350,9 @@ fn intern_map<K: Key>(segments: Vec<Vec<K>>) -> (Vec<Vec<u32>>, Vec<u32>) {
 
 /// An open-addressing table (linear probing, a power-of-two number of slots, at most three
 /// quarters full) interning integer keys that are already mixed ([`mix64`], [`mix128`]), so a
-/// key's low bits pick its slot. Each slot holds the key, its id and its frequency, so a
-/// repeated key costs one slot visit (the frequency 0 marks an empty slot).
+/// key's low bits pick its slot. Each slot holds the key, its id and its frequency, so finding a
+/// repeated key (usually in its first slot) also finds its count: no second lookup. The frequency
+/// 0 marks an empty slot; frequencies saturate at `u32::MAX`, as [`intern_map`]'s do.
 struct Table<K> {
     slots: Vec<(K, u32, u32)>,
     len: u32,
@@ -386,7 +387,7 @@ impl<K: Key + Default + Into<u128>> Table<K> {
                 return s.1;
             }
             if s.0 == k {
-                s.2 += 1;
+                s.2 = s.2.saturating_add(1);
                 return s.1;
             }
             i = (i + 1) & mask;
@@ -428,7 +429,8 @@ fn intern_table<K: Key + Default + Into<u128>>(segments: Vec<Vec<K>>) -> (Vec<Ve
 }
 
 /// 64 shards: on a corpus like the statutes (2.3 M distinct 5-grams) each shard's table is about
-/// 1 MB, small enough for a core's cache, which interning is bound by.
+/// 1 MB (64 Ki slots of 16 bytes for u64 keys; u128 slots take 32), small enough for a core's
+/// cache, which interning is bound by.
 const SHARD_BITS: u32 = 6;
 /// Shards of the global ranking: each is interned by one task with its own table ([`Key::intern`]).
 const SHARDS: usize = 1 << SHARD_BITS;
@@ -972,6 +974,67 @@ mod tests {
         assert_ne!(t[2], t[4]);
     }
 
+    /// `rank_sets` as its doc states it, computed sequentially: ranks ordered by (frequency,
+    /// shard, first occurrence within the shard in record order).
+    fn reference_ranks<K: Key>(records: &[Vec<K>]) -> TokenSets {
+        use std::collections::HashMap;
+        let mut local: Vec<HashMap<K, (u32, u32)>> = (0..SHARDS).map(|_| HashMap::new()).collect();
+        for &k in records.iter().flatten() {
+            let m = &mut local[k.shard()];
+            let next = m.len() as u32;
+            m.entry(k).or_insert((next, 0)).1 += 1;
+        }
+        let mut order: Vec<(u32, usize, u32, K)> = local
+            .iter()
+            .enumerate()
+            .flat_map(|(s, m)| m.iter().map(move |(&k, &(id, f))| (f, s, id, k)))
+            .collect();
+        order.sort_unstable_by_key(|&(f, s, id, _)| (f, s, id));
+        let rank: HashMap<K, u32> = order.iter().enumerate().map(|(r, o)| (o.3, r as u32)).collect();
+        let sets = records
+            .iter()
+            .map(|r| {
+                let mut v: Vec<u32> = r.iter().map(|k| rank[k]).collect();
+                v.sort_unstable();
+                v.dedup();
+                v
+            })
+            .collect();
+        TokenSets {
+            sets,
+            unique: order.iter().filter(|o| o.0 == 1).count() as u32,
+        }
+    }
+
+    /// Over more records than one chunk (so the keys buffer is reused from chunk to chunk and
+    /// first occurrences span chunks), the parallel ranking equals the sequential reference,
+    /// for u64 and u128 keys; some records are empty, keys repeat inside records and across.
+    #[test]
+    fn ranking_over_many_chunks_equals_the_reference() {
+        let mut x = 0x2545_f491_4f6c_dd1du64;
+        let mut next = |m: u64| {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            x % m
+        };
+        let records: Vec<Vec<u64>> = (0..2 * CHUNK + 904)
+            .map(|_| {
+                let len = next(14) as usize;
+                (0..len).map(|_| mix64(next(4000))).collect()
+            })
+            .collect();
+        let got = rank_sets::<u64>(records.len(), |i, v| v.extend(&records[i]));
+        assert_eq!(got, reference_ranks(&records));
+        assert!(got.unique > 0 && got.sets.iter().any(Vec::is_empty));
+        let wide: Vec<Vec<u128>> = records
+            .iter()
+            .map(|r| r.iter().map(|&k| mix128((k as u128) << 64 | (k % 3) as u128)).collect())
+            .collect();
+        let got = rank_sets::<u128>(wide.len(), |i, v| v.extend(&wide[i]));
+        assert_eq!(got, reference_ranks(&wide));
+    }
+
     /// Shingles as strings, the reference: `shingles` keeps each distinct n-gram (or the whole
     /// short text) as its text.
     fn reference(texts: &[String], n: usize) -> Vec<std::collections::BTreeSet<&str>> {
@@ -1056,12 +1119,17 @@ mod tests {
         #[test]
         fn table_interns_as_the_hash_map_does(
             segments in proptest::collection::vec(
-                proptest::collection::vec((0u64..300, 0u32..4), 0..200), 0..6),
+                proptest::collection::vec((0u64..300, 0u32..4, 0u128..3), 0..200), 0..6),
         ) {
-            // Keys 0..300 spread over a few low-bit patterns: many collide in any table.
-            let key = |(k, lo): (u64, u32)| (k << 40) | (lo as u64 * 15) | 15 << 60;
-            let segs: Vec<Vec<u64>> = segments.iter().map(|s| s.iter().map(|&x| key(x)).collect()).collect();
-            let wide: Vec<Vec<u128>> = segs.iter().map(|s| s.iter().map(|&k| (k as u128) << 64 | k as u128).collect()).collect();
+            // Keys 0..300 spread over a few low-bit patterns, so many collide in any table, and
+            // the key 0 (the empty slot's default key).
+            let key = |k: u64, lo: u32| if k == 0 { 0 } else { (k << 40) | (lo as u64 * 15) | 15 << 60 };
+            let segs: Vec<Vec<u64>> = segments.iter().map(|s| s.iter().map(|&(k, lo, _)| key(k, lo)).collect()).collect();
+            // u128 keys that share their low 64 bits (so their slots) and differ above them.
+            let wide: Vec<Vec<u128>> = segments
+                .iter()
+                .map(|s| s.iter().map(|&(k, lo, hi)| hi << 64 | key(k, lo) as u128).collect())
+                .collect();
             proptest::prop_assert_eq!(intern_table(segs.clone()), intern_map(segs.clone()));
             proptest::prop_assert_eq!(intern_table(wide.clone()), intern_map(wide));
             // Sized for no keys at all, so it grows all the way.
