@@ -1061,24 +1061,32 @@ fn join_sets(
         },
         &|m| progress.advance(m),
     );
-    let owned: Vec<(u32, u32, u32, u32)> = pairs
-        .into_par_iter()
-        .map(|(i, j)| {
-            let (x, y) = (&local[i as usize], &local[j as usize]);
-            let (a, b) = (recs[i as usize], recs[j as usize]);
-            let (inter, union) = if scored {
-                let inter = join::intersection(x, y);
-                (inter as u32, (x.len() + y.len() - inter) as u32)
-            } else {
-                (0, 0)
-            };
-            (a, b, inter, union)
-        })
-        .collect();
-    for (a, b, inter, union) in owned {
-        sink(a, b, inter, union);
+    // The pairs are scored and passed on a batch at a time, so a partition with a great many
+    // pairs (thousands of copies of one text) holds them once, not twice over.
+    let mut owned = Vec::with_capacity(PAIR_BATCH.min(pairs.len()));
+    for batch in pairs.chunks(PAIR_BATCH) {
+        batch
+            .par_iter()
+            .map(|&(i, j)| {
+                let (x, y) = (&local[i as usize], &local[j as usize]);
+                let (a, b) = (recs[i as usize], recs[j as usize]);
+                let (inter, union) = if scored {
+                    let inter = join::intersection(x, y);
+                    (inter as u32, (x.len() + y.len() - inter) as u32)
+                } else {
+                    (0, 0)
+                };
+                (a, b, inter, union)
+            })
+            .collect_into_vec(&mut owned);
+        for &(a, b, inter, union) in &owned {
+            sink(a, b, inter, union);
+        }
     }
 }
+
+/// Pairs scored at a time by [`join_sets`] (16 bytes each).
+const PAIR_BATCH: usize = 1 << 16;
 
 /// Dense renumbering of a partition's tokens in the same order, so the join's index is as
 /// small as the partition: a bitmap of the tokens present and a token → dense id table, both
