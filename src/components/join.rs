@@ -144,6 +144,63 @@ pub fn join_owned(
     keep: &(dyn Fn(u32, u32, u32) -> bool + Sync),
     progress: &(dyn Fn(u64) + Sync),
 ) -> Vec<(u32, u32)> {
+    let batches = std::sync::Mutex::new(Vec::new());
+    join_each(
+        sets,
+        unique,
+        t,
+        indexed,
+        keep,
+        &|batch| {
+            batches
+                .lock()
+                .unwrap_or_else(std::sync::PoisonError::into_inner)
+                .extend_from_slice(batch)
+        },
+        progress,
+    );
+    let mut pairs = batches.into_inner().unwrap_or_else(std::sync::PoisonError::into_inner);
+    pairs.sort_unstable();
+    pairs
+}
+
+/// The most pairs [`join_each`] holds per task before handing them on (8 bytes each).
+pub const PAIR_BATCH: usize = 1 << 16;
+
+/// What [`join_each`] hands its pairs to: a batch of `(i, j)` pairs, `i < j`; called from
+/// several threads at once.
+pub type Emit<'a> = dyn Fn(&[(u32, u32)]) + Sync + 'a;
+
+/// The pairs of [`join_owned`], handed to `emit` a batch at a time as they are found (at most
+/// [`PAIR_BATCH`] pairs a batch, each `(i, j)` with `i < j`, in no fixed order, every pair in
+/// exactly one batch; `emit` is called from several threads at once). So the pairs are never all
+/// held at once: a corpus with a great many pairs (thousands of copies of one text) needs no more
+/// memory for them than a batch per task.
+pub fn join_each(
+    sets: &[Vec<u32>],
+    unique: u32,
+    t: f64,
+    indexed: &(dyn Fn(usize) -> bool + Sync),
+    keep: &(dyn Fn(u32, u32, u32) -> bool + Sync),
+    emit: &Emit<'_>,
+    progress: &(dyn Fn(u64) + Sync),
+) {
+    join_batched(sets, unique, t, indexed, keep, PAIR_BATCH, emit, progress)
+}
+
+/// [`join_each`] with batches of at most `batch` pairs (at least 1).
+#[allow(clippy::too_many_arguments)]
+fn join_batched(
+    sets: &[Vec<u32>],
+    unique: u32,
+    t: f64,
+    indexed: &(dyn Fn(usize) -> bool + Sync),
+    keep: &(dyn Fn(u32, u32, u32) -> bool + Sync),
+    batch: usize,
+    emit: &Emit<'_>,
+    progress: &(dyn Fn(u64) + Sync),
+) {
+    let batch = batch.max(1);
     let mut order: Vec<u32> = (0..sets.len() as u32)
         .filter(|&i| !sets[i as usize].is_empty())
         .collect();
@@ -244,84 +301,85 @@ pub fn join_owned(
     // scratch: candidates, and the shared prefix tokens seen so far per candidate or PRUNED
     // (all zero between probes).
     let stripes = (4 * rayon::current_num_threads()).clamp(1, order.len().max(1));
-    let mut pairs: Vec<(u32, u32)> = (0..stripes)
-        .into_par_iter()
-        .flat_map_iter(|stripe| {
-            // cursor[tok − lo]: where the entries long enough for this stripe's probes begin.
-            let mut cursor: Vec<u32> = start[lo..ntok].to_vec();
-            let mut cand: Vec<u32> = Vec::new();
-            let mut overlap = vec![0u32; order.len()];
-            let mut found = Vec::new();
-            let mut probed = 0u64;
-            for px in (stripe..order.len()).step_by(stripes) {
-                let x = order[px];
-                let sx = &sets[x as usize];
-                let lx = lens[px];
-                // Length filter: sets are numbered by ascending size, so the candidates long
-                // enough (|y| ≥ t·|x|) are those from position `shortest` on.
-                let min_len = t * lx as f64 - 1e-6;
-                let shortest = lens.partition_point(|&l| (l as f64) < min_len) as u32;
-                cand.clear();
-                let probe = &sx[..lx - min_overlap(lx, t) + 1];
-                for (i, &tok) in probe.iter().enumerate().skip(shared_from(x)) {
-                    let end = start[tok as usize + 1] as usize;
-                    let at = &mut cursor[tok as usize - lo];
-                    let mut from = *at as usize;
-                    while from < end && postings[from].0 < shortest {
-                        from += 1;
-                    }
-                    *at = from as u32;
-                    for &(py, j) in &postings[from..end] {
-                        if py as usize >= px {
-                            break;
-                        }
-                        let seen = &mut overlap[py as usize];
-                        if *seen == PRUNED {
-                            continue;
-                        }
-                        if *seen == 0 {
-                            cand.push(py);
-                            if !keep(x, order[py as usize], tok) {
-                                *seen = PRUNED;
-                                continue;
-                            }
-                        }
-                        let ly = lens[py as usize];
-                        let bound = *seen as usize + 1 + (lx - i - 1).min(ly - j as usize - 1);
-                        *seen = if bound < pair_overlap(lx, ly, t) {
-                            PRUNED
-                        } else {
-                            *seen + 1
-                        };
-                    }
+    (0..stripes).into_par_iter().for_each(|stripe| {
+        // cursor[tok − lo]: where the entries long enough for this stripe's probes begin.
+        let mut cursor: Vec<u32> = start[lo..ntok].to_vec();
+        let mut cand: Vec<u32> = Vec::new();
+        let mut overlap = vec![0u32; order.len()];
+        let mut found = Vec::new();
+        let mut probed = 0u64;
+        for px in (stripe..order.len()).step_by(stripes) {
+            let x = order[px];
+            let sx = &sets[x as usize];
+            let lx = lens[px];
+            // Length filter: sets are numbered by ascending size, so the candidates long
+            // enough (|y| ≥ t·|x|) are those from position `shortest` on.
+            let min_len = t * lx as f64 - 1e-6;
+            let shortest = lens.partition_point(|&l| (l as f64) < min_len) as u32;
+            cand.clear();
+            let probe = &sx[..lx - min_overlap(lx, t) + 1];
+            for (i, &tok) in probe.iter().enumerate().skip(shared_from(x)) {
+                let end = start[tok as usize + 1] as usize;
+                let at = &mut cursor[tok as usize - lo];
+                let mut from = *at as usize;
+                while from < end && postings[from].0 < shortest {
+                    from += 1;
                 }
-                // The verifying merge skips the tokens no other set holds.
-                let tail_x = &sx[shared_from(x)..];
-                for &py in &cand {
-                    let seen = std::mem::take(&mut overlap[py as usize]);
-                    if seen == PRUNED {
+                *at = from as u32;
+                for &(py, j) in &postings[from..end] {
+                    if py as usize >= px {
+                        break;
+                    }
+                    let seen = &mut overlap[py as usize];
+                    if *seen == PRUNED {
                         continue;
                     }
-                    let y = order[py as usize];
-                    let sy = &sets[y as usize];
-                    let need = pair_overlap(lx, sy.len(), t);
-                    if let Some(inter) = intersection_at_least(tail_x, &sy[shared_from(y)..], need) {
-                        if similar(inter, lx, sy.len(), t) {
-                            found.push((x.min(y), x.max(y)));
+                    if *seen == 0 {
+                        cand.push(py);
+                        if !keep(x, order[py as usize], tok) {
+                            *seen = PRUNED;
+                            continue;
+                        }
+                    }
+                    let ly = lens[py as usize];
+                    let bound = *seen as usize + 1 + (lx - i - 1).min(ly - j as usize - 1);
+                    *seen = if bound < pair_overlap(lx, ly, t) {
+                        PRUNED
+                    } else {
+                        *seen + 1
+                    };
+                }
+            }
+            // The verifying merge skips the tokens no other set holds.
+            let tail_x = &sx[shared_from(x)..];
+            for &py in &cand {
+                let seen = std::mem::take(&mut overlap[py as usize]);
+                if seen == PRUNED {
+                    continue;
+                }
+                let y = order[py as usize];
+                let sy = &sets[y as usize];
+                let need = pair_overlap(lx, sy.len(), t);
+                if let Some(inter) = intersection_at_least(tail_x, &sy[shared_from(y)..], need) {
+                    if similar(inter, lx, sy.len(), t) {
+                        found.push((x.min(y), x.max(y)));
+                        if found.len() >= batch {
+                            emit(&found);
+                            found.clear();
                         }
                     }
                 }
-                probed += 1;
-                if probed == 256 {
-                    progress(std::mem::take(&mut probed));
-                }
             }
-            progress(probed);
-            found
-        })
-        .collect();
-    pairs.sort_unstable();
-    pairs
+            probed += 1;
+            if probed == 256 {
+                progress(std::mem::take(&mut probed));
+            }
+        }
+        progress(probed);
+        if !found.is_empty() {
+            emit(&found);
+        }
+    });
 }
 
 /// The pairs of [`join`] with their exact intersection sizes: `(i, j, |sets[i] ∩ sets[j]|)`,
@@ -504,6 +562,22 @@ pub(in crate::components) mod tests {
                 owned(tok)
             }, &|_| ());
             prop_assert_eq!(got, want);
+        }
+
+        /// Batches handed on as they fill: each at most the batch size, every pair of the
+        /// sorted join in exactly one of them.
+        #[test]
+        fn join_batched_hands_on_every_pair_once((texts, n, t) in corpus(), batch in 1usize..5) {
+            let ranked = crate::components::shingle::ranked_token_sets(&texts, n);
+            let sets = &ranked.sets;
+            let got = std::sync::Mutex::new(Vec::new());
+            join_batched(sets, ranked.unique, t, &|_| true, &|_, _, _| true, batch, &|b| {
+                assert!(!b.is_empty() && b.len() <= batch);
+                got.lock().unwrap().extend_from_slice(b);
+            }, &|_| ());
+            let mut got = got.into_inner().unwrap();
+            got.sort_unstable();
+            prop_assert_eq!(got, brute_force(sets, t));
         }
 
         #[test]

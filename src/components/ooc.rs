@@ -729,7 +729,7 @@ pub fn join_partitioned<S: AsRef<str> + Sync>(
     limit: MemoryLimit<'_>,
     scored: bool,
     progress: &dyn Progress,
-    sink: &mut dyn FnMut(u32, u32, u32, u32),
+    sink: &mut (dyn FnMut(u32, u32, u32, u32) + Send),
 ) -> Result<usize> {
     join_partitioned_source(&Slice(texts), n, t, limit, scored, progress, sink)
 }
@@ -745,7 +745,7 @@ pub fn join_partitioned_source(
     limit: MemoryLimit<'_>,
     scored: bool,
     progress: &dyn Progress,
-    sink: &mut dyn FnMut(u32, u32, u32, u32),
+    sink: &mut (dyn FnMut(u32, u32, u32, u32) + Send),
 ) -> Result<usize> {
     let dir = limit.spill_dir;
     let err = spill_err(dir);
@@ -1038,7 +1038,7 @@ fn join_sets(
     renumbering: &mut Renumbering,
     indexed: &(dyn Fn(u32) -> bool + Sync),
     keep: &(dyn Fn(u32, u32, u32) -> bool + Sync),
-    sink: &mut dyn FnMut(u32, u32, u32, u32),
+    sink: &mut (dyn FnMut(u32, u32, u32, u32) + Send),
 ) {
     progress.start(label, 0);
     if local.len() < 2 {
@@ -1049,8 +1049,11 @@ fn join_sets(
     // (ranks below `unique`) are the first dense ids: the join neither indexes nor probes them.
     let once = dense.partition_point(|&tok| tok < unique) as u32;
     progress.start(label, local.len() as u64);
-    // Ownership is decided before a pair is verified, on the smallest token it shares.
-    let pairs = join::join_owned(
+    // Ownership is decided before a pair is verified, on the smallest token it shares. The pairs
+    // are scored and passed on a batch at a time as the join finds them, so a partition with a
+    // great many pairs (thousands of copies of one text) never holds them all.
+    let sink = std::sync::Mutex::new(sink);
+    join::join_each(
         &local,
         once,
         t,
@@ -1059,34 +1062,29 @@ fn join_sets(
             let (a, b) = (recs[i as usize], recs[j as usize]);
             keep(a.min(b), a.max(b), dense[tok as usize])
         },
+        &|batch| {
+            let owned: Vec<(u32, u32, u32, u32)> = batch
+                .iter()
+                .map(|&(i, j)| {
+                    let (x, y) = (&local[i as usize], &local[j as usize]);
+                    let (a, b) = (recs[i as usize], recs[j as usize]);
+                    let (inter, union) = if scored {
+                        let inter = join::intersection(x, y);
+                        (inter as u32, (x.len() + y.len() - inter) as u32)
+                    } else {
+                        (0, 0)
+                    };
+                    (a, b, inter, union)
+                })
+                .collect();
+            let mut sink = sink.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+            for (a, b, inter, union) in owned {
+                sink(a, b, inter, union);
+            }
+        },
         &|m| progress.advance(m),
     );
-    // The pairs are scored and passed on a batch at a time, so a partition with a great many
-    // pairs (thousands of copies of one text) holds them once, not twice over.
-    let mut owned = Vec::with_capacity(PAIR_BATCH.min(pairs.len()));
-    for batch in pairs.chunks(PAIR_BATCH) {
-        batch
-            .par_iter()
-            .map(|&(i, j)| {
-                let (x, y) = (&local[i as usize], &local[j as usize]);
-                let (a, b) = (recs[i as usize], recs[j as usize]);
-                let (inter, union) = if scored {
-                    let inter = join::intersection(x, y);
-                    (inter as u32, (x.len() + y.len() - inter) as u32)
-                } else {
-                    (0, 0)
-                };
-                (a, b, inter, union)
-            })
-            .collect_into_vec(&mut owned);
-        for &(a, b, inter, union) in &owned {
-            sink(a, b, inter, union);
-        }
-    }
 }
-
-/// Pairs scored at a time by [`join_sets`] (16 bytes each).
-const PAIR_BATCH: usize = 1 << 16;
 
 /// Dense renumbering of a partition's tokens in the same order, so the join's index is as
 /// small as the partition: a bitmap of the tokens present and a token → dense id table, both

@@ -319,11 +319,12 @@ pub struct NearPairs {
     pub run: super::ooc::JoinRun,
 }
 
-/// The passage pairs (`a < b`) of a near-duplicate rule, each passed to `sink` once: in memory
-/// ([`join::join`]) when [`super::ooc::estimate`] of the texts is within `memory` (or there is no
-/// limit), else out of core ([`super::ooc::join_partitioned`]; always when the texts are
-/// spilled, read back in order); the pairs are the same. With `keep`, the pairs are also
-/// returned with their sizes.
+/// The passage pairs (`a < b`) of a near-duplicate rule, each passed to `sink` once, in no fixed
+/// order: in memory ([`join::join_each`]) when [`super::ooc::estimate`] of the texts is within
+/// `memory` (or there is no limit), else out of core ([`super::ooc::join_partitioned`]; always
+/// when the texts are spilled, read back in order); the pairs are the same. Either way the pairs
+/// are passed on a batch at a time as the join finds them, never all held at once. With `keep`,
+/// the pairs are also returned with their sizes (sorted), and those are held (16 bytes a pair).
 ///
 /// Errors (exit 2): spill files that cannot be written (out of core only).
 pub fn near_duplicate_pairs<'a>(
@@ -333,7 +334,7 @@ pub fn near_duplicate_pairs<'a>(
     progress: &dyn Progress,
     memory: Option<super::ooc::MemoryLimit<'_>>,
     keep: bool,
-    sink: &mut dyn FnMut(u32, u32),
+    sink: &mut (dyn FnMut(u32, u32) + Send),
 ) -> Result<NearPairs> {
     use super::ooc::{JoinMode, JoinRun};
     let spilled = corpus.texts.is_spilled();
@@ -348,15 +349,38 @@ pub fn near_duplicate_pairs<'a>(
     };
     match over {
         None => {
-            let (sets, pairs) = near_duplicates(corpus, rule, texts, progress)?;
-            pairs.iter().for_each(|&(a, b)| sink(a, b));
-            Ok(NearPairs {
-                links: pairs.len(),
-                scored: if keep {
-                    super::pairs::scored(&pairs, &sets)
-                } else {
-                    vec![]
+            let t = texts.get(corpus, rule.normalization)?;
+            progress.start("shingling", 0);
+            let ranked = t.ranked(rule.shingle_size());
+            let sets = &ranked.sets;
+            progress.start("near-duplicate join", sets.len() as u64);
+            let found = std::sync::Mutex::new((0usize, Vec::new(), sink));
+            join::join_each(
+                sets,
+                ranked.unique,
+                rule.jaccard(),
+                &|_| true,
+                &|_, _, _| true,
+                &|batch| {
+                    let scored = if keep {
+                        super::pairs::scored(batch, sets)
+                    } else {
+                        vec![]
+                    };
+                    let mut f = found.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+                    let (links, kept, sink) = &mut *f;
+                    *links += batch.len();
+                    batch.iter().for_each(|&(a, b)| sink(a, b));
+                    kept.extend(scored);
                 },
+                &|n| progress.advance(n),
+            );
+            progress.finish();
+            let (links, mut scored, _) = found.into_inner().unwrap_or_else(std::sync::PoisonError::into_inner);
+            scored.sort_unstable_by_key(|p| (p.a, p.b));
+            Ok(NearPairs {
+                links,
+                scored,
                 run: JoinRun {
                     mode: JoinMode::InMemory,
                     partitions: 1,

@@ -188,6 +188,12 @@ pub fn run(
             c.checked,
             c.seed
         )));
+        if c.pairs == 0 {
+            read_notes.push(Note::warning(format!(
+                "{} lists no pair, so the near-duplicate rule adds no link; the empty output of a job that failed reads the same",
+                o.pairs.as_ref().map_or(String::new(), |i| i.path().display().to_string()),
+            )));
+        }
     }
     if let Some(path) = &o.write_pairs {
         let ids: Vec<&str> = corpus.passages.iter().map(|p| p.id.as_str()).collect();

@@ -366,6 +366,20 @@ fn pairs_written_and_read_back_give_the_same_count() {
         "{}",
         bad.stderr
     );
+    // An empty pairs file is a set of no pairs (a corpus may have none), said as a warning: a
+    // failed job's empty output reads the same. The near-duplicate rule then adds no link.
+    env.write("empty.jsonl", "");
+    let empty = env.run(&[&ARGS[..], &["--dry-run", "--pairs", "empty.jsonl", "--format", "json"]].concat());
+    assert_eq!(empty.code, 3, "{}", empty.stderr);
+    assert!(
+        empty.stderr.contains(
+            "empty.jsonl lists no pair, so the near-duplicate rule adds no link; the empty output of a job that failed reads the same"
+        ),
+        "{}",
+        empty.stderr
+    );
+    let v: serde_json::Value = serde_json::from_str(&empty.stdout).unwrap();
+    assert_eq!(v["count"]["ablation"][1]["links"], 0);
 }
 
 /// The ablation rows (links, components, with candidates) and the near-duplicate join's
