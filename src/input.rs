@@ -665,21 +665,12 @@ fn too_large(name: &Path, limits: Limits, verb: &str) -> Error {
             "{} larger than the input size limit of {}",
             verb,
             match limits.max_bytes {
-                n if n < 1024 => human(n),
-                n => format!("{} bytes ({})", n, human(n)),
+                n if n < 1024 => crate::text::bytes(n),
+                n => format!("{} bytes ({})", n, crate::text::bytes(n)),
             }
         ),
     )
     .with_hint("raise the limit with --max-input-size BYTES (e.g. 8G) if the file is meant to be that large")
-}
-
-fn human(n: u64) -> String {
-    const UNITS: [(u64, &str); 4] = [(1 << 40, "TiB"), (1 << 30, "GiB"), (1 << 20, "MiB"), (1 << 10, "KiB")];
-    UNITS
-        .iter()
-        .find(|(u, _)| n >= *u)
-        .map(|(u, name)| format!("{:.1} {}", n as f64 / *u as f64, name))
-        .unwrap_or_else(|| format!("{} bytes", n))
 }
 
 /// Parses a size such as `4G`, `512M`, `100k` or `1000` (bytes; K/M/G/T are powers of 1024,

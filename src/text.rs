@@ -50,6 +50,17 @@ pub fn seq_list(seqs: &[u64]) -> String {
     )
 }
 
+/// A byte count for people: `1.5 GiB`, `512.0 MiB`, `3.0 KiB` (powers of 1024, one decimal), or
+/// `N bytes` (`1 byte`) below 1 KiB.
+pub fn bytes(n: u64) -> String {
+    const UNITS: [(u64, &str); 4] = [(1 << 40, "TiB"), (1 << 30, "GiB"), (1 << 20, "MiB"), (1 << 10, "KiB")];
+    UNITS
+        .iter()
+        .find(|(u, _)| n >= *u)
+        .map(|(u, name)| format!("{:.1} {}", n as f64 / *u as f64, name))
+        .unwrap_or_else(|| plural(n, "byte", "bytes"))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -67,5 +78,10 @@ mod tests {
         assert_eq!(plural(3u64, "component", "components"), "3 components");
         assert_eq!(seq_list(&[3]), "entry #3");
         assert_eq!(seq_list(&[1, 2, 3, 4, 7, 9, 10]), "entries #1–#4, #7, #9–#10");
+        assert_eq!(bytes(1023), "1023 bytes");
+        assert_eq!(bytes(1), "1 byte");
+        assert_eq!(bytes(1536), "1.5 KiB");
+        assert_eq!(bytes(512 << 20), "512.0 MiB");
+        assert_eq!(bytes(3 << 30), "3.0 GiB");
     }
 }

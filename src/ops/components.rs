@@ -180,6 +180,15 @@ pub fn run(
     )?;
     progress.finish();
     let mut read_notes: Notes = corpus.notes.iter().map(|n| Note::info(n.clone())).collect();
+    // A limit below what the corpus itself holds cannot be kept: say so, since the join then runs
+    // in very many small partitions (the pairs and counts stay exact, only slower).
+    if let Some(limit) = o.memory_limit.filter(|&m| m < corpus.resident_bytes()) {
+        read_notes.push(Note::warning(format!(
+            "the memory limit ({}) is below what the passages' ids, fields and questions alone hold in memory ({}), so the count used more than the limit; the near-duplicate join ran in small partitions, which is exact but slow",
+            crate::text::bytes(limit),
+            crate::text::bytes(corpus.resident_bytes())
+        )));
+    }
     if let Some(c) = count.ablation.iter().find_map(|r| r.listed.as_ref()) {
         read_notes.push(Note::info(format!(
             "near-duplicate pairs read from {} instead of joined: {} pairs, {} of them (seed {}) checked exactly against the passages; missing pairs cannot be detected this way",

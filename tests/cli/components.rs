@@ -429,9 +429,21 @@ fn memory_limit_partitions_with_the_same_counts() {
     assert!(parts > 1, "{} partitions", parts);
     let read = |f: &str| std::fs::read_to_string(env.join(f)).unwrap();
     assert_eq!(read("ooc.jsonl"), read("mem.jsonl"));
+    // A limit below what the corpus itself holds is said to be exceeded (the counts stay exact).
+    let warned = env.run(&[&ARGS[..], &["--dry-run", "--memory-limit", "1KiB"]].concat());
+    assert_eq!(warned.code, 3, "{}", warned.stderr);
+    assert!(
+        warned.stderr.contains(
+            "the memory limit (1.0 KiB) is below what the passages' ids, fields and questions alone hold in memory ("
+        ),
+        "{}",
+        warned.stderr
+    );
     // A limit the join fits in keeps it in memory.
     let (_, mode, _) = rows_and_join(&run(&["--memory-limit", "1GiB"]));
     assert_eq!(mode, "in-memory");
+    let quiet = env.run(&[&ARGS[..], &["--dry-run", "--memory-limit", "1GiB"]].concat());
+    assert!(!quiet.stderr.contains("memory limit"), "{}", quiet.stderr);
     for bad in ["4parsecs", "0", "-1MiB", "lots", "0.1"] {
         let arg = format!("--memory-limit={}", bad);
         let r = env.run(&[&ARGS[..], &["--dry-run", &arg]].concat());
