@@ -345,7 +345,17 @@ fn check_registrations(c: &mut ChainCheck, records: &[Record]) {
             .map(|(_, h)| h.clone())
             .collect()
     };
-    for (r, e) in records.iter().filter_map(|r| r.entry.as_ref().ok().map(|e| (r, e))) {
+    // Set once an entry that cannot be read has been passed (a missing or damaged object): what
+    // came before it is unknown, so its absence (no registration, no count) is not a finding.
+    let mut cut = false;
+    for r in records {
+        let e = match &r.entry {
+            Ok(e) => e,
+            Err(_) => {
+                cut |= !r.unreadable.is_empty();
+                continue;
+            }
+        };
         let n = Some(e.seq);
         let id = e.study_id.as_str();
         // A deviation entry, and the entry written with it (the next one, of the same study and
@@ -408,6 +418,8 @@ fn check_registrations(c: &mut ChainCheck, records: &[Record]) {
                             ),
                         );
                     }
+                } else if cut {
+                    // Registered, perhaps, in an entry that cannot be read.
                 } else if e.protocol_sha256.is_some() && !id.is_empty() && !ever_registered.contains(id) {
                     // A study never registered anywhere in the ledger: nothing to deviate from,
                     // and no registered study is affected. Disclosed, not a failure.
@@ -449,6 +461,7 @@ fn check_registrations(c: &mut ChainCheck, records: &[Record]) {
             let used = assignments(e);
             if !used.is_empty() {
                 let problem = match counted.get(id) {
+                    None if cut => None,
                     None => Some("no components entry of the study records one before it".to_string()),
                     Some(k) if !assignments(k).iter().any(|h| used.contains(h)) => Some(format!(
                         "it is not the one its latest count (entry #{}) recorded",
@@ -688,6 +701,39 @@ mod new_entry_tests {
         assert_eq!(
             c.findings.iter().map(|f| f.code).collect::<Vec<_>>(),
             vec![FindingCode::UnregisteredProtocol]
+        );
+    }
+
+    /// Past an entry that cannot be read, a registration or count it may have held is not
+    /// reported missing (the unreadable entry is the finding); without the cut it is.
+    #[test]
+    fn an_unreadable_entry_hides_no_missing_registration_or_count() {
+        let mut analysis = entry(3, EntryKind::Analyze, "s", Some("a"));
+        analysis.inputs.insert(
+            super::super::entry::InputKey {
+                role: super::super::entry::InputRole::Assignment,
+                path: "components.csv".into(),
+            },
+            "f".repeat(64),
+        );
+        let check = |cut: bool| {
+            let mut lost = Record::new("commit 1a2b3c4".into(), Err("cannot be read".into()));
+            if cut {
+                lost.unreadable.push(super::super::records::Unreadable {
+                    what: "commit 1a2b3c4".into(),
+                    why: "it is not in this repository".into(),
+                });
+            }
+            let all = [lost, Record::new(String::new(), Ok(analysis.clone()))];
+            let mut c = ChainCheck::default();
+            check_registrations(&mut c, &all);
+            let codes = |v: &[Finding]| v.iter().map(|f| f.code).collect::<Vec<_>>();
+            (codes(&c.findings), codes(&c.notes))
+        };
+        assert_eq!(check(true), (vec![], vec![]));
+        assert_eq!(
+            check(false),
+            (vec![FindingCode::AnalysisRefused], vec![FindingCode::UnregisteredStudy])
         );
     }
 }

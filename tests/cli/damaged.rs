@@ -94,6 +94,14 @@ fn a_deleted_ledger_commit_is_a_finding_and_commands_refuse_with_a_hint() {
     let v = env.run(&["verify"]);
     assert_eq!(v.code, 1);
     assert!(v.stdout.contains("FAILED: 1 finding"), "{}", v.stdout);
+    // The registration (#1) lies past the unreadable commit: not said to be missing.
+    assert!(
+        v.stdout
+            .contains("  no registration can be read (entries of this ledger cannot be read: see ledger-unreadable)\n"),
+        "{}",
+        v.stdout
+    );
+    assert!(!v.stdout.contains("never registered"), "{}", v.stdout);
     assert_eq!(v.stderr, REFETCH);
 
     let l = env.run(&["log"]);

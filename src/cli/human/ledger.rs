@@ -64,18 +64,25 @@ impl Human for VerifyReport {
             ));
         }
         if let Some(r) = &self.review {
-            s.push_str(&review(r));
+            let cut = self
+                .findings
+                .iter()
+                .any(|f| f.code == crate::ledger::verify::FindingCode::LedgerUnreadable);
+            s.push_str(&review(r, cut));
         }
         s
     }
 }
 
-/// The reviewer summary: one block per registered study, then the tip id to cite.
-fn review(r: &crate::ledger::witness::Review) -> String {
+/// The reviewer summary: one block per registered study, then the tip id to cite. `cut`: some
+/// entries cannot be read, so a registration may lie among them.
+fn review(r: &crate::ledger::witness::Review, cut: bool) -> String {
     use crate::ledger::witness::SignatureState;
     use crate::text::plural;
     let mut s = String::from("\nreviewer summary:\n");
-    if r.studies.is_empty() {
+    if r.studies.is_empty() && cut {
+        s.push_str("  no registration can be read (entries of this ledger cannot be read: see ledger-unreadable)\n");
+    } else if r.studies.is_empty() {
         s.push_str("  no study is registered in this ledger\n");
     }
     for st in &r.studies {
