@@ -205,7 +205,8 @@ impl Ledger {
         }
     }
 
-    /// The remote a hint names: the only one when the repository has exactly one, else `origin`.
+    /// The remote a hint names: the only one when the repository has exactly one; `origin` when
+    /// it is one of several, else the first; `URL` (to be filled in) when there is none.
     pub fn hint_remote(&self) -> String {
         let remotes: Vec<String> = self
             .repo
@@ -213,8 +214,11 @@ impl Ledger {
             .map(|r| r.iter().flatten().map(str::to_string).collect())
             .unwrap_or_default();
         match remotes.as_slice() {
+            // No remote to name: the place of a complete copy, for the user to fill in.
+            [] => "URL".to_string(),
             [one] => one.clone(),
-            _ => "origin".to_string(),
+            many if many.iter().any(|r| r == "origin") => "origin".to_string(),
+            [first, ..] => first.clone(),
         }
     }
 
@@ -941,6 +945,22 @@ mod tests {
         assert!(all[1].result.is_none());
         // The user's branch is untouched: HEAD is still unborn.
         assert!(l.head_commit().is_none());
+    }
+
+    /// The remote named in hints: `URL` with none, the only one, `origin` among several, else
+    /// the first of several.
+    #[test]
+    fn hint_remote_names_the_remote_a_user_would_fetch_from() {
+        let dir = tempfile::tempdir().unwrap();
+        let (l, _) = Ledger::init(dir.path()).unwrap();
+        assert_eq!(l.hint_remote(), "URL");
+        l.repo().remote("mirror", "https://example.org/m.git").unwrap();
+        assert_eq!(l.hint_remote(), "mirror");
+        l.repo().remote("backup", "https://example.org/b.git").unwrap();
+        let first = l.repo().remotes().unwrap().get(0).unwrap().to_string();
+        assert_eq!(l.hint_remote(), first);
+        l.repo().remote("origin", "https://example.org/o.git").unwrap();
+        assert_eq!(l.hint_remote(), "origin");
     }
 
     #[test]

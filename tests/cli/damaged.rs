@@ -8,6 +8,8 @@ use crate::common::Env;
 use pledge::ledger::LEDGER_REF;
 use serde_json::Value;
 
+/// The hint in a repository whose only remote is `origin` (with no remote it names `URL`, to be
+/// filled in).
 const REFETCH: &str = "hint: objects of the ledger are missing or damaged here (`git fsck` lists them): fetch them again from a complete copy with `git fetch --refetch origin 'refs/pledge/*:refs/pledge/*'`, then run `pledge verify`\n";
 
 fn ok(r: &crate::common::Run) {
@@ -233,7 +235,7 @@ fn a_ledger_ref_naming_no_object_is_a_finding() {
         )]
     );
     let hint = format!(
-        "hint: remove the damaged ref file ({}), then fetch the published ledger again with `git fetch origin 'refs/pledge/*:refs/pledge/*'`, or point the ref at the ledger's tip commit with `git update-ref refs/pledge/ledger COMMIT`; then run `pledge verify`\n",
+        "hint: remove the damaged ref file ({}), then fetch the published ledger again with `git fetch URL 'refs/pledge/*:refs/pledge/*'`, or point the ref at the ledger's tip commit with `git update-ref refs/pledge/ledger COMMIT`; then run `pledge verify`\n",
         env.path().canonicalize().unwrap().join(".git/refs/pledge/ledger").display()
     );
     let v = env.run(&["verify"]);
@@ -290,7 +292,7 @@ fn a_damaged_entry_blob_is_named_as_unreadable() {
             "error: entry.json (blob {}) of ledger commit {} cannot be read\nCaused by: ",
             &blob[..7],
             c2
-        )) && l.stderr.ends_with(REFETCH),
+        )) && l.stderr.ends_with(&REFETCH.replace("origin", "URL")),
         "{}",
         l.stderr
     );
