@@ -5,7 +5,8 @@
 //! inside the git directory (`pledge/log-cache`, never committed or pushed), the tree and
 //! `entry.json` bytes of each commit of the chain it last read, first to last, its tip the last
 //! record; when the walk from the ledger ref reaches that tip, the rest of the chain is read
-//! through the cache, which costs the commits alone.
+//! through the cache, which costs the commits alone. The cached records' bytes are hashed and
+//! their entries parsed on a second thread while the walk reads the commits.
 //!
 //! **Trust.** Nothing in the cache is taken on its word: every cached entry is checked against
 //! the commit actually read from the repository, as an object id covers its content. The
@@ -93,9 +94,41 @@ fn walk(ledger: &Ledger) -> Result<Walk> {
 ///
 /// Errors: as [`log`], for the first entry (from the tip) that cannot be read.
 fn walk_with(ledger: &Ledger, odb: &Odb<'_>, tip: Oid, cache: Option<&LogCache<'_>>) -> Result<Option<Walk>> {
-    let mut items = Vec::with_capacity(cache.map_or(0, |c| c.records.len() + 1));
-    // Entries read from objects, newest first, while every one of them could be kept.
-    let mut fresh: Option<Vec<Parts>> = Some(Vec::new());
+    // The cache's own work (hashing each record's bytes, parsing its entry) needs nothing from
+    // the repository: a second thread does it while this one walks the commits.
+    std::thread::scope(|scope| {
+        let hashed = cache.map(|c| scope.spawn(move || c.records.iter().map(Cached::hash).collect::<Vec<_>>()));
+        let walked = walk_commits(ledger, odb, tip, cache)?;
+        let hashed = match hashed.map(|h| h.join()) {
+            Some(Ok(h)) => Some(h),
+            Some(Err(panic)) => std::panic::resume_unwind(panic),
+            None => None,
+        };
+        Ok(walked.and_then(|w| w.finish(ledger, odb, cache, hashed)))
+    })
+}
+
+/// The commits of the chain as [`walk_commits`] read them: the entries read from objects and
+/// the commits read through the cache, to be checked against its records.
+struct Commits {
+    /// Entries read from objects, newest first.
+    items: Vec<LogItem>,
+    /// Their parts, newest first, while every one of them could be kept.
+    fresh: Option<Vec<Parts>>,
+    /// The commits read through the cache, newest first: the commit, its tree and the index of
+    /// the record that must hold it.
+    cached: Vec<(Oid, Oid, usize)>,
+}
+
+/// Walks first parents back from `tip`, reading each entry from its objects until the walk
+/// reaches the tip of `cache`, and from there the commits alone. `None` when the chain does not
+/// match the cache's records (commit ids, count, an unreadable commit).
+fn walk_commits(ledger: &Ledger, odb: &Odb<'_>, tip: Oid, cache: Option<&LogCache<'_>>) -> Result<Option<Commits>> {
+    let mut w = Commits {
+        items: Vec::new(),
+        fresh: Some(Vec::new()),
+        cached: Vec::with_capacity(cache.map_or(0, |c| c.records.len())),
+    };
     // Once the cache's tip is reached: how many cached records are left to match.
     let mut left: Option<usize> = None;
     let mut next = Some(tip);
@@ -105,14 +138,14 @@ fn walk_with(ledger: &Ledger, odb: &Odb<'_>, tip: Oid, cache: Option<&LogCache<'
                 left = Some(c.records.len());
             }
             if let Some(n) = left {
-                let Some((entry, parent)) = n.checked_sub(1).and_then(|i| c.records[i].check(odb, oid)) else {
+                let Some(i) = n.checked_sub(1).filter(|&i| c.records[i].commit == oid.as_bytes()) else {
                     return Ok(None);
                 };
-                left = Some(n - 1);
-                items.push(LogItem {
-                    commit: oid.to_string(),
-                    entry,
-                });
+                let Some((tree, parent)) = read_commit(odb, oid) else {
+                    return Ok(None);
+                };
+                left = Some(i);
+                w.cached.push((oid, tree, i));
                 next = parent;
                 continue;
             }
@@ -120,33 +153,73 @@ fn walk_with(ledger: &Ledger, odb: &Odb<'_>, tip: Oid, cache: Option<&LogCache<'
         let (entry, parent) = match read_parts(odb, oid) {
             Some((parts, parent)) => {
                 let entry = parse_ledger_entry(oid, &parts.entry)?;
-                if let Some(f) = fresh.as_mut() {
+                if let Some(f) = w.fresh.as_mut() {
                     f.push(parts);
                 }
                 (entry, parent)
             }
             None => {
-                fresh = None;
+                w.fresh = None;
                 ledger.read_entry_and_parent(oid)?
             }
         };
-        items.push(LogItem {
+        w.items.push(LogItem {
             commit: oid.to_string(),
             entry,
         });
         next = parent;
     }
-    let from_cache = match (cache, left) {
-        (Some(c), Some(0)) => c.records.len(),
-        // The chain ended before the cache's records did: it is not this chain's.
-        (Some(_), Some(_)) => return Ok(None),
-        _ => 0,
-    };
-    if let Some(f) = fresh.filter(|f| !f.is_empty()) {
-        save(ledger, from_cache > 0, &f);
+    // The chain ended before the cache's records did: it is not this chain's.
+    if matches!(left, Some(n) if n > 0) {
+        return Ok(None);
     }
-    items.reverse();
-    Ok(Some(Walk { items, from_cache }))
+    Ok(Some(w))
+}
+
+impl Commits {
+    /// The walk, once every commit read through the cache is checked against its record's
+    /// `hashed` bytes (see the module docs); saves the cache when entries were read from
+    /// objects. `None` when a record does not hold.
+    fn finish(
+        mut self,
+        ledger: &Ledger,
+        odb: &Odb<'_>,
+        cache: Option<&LogCache<'_>>,
+        mut hashed: Option<Vec<Option<Hashed>>>,
+    ) -> Option<Walk> {
+        for &(oid, tree, i) in &self.cached {
+            let h = hashed.as_mut()?.get_mut(i)?.take()?;
+            if h.tree != tree.as_bytes() || !odb.exists(tree) || !odb.exists(h.blob) {
+                return None;
+            }
+            self.items.push(LogItem {
+                commit: oid.to_string(),
+                entry: h.entry,
+            });
+        }
+        let from_cache = match cache {
+            Some(c) if !self.cached.is_empty() => c.records.len(),
+            _ => 0,
+        };
+        if let Some(f) = self.fresh.filter(|f| !f.is_empty()) {
+            save(ledger, from_cache > 0, &f);
+        }
+        self.items.reverse();
+        Some(Walk {
+            items: self.items,
+            from_cache,
+        })
+    }
+}
+
+/// The tree and first parent of commit `oid`, read raw; `None` when it is not a readable commit.
+fn read_commit(odb: &Odb<'_>, oid: Oid) -> Option<(Oid, Option<Oid>)> {
+    let obj = odb.read(oid).ok()?;
+    if obj.kind() != ObjectType::Commit {
+        return None;
+    }
+    let c = RawCommit::parse(obj.data())?;
+    Some((c.tree, c.parents.first().copied()))
 }
 
 /// Where the log cache is kept (inside the git directory, so it is never committed or pushed).
@@ -246,28 +319,29 @@ impl<'a> LogCache<'a> {
     }
 }
 
+/// What a cached record's bytes give by themselves: the object id of its tree bytes, the
+/// `entry.json` blob that tree names and the entry.
+struct Hashed {
+    tree: [u8; ID_LEN],
+    blob: Oid,
+    entry: Entry,
+}
+
 impl Cached<'_> {
-    /// The entry of commit `oid` and the commit's first parent, when this record holds for the
-    /// commit read from `odb` (see the module docs); `None` otherwise, and where the entry does
-    /// not parse (the read from objects then gives the error).
-    fn check(&self, odb: &Odb<'_>, oid: Oid) -> Option<(Entry, Option<Oid>)> {
-        if self.commit != oid.as_bytes() {
-            return None;
-        }
-        let obj = odb.read(oid).ok()?;
-        if obj.kind() != ObjectType::Commit {
-            return None;
-        }
-        let c = RawCommit::parse(obj.data())?;
-        if object_id("tree", self.tree) != c.tree.as_bytes() {
-            return None;
-        }
+    /// The record's ids and entry; `None` when the tree names no `entry.json`, the entry bytes
+    /// are not the blob it names, or the entry does not parse (the read from objects then gives
+    /// the error).
+    fn hash(&self) -> Option<Hashed> {
         let blob = entry_item(self.tree)?;
-        if object_id("blob", self.entry) != blob.as_bytes() || !odb.exists(c.tree) || !odb.exists(blob) {
+        if object_id("blob", self.entry) != blob.as_bytes() {
             return None;
         }
-        let entry = parse_ledger_entry(oid, self.entry).ok()?;
-        Some((entry, c.parents.first().copied()))
+        let entry = Entry::parse(self.entry, "a cached entry.json").ok()?;
+        Some(Hashed {
+            tree: object_id("tree", self.tree),
+            blob,
+            entry,
+        })
     }
 }
 
