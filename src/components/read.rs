@@ -491,7 +491,10 @@ impl Builder {
 
     fn finish(mut self, path: &Path) -> Result<Passages> {
         if self.out.passages.is_empty() {
-            return Err(Error::in_file(path, "no passages (the file is empty)"));
+            return Err(Error::in_file(
+                path,
+                "no passages (the file is empty or lists none; expected one record per passage)",
+            ));
         }
         self.out.texts.finish()?;
         Ok(self.out)
@@ -961,7 +964,10 @@ pub fn read_corpus_from(
     });
     let (recs, unit) = recs?;
     if recs.is_empty() {
-        return Err(Error::in_file(qpath, "no questions (the file is empty)"));
+        return Err(Error::in_file(
+            qpath,
+            "no questions (the file is empty or lists none; expected one record per question)",
+        ));
     }
     let mut layout = layout_of(&recs[0].1);
     let qrels = match qrels {

@@ -235,6 +235,18 @@ fn bad_input_names_file_and_line() {
     bad(&env, &broken, &p, "bq.jsonl:3: malformed JSON");
     bad(&env, "", &p, "bq.jsonl: no questions");
     bad(&env, &q, "", "bp.jsonl: no passages");
+    bad(
+        &env,
+        &q,
+        "[]",
+        "bp.jsonl: no passages (the file is empty or lists none; expected one record per passage)",
+    );
+    bad(
+        &env,
+        "[]\n",
+        &p,
+        "bq.jsonl: no questions (the file is empty or lists none; expected one record per question)",
+    );
     let r = env.run(&[
         "components",
         "p.toml",
