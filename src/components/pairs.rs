@@ -64,15 +64,25 @@ struct OutLine<'a> {
     jaccard: f64,
 }
 
-/// Reads a pairs file against the corpus's passage ids (`ids[i]` is passage i's id). Returns the
-/// distinct pairs sorted by `(a, b)`, each with the first line it was listed on.
+/// The pairs of a pairs file, as [`read_pairs`] gives them.
+#[derive(Debug, Clone, PartialEq)]
+pub struct PairList {
+    /// The distinct pairs sorted by `(a, b)`, each with the first line it was listed on.
+    pub pairs: Vec<ListedPair>,
+    /// Lines that list a pair an earlier line already lists (in either order), with the same
+    /// sizes or without sizes; each pair counts once.
+    pub repeated_lines: usize,
+}
+
+/// Reads a pairs file against the corpus's passage ids (`ids[i]` is passage i's id).
 ///
 /// Errors (exit 2), with the file and line: a line that is not a JSON object with string `a`
 /// and `b` (unknown keys are refused, so a misspelled `intersection` is not silently dropped);
 /// an id that is not a passage of the corpus; a pair of a passage with itself; `intersection`
-/// larger than `union`; `jaccard` outside [0, 1] or not equal to intersection/union; an empty
-/// file is allowed (no pair).
-pub fn read_pairs(input: &Input, ids: &[&str]) -> Result<Vec<ListedPair>> {
+/// larger than `union`; `jaccard` outside [0, 1] or not equal to intersection/union; a pair
+/// listed again with other sizes than an earlier line states (the later line is named). An
+/// empty file is allowed (no pair).
+pub fn read_pairs(input: &Input, ids: &[&str]) -> Result<PairList> {
     let path = input.path();
     let text = input.text()?;
     let index: HashMap<&str, u32> = ids.iter().enumerate().map(|(i, &id)| (id, i as u32)).collect();
@@ -147,8 +157,40 @@ pub fn read_pairs(input: &Input, ids: &[&str]) -> Result<Vec<ListedPair>> {
         });
     }
     out.sort_by_key(|p| (p.a, p.b, p.line));
-    out.dedup_by_key(|p| (p.a, p.b));
-    Ok(out)
+    let listed = out.len();
+    let mut pairs: Vec<ListedPair> = Vec::with_capacity(listed);
+    for p in out {
+        let Some(first) = pairs.last_mut().filter(|f| (f.a, f.b) == (p.a, p.b)) else {
+            pairs.push(p);
+            continue;
+        };
+        let clash = |x: Option<u64>, y: Option<u64>| matches!((x, y), (Some(x), Some(y)) if x != y);
+        if clash(first.intersection, p.intersection) || clash(first.union, p.union) {
+            let sizes = |q: &ListedPair| match (q.intersection, q.union) {
+                (Some(i), Some(u)) => format!("intersection {}, union {}", i, u),
+                (Some(i), None) => format!("intersection {}", i),
+                (None, Some(u)) => format!("union {}", u),
+                (None, None) => "no sizes".to_string(),
+            };
+            return Err(Error::at(
+                path,
+                p.line,
+                format!(
+                    "the pair `{}`–`{}` is listed again with {}, and line {} lists it with {}",
+                    crate::text::short(ids[p.a as usize], 80),
+                    crate::text::short(ids[p.b as usize], 80),
+                    sizes(&p),
+                    first.line,
+                    sizes(first)
+                ),
+            ));
+        }
+        // Sizes only the repeat states are kept, so the sample checks them too.
+        first.intersection = first.intersection.or(p.intersection);
+        first.union = first.union.or(p.union);
+    }
+    let repeated_lines = listed - pairs.len();
+    Ok(PairList { pairs, repeated_lines })
 }
 
 /// What [`check_sample`] checked.
@@ -161,6 +203,14 @@ pub struct SampleCheck {
     pub checked: usize,
     /// Seed of the sample (`ChaCha8Rng::seed_from_u64`, `rand::seq::index::sample`).
     pub seed: u64,
+    /// Lines of the file that repeat a pair an earlier line lists ([`PairList::repeated_lines`]);
+    /// absent when none.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub repeated_lines: usize,
+}
+
+fn is_zero(n: &usize) -> bool {
+    *n == 0
 }
 
 /// Checks up to `size` pairs drawn at random (seeded) exactly: each sampled pair's Jaccard,
@@ -221,6 +271,7 @@ pub fn check_sample<'t>(
         pairs: pairs.len(),
         checked: k,
         seed,
+        repeated_lines: 0,
     })
 }
 
@@ -292,10 +343,39 @@ mod tests {
     #[test]
     fn reads_distinct_sorted_pairs_in_either_order() {
         let f = input("{\"a\":\"p2\",\"b\":\"p0\"}\n\n{\"a\":\"p0\",\"b\":\"p2\",\"intersection\":3,\"union\":4,\"jaccard\":0.75}\n{\"a\":\"p0\",\"b\":\"p1\"}\n");
-        let p = read_pairs(&f, &IDS).unwrap();
+        let list = read_pairs(&f, &IDS).unwrap();
         assert_eq!(
-            p.iter().map(|p| (p.a, p.b, p.line)).collect::<Vec<_>>(),
-            vec![(0, 1, 4), (0, 2, 1)]
+            list.pairs
+                .iter()
+                .map(|p| (p.a, p.b, p.line, p.intersection, p.union))
+                .collect::<Vec<_>>(),
+            vec![(0, 1, 4, None, None), (0, 2, 1, Some(3), Some(4))]
+        );
+        assert_eq!(list.repeated_lines, 1);
+    }
+
+    /// A pair listed again with other sizes is refused at the later line, naming the earlier
+    /// one; the same sizes again only count as a repeated line.
+    #[test]
+    fn a_pair_listed_again_with_other_sizes_is_refused() {
+        let same = "{\"a\":\"p0\",\"b\":\"p1\",\"intersection\":3,\"union\":4}\n";
+        let f = input(&format!(
+            "{}{}{}",
+            same,
+            same,
+            same.replace("p0\",\"b\":\"p1", "p1\",\"b\":\"p0")
+        ));
+        let list = read_pairs(&f, &IDS).unwrap();
+        assert_eq!((list.pairs.len(), list.repeated_lines), (1, 2));
+        let f = input(&format!("{}\n{}", same, same.replace(":4}", ":5}")));
+        let e = read_pairs(&f, &IDS).unwrap_err();
+        assert_eq!(e.exit_code(), 2);
+        assert!(
+            e.render().contains(
+                "pairs.jsonl:3: the pair `p0`–`p1` is listed again with intersection 3, union 5, and line 1 lists it with intersection 3, union 4"
+            ),
+            "{}",
+            e.render()
         );
     }
 
@@ -338,11 +418,11 @@ mod tests {
         // p2 "abcdeab" = {ab,bc,cd,de,ea}: with p0 4/5 = 0.8.
         let texts: Vec<String> = ["abcde", "abcdx", "abcdeab"].iter().map(|s| s.to_string()).collect();
         let good = input("{\"a\":\"p0\",\"b\":\"p2\",\"intersection\":4,\"union\":5}\n");
-        let p = read_pairs(&good, &IDS).unwrap();
+        let p = read_pairs(&good, &IDS).unwrap().pairs;
         let c = check_sample(&good, &p, &of(&texts), 2, &IDS, 0.8, 10, 7).unwrap();
         assert_eq!((c.pairs, c.checked), (1, 1));
         let below = input("{\"a\":\"p0\",\"b\":\"p2\"}\n{\"a\":\"p0\",\"b\":\"p1\"}\n");
-        let p = read_pairs(&below, &IDS).unwrap();
+        let p = read_pairs(&below, &IDS).unwrap().pairs;
         let e = check_sample(&below, &p, &of(&texts), 2, &IDS, 0.8, 10, 7)
             .unwrap_err()
             .render();
@@ -354,7 +434,7 @@ mod tests {
         );
         let wrong_size =
             input("{\"a\":\"p0\",\"b\":\"p2\",\"intersection\":4,\"union\":6,\"jaccard\":0.6666666666666666}\n");
-        let p = read_pairs(&wrong_size, &IDS).unwrap();
+        let p = read_pairs(&wrong_size, &IDS).unwrap().pairs;
         let e = check_sample(&wrong_size, &p, &of(&texts), 2, &IDS, 0.8, 10, 7)
             .unwrap_err()
             .render();
@@ -371,7 +451,7 @@ mod tests {
             "{\"a\":\"p0\",\"b\":\"p2\",\"intersection\":4,\"union\":5,\"jaccard\":0.8}\n"
         );
         let f = Input::from_bytes("w.jsonl", buf, Limits::default()).unwrap();
-        let p = read_pairs(&f, &IDS).unwrap();
+        let p = read_pairs(&f, &IDS).unwrap().pairs;
         let texts: Vec<String> = ["abcde", "abcdx", "abcdeab"].iter().map(|s| s.to_string()).collect();
         assert_eq!(
             check_sample(&f, &p, &of(&texts), 2, &IDS, 0.8, 5, 1).unwrap().checked,

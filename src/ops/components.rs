@@ -197,6 +197,13 @@ pub fn run(
             c.checked,
             c.seed
         )));
+        if c.repeated_lines > 0 {
+            read_notes.push(Note::warning(format!(
+                "{} repeats pairs: {} of its lines list a pair an earlier line lists (with the same sizes), and each pair counts once; a job that wrote one pair from two partitions writes such lines",
+                o.pairs.as_ref().map_or(String::new(), |i| i.path().display().to_string()),
+                c.repeated_lines,
+            )));
+        }
         if c.pairs == 0 {
             read_notes.push(Note::warning(format!(
                 "{} lists no pair, so the near-duplicate rule adds no link; the empty output of a job that failed reads the same",

@@ -34,6 +34,22 @@ fn largest_text(unit: &str, units: u64, questions: u64) -> String {
     }
 }
 
+/// The ablation row label of a rule whose pairs were read from a file: how many were checked
+/// exactly and, when some lines repeated a pair, how many.
+fn listed_rule(rule: &str, c: &crate::components::pairs::SampleCheck) -> String {
+    format!(
+        "{} (pairs read from a file; {} of {} checked exactly{})",
+        rule,
+        fmt_count(c.checked as u64),
+        fmt_count(c.pairs as u64),
+        match c.repeated_lines {
+            0 => String::new(),
+            1 => "; 1 line repeated a pair".to_string(),
+            n => format!("; {} lines repeated a pair", fmt_count(n as u64)),
+        }
+    )
+}
+
 /// Component section from the latest count/stop/go entry `e` and its record `r`.
 pub fn components_view(
     e: &StoredEntry,
@@ -67,12 +83,7 @@ pub fn components_view(
         let k = &row.counts;
         rows.push(AblationRow {
             rule: match &row.listed {
-                Some(c) => format!(
-                    "{} (pairs read from a file; {} of {} checked exactly)",
-                    row.rule,
-                    fmt_count(c.checked as u64),
-                    fmt_count(c.pairs as u64)
-                ),
+                Some(c) => listed_rule(&row.rule, c),
                 None => row.rule.clone(),
             },
             components: fmt_count(k.components as u64),
@@ -1081,4 +1092,32 @@ pub fn earlier_protocol(mine: &[&StoredEntry], count: &StoredEntry, reg: &Stored
         reg.entry.seq,
         changes.join("; ")
     )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::components::pairs::SampleCheck;
+
+    #[test]
+    fn a_listed_rule_says_what_was_checked_and_repeated() {
+        let c = |repeated_lines| SampleCheck {
+            pairs: 59_875,
+            checked: 1_000,
+            seed: 7,
+            repeated_lines,
+        };
+        assert_eq!(
+            listed_rule("near", &c(0)),
+            "near (pairs read from a file; 1,000 of 59,875 checked exactly)"
+        );
+        assert_eq!(
+            listed_rule("near", &c(1)),
+            "near (pairs read from a file; 1,000 of 59,875 checked exactly; 1 line repeated a pair)"
+        );
+        assert_eq!(
+            listed_rule("near", &c(1_204)),
+            "near (pairs read from a file; 1,000 of 59,875 checked exactly; 1,204 lines repeated a pair)"
+        );
+    }
 }

@@ -392,6 +392,40 @@ fn pairs_written_and_read_back_give_the_same_count() {
     );
     let v: serde_json::Value = serde_json::from_str(&empty.stdout).unwrap();
     assert_eq!(v["count"]["ablation"][1]["links"], 0);
+    // A pair listed twice (once in the other order) counts once, with a warning and the number
+    // of repeated lines in the record; listed again with other sizes, it is refused.
+    let first = written.lines().next().unwrap();
+    let swapped = first.replace("\"a\":\"d1:1\",\"b\":\"d2:1\"", "\"a\":\"d2:1\",\"b\":\"d1:1\"");
+    env.write("twice.jsonl", format!("{}{}\n", written, swapped));
+    let twice = env.run(&[&ARGS[..], &["--dry-run", "--pairs", "twice.jsonl", "--format", "json"]].concat());
+    assert_eq!(twice.code, 3, "{}", twice.stderr);
+    assert!(
+        twice.stderr.contains(
+            "twice.jsonl repeats pairs: 1 of its lines list a pair an earlier line lists (with the same sizes), and each pair counts once"
+        ),
+        "{}",
+        twice.stderr
+    );
+    let v: serde_json::Value = serde_json::from_str(&twice.stdout).unwrap();
+    assert_eq!(rows(&v), rows(&joined));
+    assert_eq!(v["count"]["ablation"][1]["listed"]["pairs"], 2);
+    assert_eq!(v["count"]["ablation"][1]["listed"]["repeated-lines"], 1);
+    assert!(listed["count"]["ablation"][1]["listed"].get("repeated-lines").is_none());
+    env.write(
+        "clash.jsonl",
+        format!(
+            "{}{}\n",
+            written,
+            swapped.replace("\"union\":17,\"jaccard\":1.0", "\"union\":18")
+        ),
+    );
+    let clash = env.run(&[&ARGS[..], &["--dry-run", "--pairs", "clash.jsonl"]].concat());
+    assert_eq!(clash.code, 2, "{}", clash.stderr);
+    assert!(
+        clash.stderr.contains("clash.jsonl:3: the pair `d1:1`–`d2:1` is listed again with intersection 17, union 18, and line 1 lists it with intersection 17, union 17"),
+        "{}",
+        clash.stderr
+    );
 }
 
 /// The ablation rows (links, components, with candidates) and the near-duplicate join's
