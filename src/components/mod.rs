@@ -218,14 +218,8 @@ pub fn count_with(
         let mut join = None;
         let ((edges, pairs), check) = match &listed {
             Some((l, list)) if near => {
-                let (e, c) = rules::listed_edges(corpus, &g, rule, &mut texts, l.input, &list.pairs, l.sample, l.seed)?;
-                (
-                    e,
-                    Some(pairs::SampleCheck {
-                        repeated_lines: list.repeated_lines,
-                        ..c
-                    }),
-                )
+                let (e, c) = rules::listed_edges(corpus, &g, rule, &mut texts, l.input, list, l.sample, l.seed)?;
+                (e, Some(c))
             }
             _ if near => {
                 let pn = &g.passage_node;

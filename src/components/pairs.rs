@@ -213,7 +213,7 @@ fn is_zero(n: &usize) -> bool {
     *n == 0
 }
 
-/// Checks up to `size` pairs drawn at random (seeded) exactly: each sampled pair's Jaccard,
+/// Checks up to `size` pairs of `list` drawn at random (seeded) exactly: each sampled pair's Jaccard,
 /// recomputed from the two passages' `n`-gram shingle sets ([`shingle::shingles`] of
 /// `texts(i)`, passage `i`'s text already normalized as the rule says), must be ≥ `t`, and the
 /// sizes the file states must be the recomputed ones. Only the sampled passages are read and
@@ -224,7 +224,7 @@ fn is_zero(n: &usize) -> bool {
 #[allow(clippy::too_many_arguments)]
 pub fn check_sample<'t>(
     input: &Input,
-    pairs: &[ListedPair],
+    list: &PairList,
     texts: &dyn Fn(u32) -> Result<std::borrow::Cow<'t, str>>,
     n: usize,
     ids: &[&str],
@@ -232,6 +232,7 @@ pub fn check_sample<'t>(
     size: usize,
     seed: u64,
 ) -> Result<SampleCheck> {
+    let pairs = &list.pairs;
     let mut rng = ChaCha8Rng::seed_from_u64(seed);
     let k = size.min(pairs.len());
     let mut picked: Vec<usize> = sample(&mut rng, pairs.len(), k).into_vec();
@@ -271,7 +272,7 @@ pub fn check_sample<'t>(
         pairs: pairs.len(),
         checked: k,
         seed,
-        repeated_lines: 0,
+        repeated_lines: list.repeated_lines,
     })
 }
 
@@ -418,11 +419,11 @@ mod tests {
         // p2 "abcdeab" = {ab,bc,cd,de,ea}: with p0 4/5 = 0.8.
         let texts: Vec<String> = ["abcde", "abcdx", "abcdeab"].iter().map(|s| s.to_string()).collect();
         let good = input("{\"a\":\"p0\",\"b\":\"p2\",\"intersection\":4,\"union\":5}\n");
-        let p = read_pairs(&good, &IDS).unwrap().pairs;
+        let p = read_pairs(&good, &IDS).unwrap();
         let c = check_sample(&good, &p, &of(&texts), 2, &IDS, 0.8, 10, 7).unwrap();
         assert_eq!((c.pairs, c.checked), (1, 1));
         let below = input("{\"a\":\"p0\",\"b\":\"p2\"}\n{\"a\":\"p0\",\"b\":\"p1\"}\n");
-        let p = read_pairs(&below, &IDS).unwrap().pairs;
+        let p = read_pairs(&below, &IDS).unwrap();
         let e = check_sample(&below, &p, &of(&texts), 2, &IDS, 0.8, 10, 7)
             .unwrap_err()
             .render();
@@ -434,7 +435,7 @@ mod tests {
         );
         let wrong_size =
             input("{\"a\":\"p0\",\"b\":\"p2\",\"intersection\":4,\"union\":6,\"jaccard\":0.6666666666666666}\n");
-        let p = read_pairs(&wrong_size, &IDS).unwrap().pairs;
+        let p = read_pairs(&wrong_size, &IDS).unwrap();
         let e = check_sample(&wrong_size, &p, &of(&texts), 2, &IDS, 0.8, 10, 7)
             .unwrap_err()
             .render();
@@ -451,7 +452,7 @@ mod tests {
             "{\"a\":\"p0\",\"b\":\"p2\",\"intersection\":4,\"union\":5,\"jaccard\":0.8}\n"
         );
         let f = Input::from_bytes("w.jsonl", buf, Limits::default()).unwrap();
-        let p = read_pairs(&f, &IDS).unwrap().pairs;
+        let p = read_pairs(&f, &IDS).unwrap();
         let texts: Vec<String> = ["abcde", "abcdx", "abcdeab"].iter().map(|s| s.to_string()).collect();
         assert_eq!(
             check_sample(&f, &p, &of(&texts), 2, &IDS, 0.8, 5, 1).unwrap().checked,

@@ -454,7 +454,7 @@ pub fn listed_edges<'a>(
     rule: &LinkRule,
     texts: &mut Texts<'a>,
     input: &crate::input::Input,
-    listed: &[super::pairs::ListedPair],
+    listed: &super::pairs::PairList,
     sample: usize,
     seed: u64,
 ) -> Result<(RuleEdges, super::pairs::SampleCheck)> {
@@ -484,5 +484,5 @@ pub fn listed_edges<'a>(
         sample,
         seed,
     )?;
-    Ok((pair_edges(g, listed.iter().map(|p| (p.a, p.b))), check))
+    Ok((pair_edges(g, listed.pairs.iter().map(|p| (p.a, p.b))), check))
 }
