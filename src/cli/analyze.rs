@@ -15,8 +15,9 @@ use std::path::PathBuf;
 #[derive(Debug, clap::Args)]
 pub struct ScoreArgs {
     /// Per-topic score file (any format of `pledge formats`; compressed ok; `-` reads standard
-    /// input). Repeat for one file per system.
-    #[arg(long, value_name = "FILE", required_unless_present = "qrels")]
+    /// input). Repeat for one file per system; FILE=NAME names the system of a one-system file
+    /// (two runs of one model: --scores run1.jsonl=seed1 --scores run2.jsonl=seed2).
+    #[arg(long, value_name = "FILE[=NAME]", required_unless_present = "qrels")]
     pub scores: Vec<PathBuf>,
     /// Qrels to evaluate TREC runs against (instead of --scores): the per-topic values of the
     /// protocol's metric (analyze) or of --measure, default map (compare), computed as trec_eval
@@ -111,7 +112,11 @@ pub struct AnalyzeArgs {
     pub adjust: Option<Adjust>,
 }
 
-pub(crate) fn read_options(a: &ScoreArgs) -> crate::Result<ReadOptions> {
+/// The reader options of `a`, whose `--scores` values become plain files (their `=NAME` parts
+/// go into [`ReadOptions::file_systems`]).
+pub(crate) fn read_options(a: &mut ScoreArgs, ctx: &Ctx) -> crate::Result<ReadOptions> {
+    let (files, names) = super::inputs::split_named(ctx, &a.scores)?;
+    a.scores = files;
     let mut opts = ReadOptions {
         measure: a.measure.clone(),
         column: a.column.clone(),
@@ -121,10 +126,12 @@ pub(crate) fn read_options(a: &ScoreArgs) -> crate::Result<ReadOptions> {
     // `-` may stand for one input only: a score file or the assignment.
     let files: Vec<PathBuf> = a.scores.iter().chain(&a.components).cloned().collect();
     a.input.apply(&mut opts, &files)?;
+    a.input.name_files(&mut opts, names)?;
     Ok(opts)
 }
 
-pub fn analyze(a: AnalyzeArgs, ctx: &Ctx) -> Outcome {
+pub fn analyze(mut a: AnalyzeArgs, ctx: &Ctx) -> Outcome {
+    let read = read_options(&mut a.common, ctx)?;
     let ledger = open_ledger(ctx)?;
     let req = AnalyzeRequest {
         protocol: resolve(ctx, &a.protocol),
@@ -148,7 +155,7 @@ pub fn analyze(a: AnalyzeArgs, ctx: &Ctx) -> Outcome {
             }
         }),
         strata: a.strata.as_deref().map(|p| resolve(ctx, p)),
-        read: read_options(&a.common)?,
+        read,
         baseline: a.common.baseline.clone(),
         split: a.common.split.clone(),
         deviation: a.deviation.clone(),

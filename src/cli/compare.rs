@@ -44,7 +44,8 @@ pub struct CompareArgs {
     pub strata: Option<PathBuf>,
 }
 
-pub fn compare(a: CompareArgs, ctx: &Ctx) -> Outcome {
+pub fn compare(mut a: CompareArgs, ctx: &Ctx) -> Outcome {
+    let read = read_options(&mut a.common, ctx)?;
     let mut s = Settings::compare_defaults();
     s.seed = a.seed;
     s.trials = a.trials;
@@ -68,7 +69,7 @@ pub fn compare(a: CompareArgs, ctx: &Ctx) -> Outcome {
             scores: a.common.scores.iter().map(show).collect(),
             components: a.common.components.as_ref().map(show),
             strata: a.strata.as_ref().map(show),
-            read: read_options(&a.common)?,
+            read,
             baseline: a.common.baseline.clone(),
             split: a.common.split.clone(),
             trec: a.common.qrels.as_ref().map(|q| TrecInputs {

@@ -17,9 +17,10 @@ pub struct InputArgs {
     /// lm-evaluation-harness filter (e.g. strict-match) or HELM split to read, when a file holds several.
     #[arg(long, value_name = "NAME")]
     pub filter: Option<String>,
-    /// System name of a one-system score input (default: from the file or the log).
+    /// System name of a one-system score input (default: from the file or the log); given once
+    /// per score file, the names pair with the files in order (as `--scores FILE=NAME`).
     #[arg(long = "system-name", value_name = "NAME")]
-    pub system_name: Option<String>,
+    pub system_name: Vec<String>,
     /// Largest input accepted, raw and decompressed, e.g. 8G or 512M (default 4G).
     #[arg(long = "max-input-size", value_name = "SIZE")]
     pub max_input_size: Option<String>,
@@ -41,7 +42,6 @@ impl InputArgs {
     pub fn apply(&self, opts: &mut ReadOptions, files: &[PathBuf]) -> Result<()> {
         opts.format = self.input_format.as_deref().map(ScoreFormat::from_name).transpose()?;
         opts.filter = self.filter.clone();
-        opts.system = self.system_name.clone();
         opts.limits = self.limits()?;
         let dashes = files.iter().filter(|p| is_stdin(p)).count();
         if dashes > 1 {
@@ -52,6 +52,77 @@ impl InputArgs {
         }
         Ok(())
     }
+}
+
+impl InputArgs {
+    /// Names the systems of the `n` score files: `given` holds the names of `--scores FILE=NAME`
+    /// (one per file, `None` where none was given); `--system-name` once names every one-system
+    /// file, once per file pairs with the files in order.
+    ///
+    /// Errors (exit 2): `--system-name` given more than once, but not once per file; a file named
+    /// both ways.
+    pub fn name_files(&self, opts: &mut ReadOptions, given: Vec<Option<String>>) -> Result<()> {
+        let n = given.len();
+        let mut names = given;
+        match self.system_name.len() {
+            0 => {}
+            1 if names.iter().all(Option::is_none) => opts.system = self.system_name.first().cloned(),
+            k if k == n => {
+                for (slot, name) in names.iter_mut().zip(&self.system_name) {
+                    if let Some(old) = slot.replace(name.clone()) {
+                        return Err(Error::input(format!(
+                            "a score file is named twice: `{}` (--scores FILE=NAME) and `{}` (--system-name)",
+                            old, name
+                        ))
+                        .with_hint("name each file once: --scores FILE=NAME, or --system-name once per file"));
+                    }
+                }
+            }
+            k => {
+                return Err(
+                    Error::input(format!("--system-name is given {} times for {} score files", k, n))
+                        .with_hint("give it once per score file, in order, or name each file with --scores FILE=NAME"),
+                )
+            }
+        }
+        if names.iter().any(Option::is_some) {
+            opts.file_systems = names;
+        }
+        Ok(())
+    }
+}
+
+/// Splits each `--scores` value into the file and its system name: `FILE=NAME` names the
+/// system of FILE, unless the whole value is a file that exists (a file name may hold `=`).
+///
+/// Errors (exit 2): an empty name (`FILE=`).
+pub fn split_named(ctx: &Ctx, values: &[PathBuf]) -> Result<(Vec<PathBuf>, Vec<Option<String>>)> {
+    let mut files = Vec::with_capacity(values.len());
+    let mut names = Vec::with_capacity(values.len());
+    for v in values {
+        let text = v.to_string_lossy();
+        let split = match text.rsplit_once('=') {
+            Some((f, n)) if !f.is_empty() && !is_stdin(v) && !resolve(ctx, v).exists() => Some((f, n)),
+            _ => None,
+        };
+        match split {
+            Some((_, "")) => {
+                return Err(
+                    Error::input(format!("--scores {}: the system name after `=` is empty", text))
+                        .with_hint("write --scores FILE=NAME"),
+                )
+            }
+            Some((f, n)) => {
+                files.push(PathBuf::from(f));
+                names.push(Some(n.to_string()));
+            }
+            None => {
+                files.push(v.clone());
+                names.push(None);
+            }
+        }
+    }
+    Ok((files, names))
 }
 
 /// Everything on standard input, within `limits`.

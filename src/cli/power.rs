@@ -131,6 +131,7 @@ pub fn run(a: Args, ctx: &Ctx) -> Outcome {
             // `-` may stand for one input only: a pilot file or the assignment.
             let files: Vec<PathBuf> = a.pilot.iter().chain(&a.components).cloned().collect();
             a.input.apply(&mut opts, &files)?;
+            a.input.name_files(&mut opts, vec![None; a.pilot.len()])?;
             opts
         },
         scale: a.scale,

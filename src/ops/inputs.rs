@@ -41,12 +41,21 @@ pub fn load(
     }
     let paths: Vec<PathBuf> = opts.scores.iter().map(|p| root.join(p)).collect();
     let refs: Vec<&Path> = paths.iter().map(PathBuf::as_path).collect();
-    let mut scores = crate::scores::read_many(&refs, &opts.read)?;
-    for (p, rel) in paths.iter().zip(&opts.scores) {
-        let shown = p.display().to_string();
-        for n in &mut scores.notes {
-            *n = n.replace(&shown, rel);
+    let shown = |text: &mut String| {
+        for (p, rel) in paths.iter().zip(&opts.scores) {
+            *text = text.replace(&p.display().to_string(), rel);
         }
+    };
+    let mut scores = crate::scores::read_many(&refs, &opts.read).map_err(|mut e| {
+        // The message and hint name the files as given (the hint may be a command to rerun).
+        shown(&mut e.message);
+        if let Some(h) = &mut e.hint {
+            shown(h);
+        }
+        e
+    })?;
+    for n in &mut scores.notes {
+        shown(n);
     }
     let strata = match strata_field {
         Some(f) => match &opts.strata {

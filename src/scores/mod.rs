@@ -105,6 +105,11 @@ pub struct ReadOptions {
     /// protocol's `[scores] topic-column`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub topic_column: Option<String>,
+    /// The system name of each file given to [`read_many`], in order (`--scores FILE=NAME`, or
+    /// `--system-name` once per file): `None` keeps the name the file gives. A name replaces
+    /// the one system its file holds; a file with several systems cannot take one.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub file_systems: Vec<Option<String>>,
     /// Standard input, already read by the caller: [`read_many`] uses it for a path named `-`.
     /// Never serialized (the recorded options name the path `-`).
     #[serde(skip)]
@@ -189,19 +194,59 @@ fn unreachable_format(path: &Path) -> Result<ScoreTable> {
 }
 
 /// Reads several score files and merges them by topic id (see [`merge`]). A path whose file
-/// name is `-` is [`ReadOptions::stdin`] when the caller read standard input into it.
+/// name is `-` is [`ReadOptions::stdin`] when the caller read standard input into it. The file
+/// at position `i` is named [`ReadOptions::file_systems`]`[i]` when that is given.
 ///
-/// Errors (exit 2): as [`read_with`] for each file; a (topic, system) pair present in two files.
+/// Errors (exit 2): as [`read_with`] for each file; a (topic, system) pair present in two files
+/// (the message names both files and the hint the flags that name them apart); a per-file name
+/// for a file that holds several systems.
 pub fn read_many(paths: &[&Path], opts: &ReadOptions) -> Result<ScoreTable> {
     let mut tables = Vec::with_capacity(paths.len());
-    for p in paths {
-        let table = match (&opts.stdin, p.file_name()) {
-            (Some(input), Some(n)) if n == crate::input::STDIN_ARG => read_input(input, opts)?,
-            _ => read_with(p, opts)?,
+    for (i, p) in paths.iter().enumerate() {
+        let name = opts.file_systems.get(i).cloned().flatten();
+        let named;
+        let file_opts = match &name {
+            Some(n) => {
+                named = ReadOptions {
+                    system: Some(n.clone()),
+                    ..opts.clone()
+                };
+                &named
+            }
+            None => opts,
         };
+        let mut table = match (&opts.stdin, p.file_name()) {
+            (Some(input), Some(n)) if n == crate::input::STDIN_ARG => read_input(input, file_opts)?,
+            _ => read_with(p, file_opts)?,
+        };
+        if let Some(n) = name {
+            rename_system(p, &mut table, n)?;
+        }
         tables.push((p.to_path_buf(), table));
     }
     merge(tables)
+}
+
+/// Names the one system of `table` (read from `path`) `name`.
+///
+/// Errors (exit 2): the file holds several systems.
+fn rename_system(path: &Path, table: &mut ScoreTable, name: String) -> Result<()> {
+    match table.systems.len() {
+        1 => {
+            table.systems[0] = name;
+            Ok(())
+        }
+        n => Err(Error::in_file(
+            path,
+            format!(
+                "holds {} systems ({}), so it cannot take one system name (`{}`)",
+                n,
+                table.systems.join(", "),
+                name
+            ),
+        )
+        .with_hint("give a name only to a file of one system (`--scores FILE=NAME`)")),
+    }
 }
 
 /// The system name a per-system file stands for: its file name without a compression extension
@@ -352,16 +397,57 @@ pub(crate) fn same_measure(a: &str, b: &str) -> bool {
     a == b || a.replace('.', "_") == b.replace('.', "_")
 }
 
-/// Picks the measure to read among those a file holds: `want` if given (and present), else the
-/// only one. `what` names them in messages (`measure`, `metric`, `scorer`), `flag` the option.
+/// One spelling per measure, the same for each of its names in trec_eval, ir_measures, ranx,
+/// pytrec_eval and MTEB ([`crate::trec::resolve`]): `P.10`, `P_10`, `P@10` and `precision@10`
+/// give `P_10`, `nDCG@10` and `ndcg@10` give `ndcg_cut_10`, `AP` and `map` give `map`. A name
+/// that is no measure pledge knows keeps its spelling, with `.` as `_`.
+pub(crate) fn measure_key(m: &str) -> String {
+    match crate::trec::resolve(m.trim()) {
+        Ok(x) => x.canonical_name(),
+        Err(_) => m.trim().replace('.', "_"),
+    }
+}
+
+/// The name in `found` that stands for `want`: the same spelling, else (for measures) the same
+/// measure under another tool's name ([`measure_key`]).
+fn find_name(what: &str, found: &[String], want: &str) -> Option<String> {
+    if let Some(m) = found.iter().find(|m| same_measure(m, want)) {
+        return Some(m.clone());
+    }
+    if what != "measure" {
+        return None;
+    }
+    let key = measure_key(want);
+    found.iter().find(|m| measure_key(m) == key).cloned()
+}
+
+/// The error for a name the file does not hold, with the closest name it does hold as a hint.
+pub(crate) fn not_in_file(path: &Path, what: &str, want: &str, found: &[String]) -> Error {
+    let e = Error::in_file(
+        path,
+        format!("{} `{}` is not in the file (it has: {})", what, want, found.join(", ")),
+    );
+    match closest_name(want, found) {
+        Some(n) => e.with_hint(format!("did you mean `{}`?", n)),
+        None => e,
+    }
+}
+
+/// The name of `found` closest to `want`, ignoring case, by Jaro–Winkler similarity (see
+/// [`crate::named::closest`]).
+fn closest_name<'a>(want: &str, found: &'a [String]) -> Option<&'a str> {
+    let lower: Vec<String> = found.iter().map(|f| f.to_lowercase()).collect();
+    let best = crate::named::closest(&want.to_lowercase(), &lower)?;
+    lower.iter().position(|l| l == best).map(|i| found[i].as_str())
+}
+
+/// Picks the measure to read among those a file holds: `want` if given (and present, under its
+/// own name or, for measures, another tool's name of the same measure, see [`measure_key`]),
+/// else the only one. `what` names them in messages (`measure`, `metric`, `scorer`), `flag` the
+/// option.
 pub(crate) fn choose(path: &Path, what: &str, found: &[String], want: Option<&str>, flag: &str) -> Result<String> {
     match want {
-        Some(w) => found.iter().find(|m| same_measure(m, w)).cloned().ok_or_else(|| {
-            Error::in_file(
-                path,
-                format!("{} `{}` is not in the file (it has: {})", what, w, found.join(", ")),
-            )
-        }),
+        Some(w) => find_name(what, found, w).ok_or_else(|| not_in_file(path, what, w, found)),
         None if found.len() == 1 => Ok(found[0].clone()),
         None if found.is_empty() => Err(Error::in_file(path, format!("no {} found", what))),
         None => Err(Error::in_file(

@@ -133,7 +133,22 @@ fn per_system_files_with_summary_row_merge_by_topic() {
     assert_eq!(t.notes.len(), 1, "{:?}", t.notes);
     assert!(t.notes[0].contains("sysB.csv"));
     let e = read_many(&[&a, &a], &opts).unwrap_err();
-    assert!(e.message.contains("already has a score"), "{}", e.message);
+    assert!(e.message.contains("system `sysA` is also in"), "{}", e.message);
+    assert!(
+        e.hint
+            .as_deref()
+            .is_some_and(|h| h.ends_with("sysA.csv=sysA-2 (or --system-name once per file, in order)")),
+        "{:?}",
+        e.hint
+    );
+    // Named apart, the two files are two systems.
+    let named = ReadOptions {
+        file_systems: vec![Some("first".into()), Some("second".into())],
+        ..opts.clone()
+    };
+    let t = read_many(&[&a, &a], &named).unwrap();
+    assert_eq!(t.systems, vec!["first", "second"]);
+    assert_eq!(t.values[0], t.values[1]);
 }
 
 #[test]

@@ -1,19 +1,11 @@
 //! `trec_eval -q` output: `measure<TAB>topic<TAB>value`.
 
-use super::{check_summary, duplicate, system_name_from_path, value::is_number, Builder, ReadOptions, ScoreTable};
+use super::{
+    check_summary, duplicate, measure_key, system_name_from_path, value::is_number, Builder, ReadOptions, ScoreTable,
+};
 use crate::error::{Error, Result};
 use std::collections::HashMap;
 use std::path::Path;
-
-/// One spelling per measure: the name pledge prints for it when it is a measure name as
-/// [`crate::trec::resolve`] reads it (so `P.10`, `P_10` and `P@10` match the `P_10` rows, and
-/// `nDCG@10` the `ndcg_cut_10` rows), else the name with `.` as `_`.
-fn canon(m: &str) -> String {
-    match crate::trec::resolve(m.trim()) {
-        Ok(x) => x.canonical_name(),
-        Err(_) => m.trim().replace('.', "_"),
-    }
-}
 
 /// Reads `trec_eval -q` output (see the module docs of [`crate::scores`]).
 pub(super) fn read(path: &Path, text: &str, opts: &ReadOptions) -> Result<ScoreTable> {
@@ -40,7 +32,7 @@ pub(super) fn read(path: &Path, text: &str, opts: &ReadOptions) -> Result<ScoreT
             continue;
         }
         if !canonical.contains_key(m) {
-            let c = canon(m);
+            let c = measure_key(m);
             if !canonical.values().any(|x| *x == c) {
                 measures.push(m.to_string());
             }
@@ -50,20 +42,13 @@ pub(super) fn read(path: &Path, text: &str, opts: &ReadOptions) -> Result<ScoreT
     }
     let measure = match &opts.measure {
         Some(want) => {
-            let want_c = canon(want);
+            let want_c = measure_key(want);
             if !canonical.values().any(|x| *x == want_c) {
-                return Err(Error::in_file(
-                    path,
-                    format!(
-                        "measure `{}` is not in the file (it has: {})",
-                        want,
-                        measures.join(", ")
-                    ),
-                ));
+                return Err(super::not_in_file(path, "measure", want, &measures));
             }
             want_c
         }
-        None if measures.len() == 1 => canon(&measures[0]),
+        None if measures.len() == 1 => measure_key(&measures[0]),
         None => {
             return Err(Error::in_file(
                 path,

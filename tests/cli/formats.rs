@@ -285,7 +285,7 @@ fn inspect_ai_eval_and_json_logs() {
         "match",
     ]);
     assert!(
-        r.code == 2 && r.stderr.contains("already has a score from an earlier file"),
+        r.code == 2 && r.stderr.contains("system `mockllm/model` is also in a.eval"),
         "{}",
         r.stderr
     );

@@ -8,6 +8,7 @@ mod components;
 mod damaged;
 mod formats;
 mod ledger;
+mod names;
 mod power;
 mod protocol;
 mod readers_fuzz;
