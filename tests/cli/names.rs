@@ -247,3 +247,58 @@ fn measure_aliases_in_every_reader() {
         r.stderr
     );
 }
+
+/// Two lm-evaluation-harness 0.4.9 runs of one model written into one folder (lm_eval's own
+/// exact_match with flexible-extract: 0.4 in both): both are named by the folder, so the
+/// collision error gives the fix, and the fix compares them in one command.
+#[test]
+fn two_lm_eval_runs_of_one_model_in_one_folder() {
+    let env = Env::new();
+    let runs = ["2026-12-05T00-04-13.960554", "2026-12-05T00-04-24.762906"];
+    for r in runs {
+        copy(
+            &env,
+            &format!("{F}/lm_eval/two-runs/dummy/samples_capitals_{r}.jsonl"),
+            &format!("dummy/samples_capitals_{r}.jsonl"),
+        );
+    }
+    let (a, b) = (
+        format!("dummy/samples_capitals_{}.jsonl", runs[0]),
+        format!("dummy/samples_capitals_{}.jsonl", runs[1]),
+    );
+    let r = env.run(&[
+        "compare",
+        "--scores",
+        &a,
+        "--scores",
+        &b,
+        "--filter",
+        "flexible-extract",
+    ]);
+    assert_eq!(r.code, 2, "{}", r.stderr);
+    assert!(
+        r.stderr
+            .contains(&format!("error: {}: system `dummy` is also in {}", b, a)),
+        "{}",
+        r.stderr
+    );
+    let fix = format!(
+        "--scores {a}=samples_capitals_{} --scores {b}=samples_capitals_{}",
+        runs[0], runs[1]
+    );
+    assert!(r.stderr.contains(&fix), "{}", r.stderr);
+    let (na, nb) = (format!("{a}=seed-1"), format!("{b}=seed-2"));
+    let m = means(
+        &env,
+        &[
+            "compare",
+            "--scores",
+            &na,
+            "--scores",
+            &nb,
+            "--filter",
+            "flexible-extract",
+        ],
+    );
+    assert_eq!(m, vec![("seed-1".to_string(), 0.4, 5), ("seed-2".to_string(), 0.4, 5)]);
+}
