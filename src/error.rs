@@ -28,6 +28,40 @@ pub mod exit {
     pub const INTERNAL: u8 = 70;
 }
 
+/// Panics that library code catches on purpose: a third-party decoder that panics on a corrupt
+/// file (the `parquet` crate does) is run inside [`catch_quietly`], which turns the panic into an
+/// `Err` the caller reports as bad input. The process's panic hook (installed by `main`, the only
+/// place that may) stays silent for such a panic ([`is_caught`]), so the decoder's own panic text
+/// never reaches stderr before pledge's clear error; any other panic is printed as usual.
+pub mod caught {
+    use std::cell::Cell;
+
+    thread_local! {
+        static DEPTH: Cell<u32> = const { Cell::new(0) };
+    }
+
+    /// Runs `f`, catching a panic in it (as [`std::panic::catch_unwind`]); while it runs,
+    /// [`is_caught`] is true on this thread. Panics on other threads (e.g. a worker pool the
+    /// closure uses) are not covered.
+    pub fn catch_quietly<T>(f: impl FnOnce() -> T) -> std::thread::Result<T> {
+        struct Guard;
+        impl Drop for Guard {
+            fn drop(&mut self) {
+                DEPTH.with(|d| d.set(d.get().saturating_sub(1)));
+            }
+        }
+        DEPTH.with(|d| d.set(d.get() + 1));
+        let _guard = Guard;
+        std::panic::catch_unwind(std::panic::AssertUnwindSafe(f))
+    }
+
+    /// Whether a panic on the current thread is inside [`catch_quietly`] (and so will be caught
+    /// and reported as an error): the panic hook prints nothing then.
+    pub fn is_caught() -> bool {
+        DEPTH.with(|d| d.get() > 0)
+    }
+}
+
 /// What went wrong, which decides the exit code.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum ErrorKind {
@@ -349,6 +383,20 @@ mod tests {
         assert_eq!(r.find_cause::<Refusal>(), Some(&Refusal::Stopped { seq: 4 }));
         assert_eq!(r.causes(), vec!["the stop rule said stop (entry #4)"]);
         assert_eq!(r.exit_code(), exit::FINDINGS);
+    }
+
+    #[test]
+    fn a_quietly_caught_panic_is_known_to_be_caught() {
+        assert!(!caught::is_caught());
+        let r = caught::catch_quietly(|| {
+            assert!(caught::is_caught());
+            7
+        });
+        assert_eq!(r.unwrap(), 7);
+        assert!(!caught::is_caught());
+        let r = caught::catch_quietly(|| -> u8 { panic!("decoder bug") });
+        assert!(r.is_err());
+        assert!(!caught::is_caught(), "the depth is restored after a panic");
     }
 
     #[test]

@@ -13,7 +13,20 @@ fn mem_available() -> Option<u64> {
     kib.checked_mul(1024)
 }
 
+/// Installs the panic hook: silent for a panic the library catches on purpose (a third-party
+/// decoder failing on a corrupt file, reported as a clear exit-2 error), the standard report
+/// otherwise.
+fn install_panic_hook() {
+    let report = std::panic::take_hook();
+    std::panic::set_hook(Box::new(move |info| {
+        if !pledge::error::caught::is_caught() {
+            report(info);
+        }
+    }));
+}
+
 fn main() -> ExitCode {
+    install_panic_hook();
     let (now, clock_fixed) = match std::env::var("PLEDGE_NOW") {
         Ok(s) if !s.is_empty() => match chrono::DateTime::parse_from_rfc3339(&s) {
             Ok(t) => (t.with_timezone(&chrono::Utc), true),
@@ -49,7 +62,14 @@ fn main() -> ExitCode {
         temp_dir: std::env::temp_dir(),
     };
     let args: Vec<std::ffi::OsString> = std::env::args_os().collect();
-    let out = pledge::cli::run(args, &ctx);
+    let out = match std::panic::catch_unwind(|| pledge::cli::run(args, &ctx)) {
+        Ok(out) => out,
+        Err(_) => {
+            // The hook has printed the panic's message and place.
+            eprintln!("error: pledge stopped on an internal error (a bug in pledge, not in the input)\nhint: please report it with the command line and the message above");
+            return ExitCode::from(pledge::error::exit::INTERNAL);
+        }
+    };
     // Quiet on a broken pipe (`pledge log | head`), as ripgrep.
     let _ = std::io::stderr().write_all(out.stderr.as_bytes());
     let mut stdout = std::io::stdout().lock();

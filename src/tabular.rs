@@ -317,7 +317,7 @@ pub fn cell_text(v: &serde_json::Value) -> String {
 /// which the `parquet` decoder itself panics (caught here, so a damaged input is bad input, not
 /// a crash).
 pub fn parquet_objects(input: &crate::input::Input) -> Result<Vec<(usize, Fields)>> {
-    std::panic::catch_unwind(|| parquet_rows(input)).unwrap_or_else(|_| {
+    crate::error::caught::catch_quietly(|| parquet_rows(input)).unwrap_or_else(|_| {
         Err(Error::in_file(
             input.path(),
             "is not a readable Parquet file (its encoded data is corrupt)",

@@ -400,3 +400,26 @@ fn cli_bad_scores_exit_2_without_output() {
         assert_eq!(r.stdout, "", "data was written for a bad input");
     }
 }
+
+/// A Parquet file on which the `parquet` crate panics (a page type byte changed: "not
+/// implemented: Page type … is not supported"): pledge catches the panic and says the file is
+/// corrupt; the crate's panic text and backtrace never reach stderr, even with RUST_BACKTRACE.
+#[test]
+fn cli_a_decoder_panic_leaves_only_the_clear_error() {
+    let env = Env::new();
+    env.write(
+        "bad.parquet",
+        mutated(sample("formats/hf/hotpotqa-100-correctness.parquet"), 5, 0x7f),
+    );
+    let r = env.run_env(&["compare", "--scores", "bad.parquet"], &[("RUST_BACKTRACE", "1")]);
+    assert_eq!(r.code, 2, "{}", r.stderr);
+    assert_eq!(
+        r.stderr,
+        format!(
+            "error: {}: is not a readable Parquet file (its encoded data is corrupt)\n\
+             Caused by: read as `parquet` (detected from the content; --input-format NAME reads it as another)\n",
+            env.join("bad.parquet").display()
+        )
+    );
+    assert_eq!(r.stdout, "");
+}
