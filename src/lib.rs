@@ -35,3 +35,8 @@ pub mod text;
 pub mod trec;
 
 pub use error::{Error, Result};
+
+/// Whether a test's outside tool is there (fails the test under `CI=true` when it is not).
+#[cfg(test)]
+#[path = "../tests/cli/tools.rs"]
+pub(crate) mod test_tools;

@@ -410,10 +410,7 @@ mod tests {
     use git2::{Oid, Repository, Signature, Time};
 
     fn git_available() -> bool {
-        std::process::Command::new("git")
-            .arg("--version")
-            .output()
-            .is_ok_and(|o| o.status.success())
+        crate::test_tools::available("git", &["--version"])
     }
 
     fn git(dir: &std::path::Path, args: &[&str], input: Option<&[u8]>) -> Vec<u8> {
@@ -636,7 +633,6 @@ mod tests {
     #[test]
     fn sha256_ids_match_the_git_cli() {
         if !git_available() {
-            eprintln!("skipped: the git command-line tool is not installed");
             return;
         }
         let dir = tempfile::tempdir().unwrap();

@@ -213,8 +213,8 @@ mod tests {
     /// reference test data and numbers at the edges. Skipped with a note without python3.
     #[test]
     fn the_independent_python_verifier_agrees() {
-        if run_verifier(&["--help"]).is_none_or(|r| r.0 != 0) {
-            eprintln!("skipped: {} cannot run tools/jcs_sha256.py", python());
+        let script = concat!(env!("CARGO_MANIFEST_DIR"), "/tools/jcs_sha256.py");
+        if !crate::test_tools::available(&python(), &[script, "--help"]) {
             return;
         }
         let mut values: Vec<serde_json::Value> = vec![
@@ -247,9 +247,9 @@ mod tests {
         assert_eq!((code, out.as_str()), (0, want.as_str()), "{}", err);
         match run_verifier(&[f, "--impl", "rfc8785"]).unwrap() {
             (0, out, _) => assert_eq!(out, want),
-            (_, _, err) => eprintln!(
-                "note: the rfc8785 package is not installed, only the stdlib verifier ran ({})",
-                err.trim()
+            (_, _, err) => crate::test_tools::unavailable(
+                "the rfc8785 Python package (PLEDGE_TEST_PYTHON names a Python that has it)",
+                &format!("only the stdlib verifier ran: {}", err.trim()),
             ),
         }
         // Export-like lines: hash `entry` without `entry_sha256`, compare with it.

@@ -594,10 +594,9 @@ mod tests {
     }
 
     fn ssh_keygen_available() -> bool {
-        std::process::Command::new("ssh-keygen")
-            .arg("-?")
-            .output()
-            .is_ok_and(|o| String::from_utf8_lossy(&o.stderr).contains("usage"))
+        crate::test_tools::available_with("ssh-keygen", &["-?"], |o| {
+            String::from_utf8_lossy(&o.stderr).contains("usage")
+        })
     }
 
     #[test]
@@ -863,7 +862,6 @@ mod tests {
     #[test]
     fn interoperates_with_the_installed_ssh_keygen() {
         if !ssh_keygen_available() {
-            eprintln!("skipped: ssh-keygen is not installed");
             return;
         }
         let dir = tempfile::tempdir().unwrap();

@@ -904,13 +904,7 @@ fn ledgers_of_the_original_form_keep_verifying_and_take_jcs_entries() {
 fn an_independent_python_verifier_recomputes_the_export_hashes() {
     let script = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tools/jcs_sha256.py");
     let python = std::env::var("PLEDGE_TEST_PYTHON").unwrap_or_else(|_| "python3".into());
-    let runs = std::process::Command::new(&python)
-        .arg(&script)
-        .arg("--help")
-        .output()
-        .is_ok_and(|o| o.status.success());
-    if !runs {
-        eprintln!("skipped: {} cannot run tools/jcs_sha256.py", python);
+    if !crate::tools::available(&python, &[script.to_str().unwrap(), "--help"]) {
         return;
     }
     let env = four_entries();
@@ -1234,7 +1228,10 @@ fn repository_states_get_a_clear_error_or_work() {
         assert_eq!(r.code, 2, "{}", r.stderr);
         assert!(r.stderr.contains("is a SHA-256 git repository"), "{}", r.stderr);
     } else {
-        eprintln!("skipped the SHA-256 case: this git cannot create such a repository");
+        crate::tools::unavailable(
+            "git with SHA-256 repositories",
+            "`git init --object-format=sha256` failed",
+        );
     }
 }
 

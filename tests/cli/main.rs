@@ -2,6 +2,7 @@
 //! repositories: fixed clock (`PLEDGE_NOW`), `GIT_CONFIG_GLOBAL=/dev/null`, no system config.
 
 mod common;
+mod tools;
 
 mod analyze;
 mod components;

@@ -9,10 +9,7 @@ use std::process::Command;
 use std::time::Duration;
 
 fn openssl_available() -> bool {
-    Command::new("openssl")
-        .arg("version")
-        .output()
-        .is_ok_and(|o| o.status.success())
+    crate::tools::available("openssl", &["version"])
 }
 
 fn openssl(dir: &Path, args: &[&str]) {
@@ -151,7 +148,6 @@ struct Tsa {
 impl Tsa {
     fn start() -> Option<Tsa> {
         if !openssl_available() {
-            eprintln!("skipped: openssl is not installed");
             return None;
         }
         let dir = tempfile::tempdir().unwrap();
