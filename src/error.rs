@@ -29,9 +29,9 @@ pub mod exit {
 }
 
 /// Panics that library code catches on purpose: a third-party decoder that panics on a corrupt
-/// file (the `parquet` crate does) is run inside [`catch_quietly`], which turns the panic into an
+/// file (the `parquet` crate does) is run inside [`caught::catch_quietly`], which turns the panic into an
 /// `Err` the caller reports as bad input. The process's panic hook (installed by `main`, the only
-/// place that may) stays silent for such a panic ([`is_caught`]), so the decoder's own panic text
+/// place that may) stays silent for such a panic ([`caught::is_caught`]), so the decoder's own panic text
 /// never reaches stderr before pledge's clear error; any other panic is printed as usual.
 pub mod caught {
     use std::cell::Cell;
