@@ -415,11 +415,8 @@ fn cli_a_decoder_panic_leaves_only_the_clear_error() {
     assert_eq!(r.code, 2, "{}", r.stderr);
     assert_eq!(
         r.stderr,
-        format!(
-            "error: {}: is not a readable Parquet file (its encoded data is corrupt)\n\
-             Caused by: read as `parquet` (detected from the content; --input-format NAME reads it as another)\n",
-            env.join("bad.parquet").display()
-        )
+        "error: bad.parquet: is not a readable Parquet file (its encoded data is corrupt)\n\
+         Caused by: read as `parquet` (detected from the content; --input-format NAME reads it as another)\n"
     );
     assert_eq!(r.stdout, "");
 }
