@@ -246,13 +246,13 @@ fn unknown(spec: &str, name: &str) -> Error {
     match best {
         Some((_, k)) => e.with_hint(format!(
             "did you mean `{}`? (trec_eval names such as map, P.10, ndcg_cut.10; ir_measures names such as \
-             nDCG@10, AP, RR@10; ranx names such as ndcg@10, mrr; see the README's measure table)",
+             nDCG@10, AP, RR@10; ranx names such as ndcg@10, mrr; see the book's measure names, docs/reference/measures.md)",
             k
         )),
         None => e.with_hint(
             "known: trec_eval names (map, P.10, ndcg_cut.10, recall.100, bpref, all_trec, ...), ir_measures \
              names (nDCG@10, AP, RR, R@100, Judged@10, ...) and ranx names (ndcg@10, mrr, hit_rate@10, ...); \
-             see the README's measure table",
+             see the book's measure names, docs/reference/measures.md",
         ),
     }
 }

@@ -7,7 +7,7 @@
 //! Names are read as people type them: trec_eval's `-m` syntax (`P.10`, `ndcg_cut.5,10`,
 //! `rbp.p=0.95`), trec_eval's printed names (`P_10`), ir_measures' (`nDCG@10`, `AP`, `R@100`,
 //! `RBP(p=0.8)`) and ranx's (`ndcg@10`, `mrr`, `hit_rate@10`, `rbp.95`): see [`resolve`] and
-//! [`parse`]; the alias table is in `aliases.rs` and the README.
+//! [`parse`]; the alias table is in `aliases.rs` and the book (`docs/reference/measures.md`).
 
 use crate::error::{Error, Result};
 use serde::Serialize;
