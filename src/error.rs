@@ -13,7 +13,8 @@ use std::error::Error as StdError;
 use std::fmt;
 use std::path::Path;
 
-/// Process exit codes, documented in `--help` and the README.
+/// Process exit codes, documented in `--help` and in the book's exit-code reference
+/// (`docs/reference/exit-codes.md`), generated from these doc comments.
 pub mod exit {
     /// Success; for `verify`, the ledger and protocol check out.
     pub const OK: u8 = 0;

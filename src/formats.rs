@@ -1,4 +1,4 @@
-//! The input formats pledge reads, for `pledge formats` and the README's "Already have results?"
+//! The input formats pledge reads, for `pledge formats` and the book's input-format reference
 //! table: each with its name (as `--input-format` takes it, where forcing applies), what it reads,
 //! how it is detected, and the command a user runs.
 //!
@@ -202,7 +202,7 @@ const FORMATS: &[Format] = &[
 ];
 
 /// The formats as a Markdown table (`| format | reads | detected by | command |`), for the
-/// README and `pledge formats`. Pipes inside cells are escaped.
+/// book (`docs/reference/formats.md`) and `pledge formats`. Pipes inside cells are escaped.
 pub fn markdown_table() -> String {
     let esc = |s: &str| s.replace('|', "\\|");
     let mut out = String::from("| format | reads | detected by | command |\n|---|---|---|---|\n");

@@ -12,17 +12,19 @@ use crate::text::short;
 use serde::Serialize;
 
 crate::named_enum! {
-    /// The stable code of a verification finding or note (the README's table lists them).
+    /// The stable code of a verification finding or note; the book's finding-code reference
+    /// (`docs/reference/findings.md`) is generated from these doc lines.
     pub enum FindingCode {
         /// An entry's content does not hash to its `entry_sha256`: it was edited.
         EntryHashMismatch = "entry-hash-mismatch",
         /// `entry.json` is not in canonical form: its bytes were edited.
         EntryNotCanonical = "entry-not-canonical",
-        /// `prev_sha256` does not match the entry before it (or the first entry does not start the chain).
+        /// `prev_sha256` does not match the entry before it: an entry was inserted, deleted or
+        /// moved, or (on the first entry) earlier entries were removed.
         BrokenLink = "broken-link",
         /// A sequence number is missing: an entry was deleted.
         EntryMissing = "entry-missing",
-        /// Two entries carry the same number.
+        /// Two entries carry the same number: one was inserted or forged.
         SeqDuplicate = "seq-duplicate",
         /// Sequence numbers go backwards: entries were swapped or moved.
         EntriesReordered = "entries-reordered",
@@ -30,7 +32,10 @@ crate::named_enum! {
         MalformedEntry = "malformed-entry",
         /// The ledger ref, or an object of the ledger (a commit, its tree, or one of its files),
         /// cannot be read from the repository: a shallow clone or fetch, a deleted or damaged
-        /// object, or a ref naming no object the repository has.
+        /// object, or a ref naming no object the repository has. Nothing behind a missing commit
+        /// can be checked; the `hint:` line says how to fetch the objects again (`git fetch
+        /// --unshallow`, or `git fetch --refetch origin 'refs/pledge/*:refs/pledge/*'`), and `log`,
+        /// `export` and appends refuse such a ledger (exit 2, with the same hint).
         LedgerUnreadable = "ledger-unreadable",
         /// A commit's message names another `entry_sha256` than its entry.
         CommitMismatch = "commit-mismatch",
@@ -42,10 +47,12 @@ crate::named_enum! {
         /// names another tree (from the line's files) or other parents: the export was rewritten.
         CommitIdMismatch = "commit-id-mismatch",
         /// (`--expect-tip`) The ledger ends at another commit than the tip the reviewer expects
-        /// (e.g. the id from a published repository): the copy was rewritten or cut short.
+        /// (e.g. the id from a published repository or a paper): the copy was rewritten, cut short
+        /// or extended; or it is an export of format `/1`, whose tip id cannot be checked.
         TipMismatch = "tip-mismatch",
-        /// The repository has a remote (it is a clone) but no `refs/pledge/ledger`: the
-        /// published ledger was not fetched, so there is nothing to verify.
+        /// The repository has a remote (it is a clone) but no `refs/pledge/ledger`: the published
+        /// ledger was not fetched, so nothing was verified (the hint gives the `git fetch`
+        /// refspec).
         LedgerMissing = "ledger-missing",
         /// `result.json` does not hash to `result_sha256`.
         ResultMismatch = "result-mismatch",
@@ -67,12 +74,15 @@ crate::named_enum! {
         DuplicateRegistration = "duplicate-registration",
         /// An entry used a protocol hash that was not the study's registered one at the time.
         UnregisteredProtocol = "unregistered-protocol",
-        /// An analysis the registration refuses, without a deviation: after the study's stop
-        /// rule said stop, on a component assignment other than its latest count's, or on a
-        /// count that the registration in force counts otherwise (another protocol version or
-        /// pilot file).
+        /// An analysis the registration refuses, without a deviation: after the study's stop rule
+        /// said stop, on a component assignment other than the one its latest count recorded, or on
+        /// a count that the registration in force at the analysis counts otherwise (made under a
+        /// protocol version whose link rules, components, splits, stop rule, assignment seed or
+        /// derived target differ, or on another pilot file). It is what `analyze` refuses, checked
+        /// again from the chain alone, so an edited local index cannot hide it.
         AnalysisRefused = "analysis-refused",
-        /// (PROTOCOL) The file differs from the latest registration.
+        /// (PROTOCOL) The file differs from the latest registration; the message names the first
+        /// differing line.
         ProtocolChanged = "protocol-changed",
         /// (PROTOCOL) Its study is not registered.
         ProtocolUnregistered = "protocol-unregistered",
@@ -124,9 +134,11 @@ crate::named_enum! {
         /// Note: (`--rerun`) a recorded analysis read an input from standard input and cannot be
         /// recomputed.
         RerunSkipped = "rerun-skipped",
-        /// Note: a deviation from the registration, recorded with its reason (each field listed).
+        /// Note: a deviation of a study from its registration, recorded with its reason and the
+        /// fields it overrode.
         Deviation = "deviation",
-        /// Note: an entry concerns a study that is never registered in the ledger.
+        /// Note: an entry concerns a study that is never registered in the ledger: there is nothing
+        /// to deviate from, and no registered study is affected.
         UnregisteredStudy = "unregistered-study",
         /// Note: entries were written under a fixed clock (`PLEDGE_NOW`): their times are declared.
         ClockFixed = "clock-fixed",

@@ -8,8 +8,9 @@
 //! hypotheses (`[[hypotheses]]`: named comparisons, primary or secondary) and the study's
 //! Time-Stamping Authority (`[witness] tsa`). Format 1 files keep
 //! registering and verifying as before; format-2 keys in a format-1 file are an error. Every key,
-//! its unit and its default are listed in the README's protocol reference; the example protocols
-//! live in `protocols/`.
+//! its type, its default and its doc comment are listed in the book's protocol reference
+//! (`docs/reference/protocol.md`, generated from these doc comments by `tests/cli/docs`); the
+//! example protocols live in `protocols/`.
 
 mod diff;
 mod hash;
@@ -29,43 +30,44 @@ use serde::{Deserialize, Serialize};
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case", deny_unknown_fields)]
 pub struct Protocol {
-    /// Format version: 1 or 2 ([`SCHEMA_VERSIONS`]).
+    /// The protocol format: `1` or `2` ([`SCHEMA_VERSIONS`]). Format 2 adds the keys marked format
+    /// 2; in a format-1 file they are an error.
     pub schema_version: u32,
-    /// Who registers what.
+    /// `[study]`: who registers what.
     pub study: Study,
-    /// The power target.
+    /// `[target]`: the power target.
     pub target: Target,
-    /// What a component is and how many questions of one are counted.
+    /// `[components]`: what a component is and how many questions of one are counted.
     #[serde(default)]
     pub components: Components,
-    /// Link rules, applied in this order; each merges components.
+    /// `[[link-rules]]`: the link rules, applied in file order; each merges components.
     #[serde(default)]
     pub link_rules: Vec<LinkRule>,
-    /// Splits (e.g. final, tuning) and their required number of components.
+    /// `[[splits]]`: the splits (e.g. final, tuning) and the components each needs.
     #[serde(default)]
     pub splits: Vec<Split>,
-    /// What count makes the build stop.
+    /// `[stop-rule]`: what count makes the build stop.
     #[serde(default)]
     pub stop_rule: StopRule,
-    /// How the analysis is run.
+    /// `[analysis]`: how the analysis runs.
     #[serde(default)]
     pub analysis: Analysis,
-    /// The judgment pool, for the pool-bias statement.
+    /// `[pool]`: the judgment pool, for the pool-bias statement.
     #[serde(default)]
     pub pool: Pool,
-    /// How per-topic scores are read (format 2).
+    /// `[scores]` (format 2): how the per-topic scores are read.
     #[serde(default)]
     pub scores: Option<ScoresSpec>,
-    /// The registered hypotheses (format 2): named comparisons; the primary ones are the
+    /// `[[hypotheses]]` (format 2): the registered comparisons; the primary ones are the
     /// multiplicity family.
     #[serde(default)]
     pub hypotheses: Vec<Hypothesis>,
-    /// A registered topic filter (format 2): topics where every system scores at the extremes
-    /// are dropped, and the report gives the unfiltered means beside the filtered ones.
+    /// `[topic-filter]` (format 2): topics where every system scores at the extremes are dropped,
+    /// and the report gives the unfiltered means beside the filtered ones.
     #[serde(default)]
     pub topic_filter: Option<TopicFilter>,
-    /// Who witnesses the registration (format 2): the Time-Stamping Authority `register` and
-    /// `amend` ask for a token when no `--tsa` flag names one.
+    /// `[witness]` (format 2): the Time-Stamping Authority that `register` and `amend` ask for a
+    /// token when no `--tsa` flag names one.
     #[serde(default)]
     pub witness: Option<WitnessSpec>,
 }
@@ -76,7 +78,10 @@ pub struct Protocol {
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case", deny_unknown_fields)]
 pub struct WitnessSpec {
-    /// The TSA's URL (`http://` or `https://` with a host), e.g. `https://freetsa.org/tsr`.
+    /// The RFC 3161 Time-Stamping Authority that witnesses `register` and `amend`: an `http://` or
+    /// `https://` URL with a host, e.g. `https://freetsa.org/tsr` (anything else is exit 2 at the
+    /// key). Precedence: `--tsa URL`, then this key, then `git config pledge.tsa`. The protocol is
+    /// hashed at registration, so the registration fixes its witness.
     #[serde(default)]
     pub tsa: Option<String>,
 }
@@ -86,10 +91,12 @@ pub struct WitnessSpec {
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case", deny_unknown_fields)]
 pub struct TopicFilter {
-    /// Drop a topic when every system scores at least this.
+    /// Drop the topics on which every system scores at least this value (all solved), in the
+    /// metric's scale. Filtering that is not registered (`--drop-all-at-least`) is a deviation.
     #[serde(default)]
     pub drop_all_at_least: Option<f64>,
-    /// Drop a topic when every system scores at most this.
+    /// Drop the topics on which every system scores at most this value (none solved), in the
+    /// metric's scale. Filtering that is not registered (`--drop-all-at-most`) is a deviation.
     #[serde(default)]
     pub drop_all_at_most: Option<f64>,
 }
@@ -143,20 +150,24 @@ crate::named_enum! {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default)]
 #[serde(rename_all = "kebab-case", deny_unknown_fields)]
 pub struct ScoresSpec {
-    /// The layout of the inputs. Default `auto`.
+    /// What the score inputs are; reading other inputs is a deviation. `trec-runs` means qrels and
+    /// runs evaluated with the measure (`--qrels`, `--run`).
     #[serde(default)]
     pub layout: ScoreLayout,
-    /// The trec_eval measure (TREC runs, trec_eval -q files), by a trec_eval name or an alias.
+    /// The trec_eval measure (TREC runs, trec_eval `-q` files), by name or alias; another
+    /// `--measure` is a deviation. Default: `target.metric` when that is a measure.
     #[serde(default)]
     pub measure: Option<String>,
-    /// The column holding the score (one system per file, or a long file's score column).
+    /// The column holding the score (one system per file, as `--column`; or a long file's score
+    /// column); another `--column` is a deviation.
     #[serde(default)]
     pub column: Option<String>,
-    /// The topic-id column, where it is not detected.
+    /// The topic-id column, where it is not detected. Default: detected.
     #[serde(default)]
     pub topic_column: Option<String>,
     /// Value labels and the score each stands for, e.g. `HALTED = 0` (matched case-insensitively,
-    /// before the built-in CORRECT/INCORRECT, true/false, yes/no).
+    /// before the built-in CORRECT/INCORRECT, true/false, yes/no); other `--label`s are a
+    /// deviation.
     #[serde(default)]
     pub labels: std::collections::BTreeMap<String, f64>,
 }
@@ -175,19 +186,21 @@ crate::named_enum! {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case", deny_unknown_fields)]
 pub struct Hypothesis {
-    /// A short name, unique in the protocol (shown in the report).
+    /// The hypothesis' name, unique in the protocol (shown in the report).
     pub name: String,
-    /// The system the hypothesis is about.
+    /// The system the hypothesis is about: the comparison is `system − comparator` (among
+    /// `analysis.systems` when that is given).
     pub system: String,
-    /// What it is compared with.
+    /// What the system is compared with (among `analysis.systems` when that is given).
     pub comparator: String,
     /// The expected sign of `system − comparator`.
     pub direction: Direction,
-    /// 1 (one-sided in `direction`) or 2 (two-sided); default `target.sides`.
+    /// `1` (one-sided, in `direction`) or `2` (two-sided). Default: `target.sides`.
     #[serde(default)]
     pub sides: Option<u8>,
-    /// Primary (the multiplicity family, answered by the report's verdict) or secondary.
-    /// Default true.
+    /// Primary hypotheses are the multiplicity family (adjusted together with `analysis.adjust`)
+    /// and get the report's verdict; secondary ones are adjusted in a family of their own. At least
+    /// one must be primary; not together with `analysis.baseline`.
     #[serde(default = "d_true")]
     pub primary: bool,
 }
@@ -196,7 +209,9 @@ pub struct Hypothesis {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case", deny_unknown_fields)]
 pub struct Study {
-    /// Stable identifier; a second, different protocol under the same id must be an `amend`.
+    /// Stable study identifier: 1 to 100 ASCII letters, digits, `.`, `_` or `-`, starting with a
+    /// letter or digit (it names output files such as `ID.components.csv`). A second, different
+    /// protocol under the same id must be registered with `pledge amend`.
     pub id: String,
     /// Human title.
     pub title: String,
@@ -240,37 +255,45 @@ impl Scale {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case", deny_unknown_fields)]
 pub struct Target {
-    /// Metric name, e.g. `accuracy`, `map`, `ndcg_cut.10`, `P.10` (trec_eval names for TREC runs).
+    /// The metric, e.g. `accuracy`, `map`, `ndcg_cut.10`, `P.10`, `nDCG@10` (for TREC runs:
+    /// trec_eval, ir_measures or ranx names, see `pledge eval`). In format 2 it must be a measure
+    /// pledge computes unless `[scores]` says where the values come from (a column, or a layout
+    /// whose cells are the scores).
     pub metric: String,
-    /// Scale of the metric.
+    /// The unit of the metric and of `mde` and `sd`.
     #[serde(default)]
     pub scale: Scale,
-    /// Minimum detectable difference δ > 0, in the metric's scale.
+    /// The minimum detectable difference δ, in the metric's scale: > 0 and ≤ 1 (fraction) or ≤ 100
+    /// (points).
     pub mde: f64,
-    /// Significance level α in (0, 1). Default 0.05.
+    /// The significance level α, in (0, 1).
     #[serde(default = "d_alpha")]
     pub alpha: f64,
-    /// Target power 1 − β in (0, 1). Default 0.8.
+    /// The target power 1 − β, in (0, 1).
     #[serde(default = "d_power")]
     pub power: f64,
-    /// 1 or 2 sided test. Default 2.
+    /// A one- (`1`) or two-sided (`2`) test.
     #[serde(default = "d_sides")]
     pub sides: u8,
-    /// Assumed SD σ > 0 of the paired difference, in the metric's scale: of component-level
-    /// differences, or of per-question differences when `icc` is given (then the design effect
-    /// 1 + (m − 1)ρ turns it into components needed).
+    /// The assumed SD σ > 0 of the paired difference, in the metric's scale: of component-level
+    /// differences, or of per-question differences when `icc` is given (then the design effect 1 +
+    /// (m − 1)ρ turns it into components needed).
     #[serde(default)]
     pub sd: Option<f64>,
     /// Where the assumed SD comes from (a pilot, a prior study, a formula).
     #[serde(default)]
     pub sd_source: Option<String>,
-    /// A pilot score file to estimate σ (and ρ) from, relative to the protocol file.
+    /// A pilot score file, relative to the protocol file: hashed into the registration
+    /// (`pilot:PATH` input), σ estimated from it at registration (for the first primary hypothesis'
+    /// two systems, else the file's two systems) and shown; a `"from-target"` split without
+    /// `target.sd` uses it (the component-level σ, or the per-question one when `icc` is given); a
+    /// pilot changed after registration is refused.
     #[serde(default)]
     pub pilot: Option<String>,
-    /// Intra-component correlation ρ in [0, 1] used with `components.max-per-component`.
+    /// The intra-component correlation ρ in [0, 1], used with `components.max-per-component`.
     #[serde(default)]
     pub icc: Option<f64>,
-    /// Which power calculation derives required counts: `t` (exact paired t-test) or `normal`.
+    /// The power calculation that derives required counts.
     #[serde(default)]
     pub method: PowerMethod,
 }
@@ -291,17 +314,17 @@ crate::named_enum! {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case", deny_unknown_fields)]
 pub struct Components {
-    /// `question` (each question is a node) or the name of a question/passage field such as
-    /// `doc` (all questions of one document are one node). Default `question`.
+    /// What a component node is: `question` (each question) or the name of a question/passage field
+    /// such as `doc` (all questions sharing its value are one node).
     #[serde(default = "d_unit")]
     pub unit: String,
-    /// Maximum questions counted per component (m ≥ 1). Default 4.
+    /// Questions counted per component, m ≥ 1.
     #[serde(default = "d_max_per")]
     pub max_per_component: u32,
-    /// Which questions are kept when a component has more than m.
+    /// Which m questions of a larger component are kept.
     #[serde(default)]
     pub keep: Keep,
-    /// Estimator of a system's mean over components.
+    /// A system's mean when questions are grouped in components.
     #[serde(default)]
     pub estimator: Estimator,
 }
@@ -359,20 +382,22 @@ crate::named_enum! {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case", deny_unknown_fields)]
 pub struct LinkRule {
-    /// Name shown in the ablation table (e.g. "identical passages").
+    /// The name shown in the ablation table (e.g. "identical passages").
     pub name: String,
-    /// What the rule links.
+    /// What the rule links. Rules apply in file order, each merging components.
     pub kind: LinkKind,
-    /// Unicode normalization of passage text (identical and near-duplicate rules). Default nfc.
+    /// Unicode normalization of passage text before comparison (identical and near-duplicate
+    /// rules).
     #[serde(default)]
     pub normalization: Normalization,
-    /// Character n-gram size n ≥ 1 for near-duplicate shingles. Default 5.
+    /// Character n-gram size n ≥ 1 of the shingles (only `near-duplicate-passage`). Default: 5.
     #[serde(default)]
     pub shingle_size: Option<u32>,
-    /// Jaccard threshold in (0, 1] for near-duplicates. Default 0.8.
+    /// Jaccard threshold in (0, 1] (only `near-duplicate-passage`). Default: 0.8.
     #[serde(default)]
     pub jaccard: Option<f64>,
-    /// Field name, for `shared-field`.
+    /// The field whose equal values link questions: required for, and only allowed with,
+    /// `shared-field`.
     #[serde(default)]
     pub field: Option<String>,
 }
@@ -406,13 +431,15 @@ crate::named_enum! {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case", deny_unknown_fields)]
 pub struct Split {
-    /// Name, e.g. `final`, `tuning`.
+    /// The split's name, e.g. `final`, `tuning`; unique.
     pub name: String,
-    /// A number of components, or `"from-target"` to derive it from `[target]` by the power
-    /// calculation.
+    /// The components the split needs: a number, or `"from-target"` to derive it from `[target]` by
+    /// the power calculation (this needs `target.sd` or `target.pilot`; a target no count of
+    /// components can meet, such as a minimum detectable difference of 1e-10, is refused at
+    /// registration).
     pub required_components: Required,
-    /// Share of components `components --assign` puts into this split; default: in proportion
-    /// to the required counts.
+    /// The share of components `components --assign` puts in this split, in (0, 1]; the shares add
+    /// up to ≤ 1. Default: in proportion to the required counts.
     #[serde(default)]
     pub share: Option<f64>,
 }
@@ -439,11 +466,10 @@ crate::named_enum! {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default)]
 #[serde(rename_all = "kebab-case", deny_unknown_fields)]
 pub struct StopRule {
-    /// Which components are counted: those holding at least one candidate (default) or all.
+    /// Which components are counted.
     #[serde(default)]
     pub count: StopCount,
-    /// Stop when the count is below the sum of the splits' requirements (default) or when any
-    /// split alone could not be filled (`each-split`: count < max of requirements).
+    /// What the count is compared with.
     #[serde(default)]
     pub required: StopRequired,
 }
@@ -476,46 +502,49 @@ crate::named_enum! {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case", deny_unknown_fields)]
 pub struct Analysis {
-    /// Seed of the pinned generator (ChaCha8 from rand_chacha). Default 0.
+    /// The seed of the pinned generator (ChaCha8, `rand_chacha` 0.3.1).
     #[serde(default)]
     pub seed: u64,
-    /// Bootstrap trials B ≥ 1. Default 10000.
+    /// Bootstrap trials B ≥ 1.
     #[serde(default = "d_trials")]
     pub trials: u32,
-    /// Interval level in (0, 1). Default 0.95.
+    /// The interval level, in (0, 1).
     #[serde(default = "d_level")]
     pub interval_level: f64,
-    /// Resampling unit: `topic` or `component`. Default topic.
+    /// What the bootstrap resamples.
     #[serde(default)]
     pub resampling_unit: ResamplingUnit,
-    /// Field holding the stratum of each topic (resample within strata), if stratified.
+    /// The field holding each topic's stratum: the bootstrap resamples within strata (from
+    /// `--strata FILE`, else the score file).
     #[serde(default)]
     pub strata_field: Option<String>,
-    /// Percentile definition for intervals. Default linear (Hyndman–Fan type 7, numpy default).
+    /// The percentile definition of the intervals (numpy method names).
     #[serde(default)]
     pub percentile: Percentile,
-    /// Topics missing in one system: error (default), zero (as `trec_eval -c`), intersection.
+    /// Topics scored for one system and not another.
     #[serde(default)]
     pub missing_topics: MissingTopics,
-    /// Baseline system; every other system is compared with it. Empty: all pairs.
+    /// The system every other system is compared with. Default: all pairs.
     #[serde(default)]
     pub baseline: Option<String>,
-    /// Multiple-comparison adjustment. Default holm.
+    /// The multiple-comparison adjustment of p-values.
     #[serde(default)]
     pub adjust: Adjust,
-    /// Trials of the Monte-Carlo randomization test (exact enumeration when 2^n is smaller).
+    /// Monte-Carlo trials of the randomization test, ≥ 1 (exact enumeration when 2^n is smaller).
     #[serde(default = "d_trials")]
     pub randomization_trials: u32,
-    /// Relative tolerance τ when comparing statistics for ties: two mean differences are tied
-    /// when they differ by at most τ times the largest absolute score (see
-    /// [`crate::stats::ties`]). Default 1e-12.
+    /// The tolerance τ ≥ 0 for ties: two mean differences are tied when they differ by at most τ ×
+    /// the largest absolute score (decimal scores are compared exactly in integer units, see
+    /// `stats::ties`).
     #[serde(default = "d_tol")]
     pub tie_tolerance: f64,
-    /// The registered systems (format 2): the analysis uses exactly these; others in the inputs
-    /// are ignored (and said so), a missing one is a deviation.
+    /// Format 2: the registered systems. The analysis uses exactly these (others in the inputs are
+    /// left out, with a note); one missing from the inputs is a deviation. Empty: all systems in
+    /// the scores.
     #[serde(default)]
     pub systems: Vec<String>,
-    /// The split of the component assignment that is analyzed (format 2), e.g. `final`.
+    /// Format 2: the split of the component assignment that is analyzed (e.g. `final`); another
+    /// `--split` is a deviation.
     #[serde(default)]
     pub split: Option<String>,
 }
@@ -556,10 +585,10 @@ crate::named_enum! {
     /// Percentile definitions (Hyndman & Fan 1996 types, numpy method names).
     #[derive(Default)]
     pub enum Percentile {
-        /// Type 7, numpy `linear` (default).
+        /// Hyndman–Fan type 7, numpy `linear`.
         #[default]
         Linear = "linear",
-        /// Type 1, numpy `inverted_cdf`.
+        /// Hyndman–Fan type 1, numpy `inverted_cdf`.
         InvertedCdf = "inverted-cdf",
         /// numpy `lower`.
         Lower = "lower",
@@ -609,17 +638,20 @@ crate::named_enum! {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case", deny_unknown_fields)]
 pub struct Pool {
-    /// Run tags that contributed to the judgment pool.
+    /// Run tags that contributed to the judgment pool; each must be among the supplied runs
+    /// (`--run`, or `--pool-run` for a run read only for the pool), else exit 2 naming the tag,
+    /// unless `--pool-partial` (then the statement names the missing ones and no leave-one-run-out
+    /// figure is computed).
     #[serde(default)]
     pub contributors: Vec<String>,
-    /// Pool depth (documents per run per topic that were judged), if known.
+    /// The pool depth: documents per run and topic that were judged.
     #[serde(default)]
     pub depth: Option<u32>,
-    /// k for judged@k. Default 10.
+    /// k for judged@k, ≥ 1.
     #[serde(default = "d_judged_k")]
     pub judged_k: u32,
-    /// Whether the evaluated systems contributed to the judgment, stated in words for non-TREC
-    /// benchmarks (e.g. "answers judged by exact match against gold; no pool").
+    /// Whether the evaluated systems contributed to the judgments, in words (for benchmarks without
+    /// a pool, e.g. "answers judged by exact match against gold; no pool").
     #[serde(default)]
     pub statement: Option<String>,
 }

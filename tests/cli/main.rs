@@ -7,6 +7,7 @@ mod tools;
 mod analyze;
 mod components;
 mod damaged;
+mod docs;
 mod formats;
 mod ledger;
 mod names;
