@@ -67,7 +67,24 @@ pub fn is_http_url(url: &str) -> bool {
 
 /// All problems found, in file order as far as possible; empty when the protocol is valid.
 pub fn validate(p: &Protocol) -> Vec<(Vec<PathSeg>, String)> {
-    let mut out = Vec::new();
+    let mut out = Problems::new();
+    schema(p, &mut out);
+    study(p, &mut out);
+    target(p, &mut out);
+    components(p, &mut out);
+    splits(p, &mut out);
+    analysis(p, &mut out);
+    scores(p, &mut out);
+    hypotheses(p, &mut out);
+    witness_filter_pool(p, &mut out);
+    out
+}
+
+/// Problems found so far: each a key path and a message.
+type Problems = Vec<(Vec<PathSeg>, String)>;
+
+/// The format version, and format-2 keys in a format-1 file.
+fn schema(p: &Protocol, out: &mut Problems) {
     let mut bad = |path: Vec<PathSeg>, msg: String| out.push((path, msg));
     if !super::SCHEMA_VERSIONS.contains(&p.schema_version) {
         bad(
@@ -94,6 +111,11 @@ pub fn validate(p: &Protocol) -> Vec<(Vec<PathSeg>, String)> {
             }
         }
     }
+}
+
+/// `[study]`: a safe, non-empty id.
+fn study(p: &Protocol, out: &mut Problems) {
+    let mut bad = |path: Vec<PathSeg>, msg: String| out.push((path, msg));
     if p.study.id.trim().is_empty() {
         bad(k(&["study", "id"]), "study.id must not be empty".into());
     } else if !is_safe_study_id(&p.study.id) {
@@ -106,6 +128,11 @@ pub fn validate(p: &Protocol) -> Vec<(Vec<PathSeg>, String)> {
             ),
         );
     }
+}
+
+/// `[target]`: the power target's ranges.
+fn target(p: &Protocol, out: &mut Problems) {
+    let mut bad = |path: Vec<PathSeg>, msg: String| out.push((path, msg));
     let t = &p.target;
     let max = t.scale.max();
     if !(t.mde > 0.0 && t.mde <= max) {
@@ -150,6 +177,11 @@ pub fn validate(p: &Protocol) -> Vec<(Vec<PathSeg>, String)> {
             );
         }
     }
+}
+
+/// `[components]` and `[[link-rules]]`: ranges, and the keys each rule kind takes.
+fn components(p: &Protocol, out: &mut Problems) {
+    let mut bad = |path: Vec<PathSeg>, msg: String| out.push((path, msg));
     if p.components.max_per_component < 1 {
         bad(
             k(&["components", "max-per-component"]),
@@ -198,6 +230,12 @@ pub fn validate(p: &Protocol) -> Vec<(Vec<PathSeg>, String)> {
             _ => {}
         }
     }
+}
+
+/// `[[splits]]`: unique names, derivable requirements, shares.
+fn splits(p: &Protocol, out: &mut Problems) {
+    let mut bad = |path: Vec<PathSeg>, msg: String| out.push((path, msg));
+    let t = &p.target;
     let mut names = std::collections::BTreeSet::new();
     let mut share_sum = 0.0;
     for (i, s) in p.splits.iter().enumerate() {
@@ -222,6 +260,11 @@ pub fn validate(p: &Protocol) -> Vec<(Vec<PathSeg>, String)> {
     if share_sum > 1.0 + 1e-9 {
         bad(k(&["splits"]), format!("split shares add up to {} > 1", share_sum));
     }
+}
+
+/// `[analysis]`: trial counts, level, tolerance, the registered systems.
+fn analysis(p: &Protocol, out: &mut Problems) {
+    let mut bad = |path: Vec<PathSeg>, msg: String| out.push((path, msg));
     let a = &p.analysis;
     if !(1..=MAX_TRIALS).contains(&a.trials) {
         bad(
@@ -272,6 +315,11 @@ pub fn validate(p: &Protocol) -> Vec<(Vec<PathSeg>, String)> {
             );
         }
     }
+}
+
+/// `[scores]`: a measure or a column, finite labels.
+fn scores(p: &Protocol, out: &mut Problems) {
+    let mut bad = |path: Vec<PathSeg>, msg: String| out.push((path, msg));
     if let Some(sc) = &p.scores {
         if sc.measure.is_some() && sc.column.is_some() {
             bad(
@@ -292,6 +340,18 @@ pub fn validate(p: &Protocol) -> Vec<(Vec<PathSeg>, String)> {
             }
         }
     }
+}
+
+/// `[[hypotheses]]`: names, sides, systems among the registered ones, a primary one.
+fn hypotheses(p: &Protocol, out: &mut Problems) {
+    let mut bad = |path: Vec<PathSeg>, msg: String| out.push((path, msg));
+    let systems: std::collections::BTreeSet<&str> = p
+        .analysis
+        .systems
+        .iter()
+        .map(String::as_str)
+        .filter(|s| !s.trim().is_empty())
+        .collect();
     let mut names = std::collections::BTreeSet::new();
     for (i, h) in p.hypotheses.iter().enumerate() {
         if h.name.trim().is_empty() || !names.insert(h.name.as_str()) {
@@ -338,6 +398,11 @@ pub fn validate(p: &Protocol) -> Vec<(Vec<PathSeg>, String)> {
             "analysis.baseline and [[hypotheses]] both say what is compared: keep the hypotheses".into(),
         );
     }
+}
+
+/// `[witness]`, `[topic-filter]` and `[pool]`.
+fn witness_filter_pool(p: &Protocol, out: &mut Problems) {
+    let mut bad = |path: Vec<PathSeg>, msg: String| out.push((path, msg));
     if let Some(url) = p.witness.as_ref().and_then(|w| w.tsa.as_deref()) {
         if !is_http_url(url) {
             bad(
@@ -376,5 +441,4 @@ pub fn validate(p: &Protocol) -> Vec<(Vec<PathSeg>, String)> {
     if p.pool.judged_k < 1 {
         bad(k(&["pool", "judged-k"]), "pool.judged-k must be ≥ 1".into());
     }
-    out
 }
