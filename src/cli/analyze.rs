@@ -16,7 +16,9 @@ use std::path::PathBuf;
 pub struct ScoreArgs {
     /// Per-topic score file (any format of `pledge formats`; compressed ok; `-` reads standard
     /// input). Repeat for one file per system; FILE=NAME names the system of a one-system file
-    /// (two runs of one model: --scores run1.jsonl=seed1 --scores run2.jsonl=seed2).
+    /// (two runs of one model: --scores run1.jsonl=seed1 --scores run2.jsonl=seed2). A wide CSV
+    /// starts `topic,SYSTEM_A,SYSTEM_B`, a long one `topic,system,score`, `trec_eval -q` output
+    /// `map<TAB>301<TAB>0.2250`.
     #[arg(long, value_name = "FILE[=NAME]", required_unless_present = "qrels")]
     pub scores: Vec<PathBuf>,
     /// Qrels to evaluate TREC runs against (instead of --scores): the per-topic values of the

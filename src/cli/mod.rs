@@ -11,6 +11,7 @@ use std::ffi::OsString;
 use std::path::{Path, PathBuf};
 
 mod analyze;
+mod check;
 mod compare;
 mod components;
 mod demo;
@@ -119,6 +120,10 @@ pub struct Cli {
 enum Command {
     /// Use the enclosing git repository for the ledger, or create one.
     Init(ledger::InitArgs),
+    /// Write a commented starting protocol for a kind of study.
+    New(check::NewArgs),
+    /// Check a draft protocol as register would, and read sample inputs with it; writes nothing.
+    Check(check::CheckArgs),
     /// Register a protocol: its SHA-256 goes into the ledger.
     Register(register::RegisterArgs),
     /// Register a new version of a registered protocol, with a mandatory reason.
@@ -196,6 +201,8 @@ pub fn run(args: Vec<OsString>, ctx: &Ctx) -> Output {
     }
     let res: Outcome = match cli.command {
         Command::Init(a) => ledger::init(a, &ctx),
+        Command::New(a) => check::new(a, &ctx),
+        Command::Check(a) => check::check(a, &ctx),
         Command::Register(a) => register::register(a, &ctx),
         Command::Amend(a) => register::amend(a, &ctx),
         Command::Note(a) => register::note(a, &ctx),

@@ -325,6 +325,35 @@ type Record = (usize, Map<String, Value>);
 /// Parses an input as Parquet, as a JSON array when its first non-blank character is `[`, else
 /// as JSON Lines. Returns the records with their line (JSONL), 1-based record number (array) or
 /// row (Parquet).
+/// The first line a questions or passages file may start with, and the error for a file that
+/// starts otherwise (a CSV or TSV table, plain text): `None` when `text` starts as JSON does.
+fn not_json(path: &Path, text: &str) -> Option<Error> {
+    let first = text.lines().find(|l| !l.trim().is_empty())?;
+    let t = first.trim_start_matches('\u{feff}').trim_start();
+    if t.starts_with('{') || t.starts_with('[') {
+        return None;
+    }
+    let kind = match (first.contains('\t'), first.contains(',')) {
+        (true, _) => "a tab-separated table",
+        (false, true) => "a comma-separated table",
+        _ => "not JSON",
+    };
+    Some(
+        Error::at(
+            path,
+            1,
+            format!(
+                "this is {}, not questions or passages: the first line is `{}`",
+                kind,
+                crate::text::short(first.trim(), 80)
+            ),
+        )
+        .with_hint(
+            "questions are JSON Lines starting like {\"id\": \"q1\", \"passages\": [\"p1\"], \"decoy\": \"p2\"} (or just {\"id\": \"q1\"} without passages), passages like {\"id\": \"p1\", \"text\": \"...\"}; a JSON array of such objects, Parquet, HotpotQA, MuSiQue and BEIR files are read too (the book's guide/inputs.md)",
+        ),
+    )
+}
+
 fn records(input: &Input) -> Result<(Vec<Record>, Unit)> {
     let path = input.path();
     if input.kind() == Kind::Parquet {
@@ -333,6 +362,9 @@ fn records(input: &Input) -> Result<(Vec<Record>, Unit)> {
         return Ok((out, Unit::Row));
     }
     let text = input.text()?;
+    if let Some(e) = not_json(path, text) {
+        return Err(e);
+    }
     let mut out = Vec::new();
     if text.trim_start().starts_with('[') {
         let v: Vec<Value> = serde_json::from_str(text)
@@ -711,6 +743,9 @@ fn parse_line<'a>(bytes: &'a [u8], n: usize, path: &Path) -> Result<Option<Parse
         line: n,
         unit: Unit::Line,
     };
+    if let Some(e) = (n == 1).then(|| not_json(path, line)).flatten() {
+        return Err(e);
+    }
     let malformed =
         |e: serde_json::Error| Error::at(path, n, "malformed JSON (expected one JSON object per line)").caused_by(e);
     let mut de = serde_json::Deserializer::from_str(line);

@@ -7,6 +7,7 @@
 //! [`Ledger::append_many_with`]: crate::ledger::Ledger::append_many_with
 
 pub mod analyze;
+pub mod check;
 pub mod checks;
 pub mod components;
 pub mod demo;
@@ -15,6 +16,7 @@ pub mod export;
 pub mod init;
 pub mod inputs;
 pub mod log;
+pub mod new;
 pub mod note;
 pub mod power;
 pub mod publish;

@@ -29,7 +29,8 @@ pub struct RegisterOutcome {
 ///
 /// Refused (exit 1): a different protocol under an already registered study id (use amend); the
 /// same protocol twice. Bad input (exit 2): a `from-target` split whose target no count of
-/// components can meet ([`super::checks::target_feasible`]).
+/// components can meet ([`super::checks::target_feasible`]); a protocol no analysis could
+/// follow ([`super::check::usable`], what `pledge check` reports).
 pub fn register(
     ledger: &Ledger,
     lp: &LoadedProtocol,
@@ -93,6 +94,7 @@ fn write(
     now: DateTime<Utc>,
 ) -> Result<RegisterOutcome> {
     super::checks::metric(lp)?;
+    super::check::usable(lp)?;
     let rel = ledger.relative(&lp.path);
     let pilot = estimate_pilot(lp, |f| ledger.relative(f))?;
     super::checks::target_feasible(lp, pilot.as_ref().map(|(_, _, p)| p.sd_for(&lp.protocol.target)))?;

@@ -28,13 +28,33 @@ pub(crate) fn load_raw(path: &Path) -> Result<(Protocol, String, Vec<u8>)> {
 }
 
 /// Parses and validates protocol source `text`; `path` is used in error messages only.
+///
+/// Errors (exit 2): the first problem [`parse_all`] finds.
 pub fn parse(text: &str, path: &Path) -> Result<Protocol> {
-    let protocol: Protocol = toml::from_str(text).map_err(|e| toml_error(text, path, &e))?;
-    if let Some((seg, msg)) = validate(&protocol).into_iter().next() {
-        let (line, col) = locate(text, &seg).unwrap_or((1, 1));
-        return Err(Error::at_col(path, line, col, msg));
+    let (protocol, problems) = parse_all(text, path);
+    match (protocol, problems.into_iter().next()) {
+        (Some(p), None) => Ok(p),
+        (_, Some(e)) => Err(e),
+        (None, None) => Err(Error::in_file(path, "protocol could not be parsed")),
     }
-    Ok(protocol)
+}
+
+/// Parses protocol source `text` and lists every problem, each an error at its line and column
+/// (`path` is used in the messages only): a TOML or type error alone (then no protocol), else
+/// every range and consistency problem of the parsed protocol, in file order as far as possible.
+pub fn parse_all(text: &str, path: &Path) -> (Option<Protocol>, Vec<Error>) {
+    let protocol: Protocol = match toml::from_str(text) {
+        Ok(p) => p,
+        Err(e) => return (None, vec![toml_error(text, path, &e)]),
+    };
+    let problems = validate(&protocol)
+        .into_iter()
+        .map(|(seg, msg)| {
+            let (line, col) = locate(text, &seg).unwrap_or((1, 1));
+            Error::at_col(path, line, col, msg)
+        })
+        .collect();
+    (Some(protocol), problems)
 }
 
 fn toml_error(text: &str, path: &Path, e: &toml::de::Error) -> Error {

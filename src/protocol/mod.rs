@@ -20,7 +20,7 @@ mod validate;
 
 pub use diff::{changes, count_basis_changes, pilot_change};
 pub use hash::{protocol_hash, ProtocolHash};
-pub use load::{error_at_key, load, parse};
+pub use load::{error_at_key, load, parse, parse_all};
 pub use loaded::{load_protocol, LoadedProtocol};
 pub use validate::{is_http_url, is_safe_study_id, MAX_STUDY_ID, MAX_TRIALS};
 

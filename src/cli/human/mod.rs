@@ -1,6 +1,7 @@
 //! The text forms (`--format human`) of every command's result, in one place.
 
 mod analysis;
+mod check;
 mod components;
 pub mod eval;
 mod ledger;
