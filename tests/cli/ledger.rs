@@ -1398,6 +1398,7 @@ fn completions_and_man_page() {
     let subcommands = [
         "amend",
         "analyze",
+        "check",
         "compare",
         "completions",
         "components",
@@ -1408,6 +1409,7 @@ fn completions_and_man_page() {
         "init",
         "log",
         "man",
+        "new",
         "note",
         "power",
         "publish",
@@ -1422,7 +1424,7 @@ fn completions_and_man_page() {
     assert_eq!(names, want);
     assert_eq!(
         d.stdout,
-        format!("Wrote 20 man pages to {}\n", env.join("man/man1").display())
+        format!("Wrote 22 man pages to {}\n", env.join("man/man1").display())
     );
     assert_eq!(
         std::fs::read_to_string(env.join("man/man1/pledge.1")).unwrap(),
