@@ -37,14 +37,21 @@ fn trec_eval_mean(file: &str, measure: &str) -> f64 {
     v.iter().sum::<f64>() / v.len() as f64
 }
 
+/// The text of the example protocol `protocols/NAME`.
+fn example(name: &str) -> String {
+    std::fs::read_to_string(
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("protocols")
+            .join(name),
+    )
+    .unwrap()
+}
+
 /// `pledge new CASE FILE` writes exactly the example protocol `protocols/CASE.toml`.
 fn new_case(env: &Env, case: &str, file: &str) -> String {
     let r = env.run(&["new", case, file]);
     assert_eq!(r.code, 0, "new {}: {}", case, r.stderr);
-    let want = std::fs::read_to_string(
-        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join(format!("protocols/{}.toml", case)),
-    )
-    .unwrap();
+    let want = example(&format!("{}.toml", case));
     let got = std::fs::read_to_string(env.join(file)).unwrap();
     assert_eq!(got, want, "pledge new {} writes protocols/{}.toml", case, case);
     assert!(
@@ -232,9 +239,7 @@ fn new_benchmark_then_check_then_count_stops() {
 #[test]
 fn check_reports_an_unusable_draft_with_its_line_and_fix_and_register_refuses_it() {
     let env = Env::init();
-    let text =
-        std::fs::read_to_string(std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("protocols/two-models.toml"))
-            .unwrap();
+    let text = example("two-models.toml");
     let draft = text.replace("layout = \"wide\"", "layout = \"per-system\"");
     env.write("study.toml", &draft);
     let line = draft.lines().position(|l| l.starts_with("layout = ")).unwrap() + 1;
@@ -262,9 +267,7 @@ fn check_reports_an_unusable_draft_with_its_line_and_fix_and_register_refuses_it
 #[test]
 fn check_lists_every_problem_of_a_draft_and_writes_nothing() {
     let env = Env::new();
-    let text =
-        std::fs::read_to_string(std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("protocols/two-models.toml"))
-            .unwrap();
+    let text = example("two-models.toml");
     let draft = text
         .replace("alpha = 0.05", "alpha = 1.5")
         .replace("trials = 10000", "trials = 0")
