@@ -321,6 +321,10 @@ pub enum Refusal {
     /// The component assignment is not the one a components entry recorded.
     #[error("{0}")]
     Assignment(String),
+    /// The analysis reads other content for a data role (scores, runs, qrels, strata) than the
+    /// study's first analysis read.
+    #[error("{0}")]
+    Data(String),
     /// The analysis uses a field otherwise than the registration fixes (`field: registered →
     /// used`).
     #[error("{0}")]

@@ -8,7 +8,7 @@
 //! | `assign` | [`AssignRecord`] | [`AssignSummary`] |
 //! | `analyze` | [`AnalysisRecord`] | [`AnalyzeSummary`] |
 //! | `deviation` | — | [`DeviationSummary`] |
-//! | `note` | — | [`NoteSummary`] |
+//! | `note` | — | `ledger::entry::NoteSummary` (it names the ledger's data-access levels) |
 //!
 //! Every `result.json` carries `record_version` ([`RECORD_VERSION`]; records written before
 //! versions were recorded have none and are version 1). Readers ([`read_result`],
@@ -19,7 +19,6 @@ use crate::components::assign::Assignment;
 use crate::components::stop::Decision;
 use crate::components::CountResult;
 use crate::error::{Error, Result};
-use crate::ledger::{DataAccess, StoredEntry};
 use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
 
@@ -240,19 +239,26 @@ pub struct DeviationSummary {
     pub overridden: Vec<String>,
     /// Each field the analysis used otherwise than registered.
     #[serde(default)]
-    pub fields: Vec<crate::ops::analyze::FieldDeviation>,
+    pub fields: Vec<FieldDeviation>,
 }
 
-/// The `summary` of a `note` entry.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+/// One difference between what the registration fixes and what an analysis or a count uses
+/// (stored in a [`DeviationSummary`]).
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 #[serde(deny_unknown_fields)]
-pub struct NoteSummary {
-    /// The level declared before, when the note changed it.
-    pub access_changed_from: Option<DataAccess>,
-    /// The verification findings of the ledger the note was appended onto (`note
-    /// --despite-findings`), one `code: message` each; absent when the ledger verified.
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub ledger_findings: Vec<String>,
+pub struct FieldDeviation {
+    /// The protocol key (or concept) concerned, e.g. `scores.column`, `analysis.seed`.
+    pub field: String,
+    /// What the registration fixes.
+    pub registered: String,
+    /// What the analysis uses instead.
+    pub used: String,
+}
+
+impl std::fmt::Display for FieldDeviation {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{}: {} → {}", self.field, self.registered, self.used)
+    }
 }
 
 /// A record that knows its version (every `result.json` type).
@@ -279,23 +285,54 @@ impl Versioned for AnalysisRecord {
     }
 }
 
+/// What the readers need of a stored entry: its number and kind (for messages), its `summary`
+/// and its `result.json` bytes. The ledger's entry types implement it, so that records, a lower
+/// layer than the ledger, never name them.
+pub trait Stored {
+    /// The entry's sequence number.
+    fn seq(&self) -> u64;
+    /// The entry's kind, as stored (e.g. `analyze`).
+    fn kind_name(&self) -> &str;
+    /// The entry's `summary`.
+    fn summary(&self) -> &serde_json::Value;
+    /// The bytes of the entry's `result.json`, when it has one and they were read.
+    fn result_bytes(&self) -> Option<&[u8]> {
+        None
+    }
+}
+
+impl<T: Stored + ?Sized> Stored for &T {
+    fn seq(&self) -> u64 {
+        (**self).seq()
+    }
+    fn kind_name(&self) -> &str {
+        (**self).kind_name()
+    }
+    fn summary(&self) -> &serde_json::Value {
+        (**self).summary()
+    }
+    fn result_bytes(&self) -> Option<&[u8]> {
+        (**self).result_bytes()
+    }
+}
+
 /// Reads the `result.json` of `e` as record type `T` (named `what` in errors).
 ///
 /// Errors (exit 2): no stored result; not JSON; a missing, unknown or mistyped field (the error
 /// names the entry and the field); a record version newer than this build reads.
-pub fn read_result<T: DeserializeOwned + Versioned>(e: &StoredEntry, what: &str) -> Result<T> {
-    let bytes = e.result.as_deref().ok_or_else(|| {
+pub fn read_result<T: DeserializeOwned + Versioned>(e: &impl Stored, what: &str) -> Result<T> {
+    let bytes = e.result_bytes().ok_or_else(|| {
         Error::input(format!(
             "ledger entry #{} ({}) holds no result.json",
-            e.entry.seq,
-            e.entry.kind.as_str()
+            e.seq(),
+            e.kind_name()
         ))
     })?;
     let r: T = serde_json::from_slice(bytes).map_err(|err| {
         Error::input(format!(
             "ledger entry #{} ({}): result.json is not a valid {} record",
-            e.entry.seq,
-            e.entry.kind.as_str(),
+            e.seq(),
+            e.kind_name(),
             what
         ))
         .caused_by(err)
@@ -303,7 +340,7 @@ pub fn read_result<T: DeserializeOwned + Versioned>(e: &StoredEntry, what: &str)
     if r.version() > RECORD_VERSION {
         return Err(Error::input(format!(
             "ledger entry #{}: its {} record has version {}, newer than this pledge reads ({})",
-            e.entry.seq,
+            e.seq(),
             what,
             r.version(),
             RECORD_VERSION
@@ -316,12 +353,12 @@ pub fn read_result<T: DeserializeOwned + Versioned>(e: &StoredEntry, what: &str)
 /// Reads the `summary` of `e` as type `T` (named `what` in errors).
 ///
 /// Errors (exit 2): a missing, unknown or mistyped field, naming the entry and the field.
-pub fn read_summary<T: DeserializeOwned>(e: &crate::ledger::Entry, what: &str) -> Result<T> {
-    T::deserialize(&e.summary).map_err(|err| {
+pub fn read_summary<T: DeserializeOwned>(e: &impl Stored, what: &str) -> Result<T> {
+    T::deserialize(e.summary()).map_err(|err| {
         Error::input(format!(
             "ledger entry #{} ({}): its summary is not a valid {} summary",
-            e.seq,
-            e.kind.as_str(),
+            e.seq(),
+            e.kind_name(),
             what
         ))
         .caused_by(err)

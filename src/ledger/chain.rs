@@ -1,9 +1,9 @@
 //! The checks every ledger copy must pass (git ref, published copy, or export): each entry's
 //! hash over its canonical form, the `prev_sha256` links, gap-free sequence numbers in order,
 //! the stored result and protocol blobs against their recorded hashes, and the registration
-//! rules (an amend names the version it replaces and has a reason).
+//! rules ([`super::rules`], replayed over the whole chain).
 
-use super::entry::{DataAccess, Entry, EntryKind, GENESIS};
+use super::entry::{EntryKind, GENESIS};
 use super::records::Record;
 use super::verify::{Finding, FindingCode};
 use std::collections::BTreeMap;
@@ -257,318 +257,35 @@ fn check_sequence(c: &mut ChainCheck, records: &[Record]) {
     }
 }
 
-/// The findings of the registration rules ([`check_chain`]'s, the same code) that the entries
-/// `new` would have if appended after `history`: the latest entry of each kind of their study and
-/// of the ledger-wide entries, then the ledger's last entry, in ledger order (as a
-/// [`super::index::Snapshot`] holds them). Those rules look only at the latest registration of a
-/// study, whether it was ever registered, and the entry just before, so this gives what a full
-/// check of the extended chain would say about `new`, without reading the chain.
-pub(crate) fn new_entry_findings(history: &[Entry], new: &[Entry]) -> Vec<Finding> {
-    let record = |e: &Entry| Record::new(format!("entry #{}", e.seq), Ok(e.clone()));
-    let records: Vec<Record> = history.iter().chain(new).map(record).collect();
-    let mut c = ChainCheck::default();
-    check_registrations(&mut c, &records);
-    let fresh: std::collections::BTreeSet<u64> = new.iter().map(|e| e.seq).collect();
-    c.findings
-        .into_iter()
-        .filter(|f| f.seq.is_some_and(|s| fresh.contains(&s)))
-        // Time order against the entry before is checked (and refused) before writing.
-        .filter(|f| f.code != FindingCode::TimeDecreased)
-        .collect()
-}
-
-/// When analysis `e` rests on `count` (its study's latest count before it: with splits in the
-/// analysis's protocol, or when it used a component assignment) and that count was made under
-/// another protocol version that counted otherwise ([`crate::protocol::count_basis_changes`])
-/// or on another pilot than the one `reg` (the registration in force) records
-/// ([`crate::protocol::pilot_change`]): the count's number and the changes. `None` as well
-/// when a protocol text needed is not among `texts` (an append's check sees only the latest
-/// entries; the full check has every text).
-fn counted_otherwise(
-    e: &Entry,
-    count: Option<&Entry>,
-    reg: Option<&Entry>,
-    texts: &BTreeMap<&str, &str>,
-    assignment: bool,
-) -> Option<(u64, String)> {
-    let count = count?;
-    let (now, then) = (e.protocol_sha256.as_deref()?, count.protocol_sha256.as_deref()?);
-    let pilot = super::entry::InputRole::Pilot;
-    // The common case, read without parsing a protocol: the same version and pilot.
-    let same_pilot =
-        |r: &Entry| super::entry::hashes_of(&r.inputs, pilot) == super::entry::hashes_of(&count.inputs, pilot);
-    if now == then && reg.is_none_or(same_pilot) {
-        return None;
-    }
-    let path = std::path::Path::new("protocol.toml");
-    let new_text = texts.get(now)?;
-    let new = crate::protocol::parse(new_text, path).ok()?;
-    if new.splits.is_empty() && !assignment {
-        return None;
-    }
-    let mut changes = Vec::new();
-    if now != then {
-        let old_text = texts.get(then)?;
-        let old = crate::protocol::parse(old_text, path).ok()?;
-        changes = crate::protocol::count_basis_changes(&old, old_text, &new, new_text);
-    }
-    changes.extend(reg.and_then(|r| crate::protocol::pilot_change(&new, &count.inputs, &r.inputs)));
-    (!changes.is_empty()).then(|| (count.seq, changes.join("; ")))
-}
-
-/// Registration rules, data-access declarations and time order.
+/// The registration rules, data-access declarations and overlaps: the fold of
+/// [`super::rules`] replayed over the whole chain, each violation a finding or a note. Past a
+/// record whose objects cannot be read, what came before is unknown, so the absence of a
+/// registration or a count is not a finding.
 fn check_registrations(c: &mut ChainCheck, records: &[Record]) {
-    let ever_registered: std::collections::BTreeSet<&str> = records
-        .iter()
-        .filter_map(|r| r.entry.as_ref().ok())
-        .filter(|e| matches!(e.kind, EntryKind::Register | EntryKind::Amend))
-        .map(|e| e.study_id.as_str())
-        .collect();
-    let mut registered: BTreeMap<&str, String> = BTreeMap::new();
-    let mut seen: Vec<&super::entry::Entry> = Vec::new();
-    let mut levels = super::entry::AccessLevels::default();
-    // Per study: its latest stop-rule decision, and its latest components entry with the
-    // assignment hashes it records (what `analyze` checks an analysis against).
-    let mut decision: BTreeMap<&str, &Entry> = BTreeMap::new();
-    let mut counted: BTreeMap<&str, &Entry> = BTreeMap::new();
-    // Per study: its latest count (`count`, `stop` or `go`); per protocol hash: the text a
-    // register or amend entry stored (when the records hold it).
-    let mut latest_count: BTreeMap<&str, &Entry> = BTreeMap::new();
-    let mut latest_reg: BTreeMap<&str, &Entry> = BTreeMap::new();
-    let mut texts: BTreeMap<&str, &str> = BTreeMap::new();
-    type BasisKey = (Option<u64>, Option<String>, Option<u64>, bool);
-    let mut basis_answers: BTreeMap<BasisKey, Option<(u64, String)>> = BTreeMap::new();
-    let assignments = |e: &Entry| -> Vec<String> {
-        e.inputs
-            .iter()
-            .filter(|(k, _)| k.role == super::entry::InputRole::Assignment)
-            .map(|(_, h)| h.clone())
-            .collect()
-    };
-    // Set once an entry that cannot be read has been passed (a missing or damaged object): what
-    // came before it is unknown, so its absence (no registration, no count) is not a finding.
-    let mut cut = false;
+    let mut state = super::rules::LedgerState::default();
     for r in records {
         let e = match &r.entry {
             Ok(e) => e,
             Err(_) => {
-                cut |= !r.unreadable.is_empty();
+                state.cut |= !r.unreadable.is_empty();
                 continue;
             }
         };
-        let n = Some(e.seq);
-        let id = e.study_id.as_str();
-        // A deviation entry, and the entry written with it (the next one, of the same study and
-        // protocol hash: `analyze --deviation` appends both at once), may use another protocol
-        // than the registered one: the deviation records and discloses that it does.
-        let disclosed = e.kind == EntryKind::Deviation
-            || seen.last().is_some_and(|p| {
-                p.kind == EntryKind::Deviation && p.study_id == e.study_id && p.protocol_sha256 == e.protocol_sha256
-            });
-        let needs_reason = matches!(e.kind, EntryKind::Amend | EntryKind::Deviation);
-        if needs_reason && e.reason.as_deref().is_none_or(|r| r.trim().is_empty()) {
-            c.bad(
-                FindingCode::MissingReason,
-                n,
-                format!("entry #{} ({}) has no reason", e.seq, e.kind.as_str()),
-            );
-        }
-        match e.kind {
-            EntryKind::Register => {
-                if let Some(h) = registered.get(id) {
-                    if Some(h) != e.protocol_sha256.as_ref() {
-                        c.bad(
-                            FindingCode::DuplicateRegistration,
-                            n,
-                            format!(
-                                "entry #{} registers study `{}` again with a different protocol instead of amending it",
-                                e.seq, id
-                            ),
-                        );
-                    }
-                }
-            }
-            EntryKind::Amend => {
-                if registered.get(id) != e.amends.as_ref() || e.amends.is_none() {
-                    c.bad(
-                        FindingCode::AmendLink,
-                        n,
-                        format!(
-                            "entry #{} amends study `{}` but does not name its registered version ({})",
-                            e.seq,
-                            id,
-                            registered.get(id).map(String::as_str).unwrap_or("none registered")
-                        ),
-                    );
-                }
-            }
-            _ => {
-                if let (Some(h), Some(reg)) = (&e.protocol_sha256, registered.get(id)) {
-                    if h != reg && !disclosed {
-                        c.bad(
-                            FindingCode::UnregisteredProtocol,
-                            n,
-                            format!(
-                                "entry #{} ({}) used protocol {} but study `{}` was registered with {} at that time",
-                                e.seq,
-                                e.kind.as_str(),
-                                crate::text::short(h, 12),
-                                id,
-                                crate::text::short(reg, 12)
-                            ),
-                        );
-                    }
-                } else if cut {
-                    // Registered, perhaps, in an entry that cannot be read.
-                } else if e.protocol_sha256.is_some() && !id.is_empty() && !ever_registered.contains(id) {
-                    // A study never registered anywhere in the ledger: nothing to deviate from,
-                    // and no registered study is affected. Disclosed, not a failure.
-                    c.note(
-                        FindingCode::UnregisteredStudy,
-                        n,
-                        format!(
-                            "entry #{} ({}) concerns study `{}`, which is never registered in this ledger",
-                            e.seq,
-                            e.kind.as_str(),
-                            id
-                        ),
-                    );
-                } else if e.protocol_sha256.is_some() && !id.is_empty() {
-                    c.bad(
-                        FindingCode::UnregisteredProtocol,
-                        n,
-                        format!(
-                            "entry #{} ({}) uses a protocol of study `{}`, which was not registered before it",
-                            e.seq,
-                            e.kind.as_str(),
-                            id
-                        ),
-                    );
-                }
+        let text = match e.kind {
+            EntryKind::Register | EntryKind::Amend => r.protocol.as_deref().and_then(|b| std::str::from_utf8(b).ok()),
+            _ => None,
+        };
+        let verdict = state.step(&super::rules::Fact {
+            entry: e,
+            protocol_text: text,
+        });
+        for v in &verdict.violations {
+            if v.is_finding() {
+                c.bad(v.code(), Some(e.seq), v.message(e));
+            } else {
+                c.note(v.code(), Some(e.seq), v.message(e));
             }
         }
-        if e.kind == EntryKind::Analyze && !disclosed {
-            if let Some(stop) = decision.get(id).filter(|d| d.kind == EntryKind::Stop) {
-                c.bad(
-                    FindingCode::AnalysisRefused,
-                    n,
-                    format!(
-                        "entry #{} analyzes study `{}` after its stop rule said stop (entry #{}), without a deviation",
-                        e.seq, id, stop.seq
-                    ),
-                );
-            }
-            let used = assignments(e);
-            if !used.is_empty() {
-                let problem = match counted.get(id) {
-                    None if cut => None,
-                    None => Some("no components entry of the study records one before it".to_string()),
-                    Some(k) if !assignments(k).iter().any(|h| used.contains(h)) => Some(format!(
-                        "it is not the one its latest count (entry #{}) recorded",
-                        k.seq
-                    )),
-                    Some(_) => None,
-                };
-                if let Some(p) = problem {
-                    c.bad(
-                        FindingCode::AnalysisRefused,
-                        n,
-                        format!(
-                            "entry #{} analyzes study `{}` on a component assignment, and {}, without a deviation",
-                            e.seq, id, p
-                        ),
-                    );
-                }
-            }
-        }
-        if e.kind == EntryKind::Analyze && !disclosed {
-            let (count, reg) = (latest_count.get(id).copied(), latest_reg.get(id).copied());
-            // Analyses on the same count, protocol and registration get the same answer: asked
-            // once (it parses two protocols), so a long ledger of them is read at git's pace.
-            let key = (
-                count.map(|k| k.seq),
-                e.protocol_sha256.clone(),
-                reg.map(|r| r.seq),
-                !assignments(e).is_empty(),
-            );
-            let answer = match basis_answers.get(&key) {
-                Some(a) => a.clone(),
-                None => {
-                    let a = counted_otherwise(e, count, reg, &texts, key.3);
-                    basis_answers.insert(key, a.clone());
-                    a
-                }
-            };
-            if let Some(p) = answer {
-                c.bad(
-                    FindingCode::AnalysisRefused,
-                    n,
-                    format!(
-                        "entry #{} analyzes study `{}` on its count (entry #{}), which the registration then in force counts otherwise ({}), without a deviation",
-                        e.seq, id, p.0, p.1
-                    ),
-                );
-            }
-        }
-        if matches!(e.kind, EntryKind::Stop | EntryKind::Go) {
-            decision.insert(id, e);
-        }
-        if matches!(e.kind, EntryKind::Count | EntryKind::Stop | EntryKind::Go) {
-            latest_count.insert(id, e);
-        }
-        if matches!(e.kind, EntryKind::Register | EntryKind::Amend) {
-            latest_reg.insert(id, e);
-        }
-        if let (EntryKind::Register | EntryKind::Amend, Some(h), Some(text)) = (
-            e.kind,
-            &e.protocol_sha256,
-            r.protocol.as_deref().and_then(|b| std::str::from_utf8(b).ok()),
-        ) {
-            texts.insert(h.as_str(), text);
-        }
-        if matches!(
-            e.kind,
-            EntryKind::Count | EntryKind::Stop | EntryKind::Go | EntryKind::Assign
-        ) {
-            counted.insert(id, e);
-        }
-        if matches!(e.kind, EntryKind::Register | EntryKind::Amend) {
-            if let Some(h) = &e.protocol_sha256 {
-                registered.insert(id, h.clone());
-            }
-            if e.data_access == DataAccess::ResultsSeen {
-                c.note(
-                    FindingCode::RegisteredAfterResultsSeen,
-                    n,
-                    format!(
-                        "entry #{} {}s study `{}` after results were seen (declared data access: results-seen)",
-                        e.seq,
-                        e.kind.as_str(),
-                        id
-                    ),
-                );
-            }
-        }
-        let before = levels.in_force(id);
-        if !seen.is_empty() && e.data_access < before {
-            c.note(
-                FindingCode::AccessLowered,
-                n,
-                format!(
-                    "entry #{} declares data access {} after {} was declared{}",
-                    e.seq,
-                    e.data_access.as_str(),
-                    before.as_str(),
-                    if id.is_empty() {
-                        String::new()
-                    } else {
-                        format!(" for study `{}`", id)
-                    }
-                ),
-            );
-        }
-        seen.push(e);
-        levels.push(e);
     }
 }
 
@@ -637,8 +354,9 @@ pub(crate) fn parse_time(s: &str) -> Option<chrono::DateTime<chrono::Utc>> {
 }
 
 #[cfg(test)]
-mod new_entry_tests {
+mod registration_tests {
     use super::*;
+    use crate::ledger::{DataAccess, Entry};
 
     fn entry(seq: u64, kind: EntryKind, study: &str, protocol: Option<&str>) -> Entry {
         Entry {
@@ -662,46 +380,6 @@ mod new_entry_tests {
             clock: None,
             entry_sha256: String::new(),
         }
-    }
-
-    /// An entry on another protocol than the registered one is what the full check would flag,
-    /// unless a deviation of the same hash comes with it.
-    #[test]
-    fn new_entries_are_checked_as_the_full_chain_would_be() {
-        let history = [entry(1, EntryKind::Register, "s", Some("a"))];
-        let codes = |new: &[Entry]| -> Vec<FindingCode> {
-            new_entry_findings(&history, new).into_iter().map(|f| f.code).collect()
-        };
-        assert_eq!(codes(&[entry(2, EntryKind::Analyze, "s", Some("a"))]), vec![]);
-        assert_eq!(
-            codes(&[entry(2, EntryKind::Analyze, "s", Some("b"))]),
-            vec![FindingCode::UnregisteredProtocol]
-        );
-        assert_eq!(
-            codes(&[
-                entry(2, EntryKind::Deviation, "s", Some("b")),
-                entry(3, EntryKind::Analyze, "s", Some("b"))
-            ]),
-            vec![]
-        );
-        assert_eq!(
-            codes(&[entry(2, EntryKind::Register, "s", Some("b"))]),
-            vec![FindingCode::DuplicateRegistration]
-        );
-        // The full check agrees on the same chain.
-        let mut all: Vec<Record> = Vec::new();
-        for e in [
-            entry(1, EntryKind::Register, "s", Some("a")),
-            entry(2, EntryKind::Analyze, "s", Some("b")),
-        ] {
-            all.push(Record::new(String::new(), Ok(e)));
-        }
-        let mut c = ChainCheck::default();
-        check_registrations(&mut c, &all);
-        assert_eq!(
-            c.findings.iter().map(|f| f.code).collect::<Vec<_>>(),
-            vec![FindingCode::UnregisteredProtocol]
-        );
     }
 
     /// Past an entry that cannot be read, a registration or count it may have held is not

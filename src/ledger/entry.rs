@@ -106,7 +106,7 @@ impl DataAccess {
 
 /// The data-access levels in force as a ledger is read entry by entry (first to last): the
 /// latest level declared for each study and for the whole ledger.
-#[derive(Debug, Default, Clone)]
+#[derive(Debug, Default, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct AccessLevels {
     /// Per study id (empty for the ledger-wide entries): the position of its latest entry among
     /// those pushed and the level it declares.
@@ -143,6 +143,31 @@ impl AccessLevels {
             return of(study_id);
         }
         self.latest.keys().map(|s| of(s)).max().unwrap_or_default()
+    }
+}
+
+/// The `summary` of a `note` entry (kept with the entry format rather than in
+/// [`crate::records`], as it names the data-access levels).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct NoteSummary {
+    /// The level declared before, when the note changed it.
+    pub access_changed_from: Option<DataAccess>,
+    /// The verification findings of the ledger the note was appended onto (`note
+    /// --despite-findings`), one `code: message` each; absent when the ledger verified.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub ledger_findings: Vec<String>,
+}
+
+impl crate::records::Stored for Entry {
+    fn seq(&self) -> u64 {
+        self.seq
+    }
+    fn kind_name(&self) -> &str {
+        self.kind.as_str()
+    }
+    fn summary(&self) -> &serde_json::Value {
+        &self.summary
     }
 }
 

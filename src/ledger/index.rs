@@ -18,10 +18,19 @@
 //! number the index says, or the index is rebuilt. Whether the chain itself verifies is a
 //! separate, equally tip-keyed check ([`super::chain`], run by the append).
 //!
+//! The index also keeps the registration rules' state at its tip ([`super::rules::LedgerState`],
+//! the fold of every entry up to it), advanced with each entry an append writes, so that the
+//! rules judge a new entry on the state of the whole chain at the cost of one step. Unlike the
+//! positions, that state is not re-read from the commits on each use: it is trusted for the
+//! exact tip it names, as the verified tip is (`verified-tip`); an edited index can let an
+//! append through that the rules refuse, and `verify`, which replays the rules over the chain
+//! itself, then finds it.
+//!
 //! The layout is this module's own (field `version`); an index of another version, or one that
 //! does not parse, is rebuilt. Failing to write it only costs a rebuild next time.
 
-use super::entry::{DataAccess, Entry, EntryKind};
+use super::entry::{DataAccess, Draft, Entry, EntryKind};
+use super::rules::{Fact, LedgerState, Verdict};
 use super::store::{Ledger, StoredEntry};
 use crate::error::Result;
 use git2::Oid;
@@ -29,7 +38,7 @@ use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 
 /// The layout version written by this build.
-const INDEX_VERSION: u32 = 1;
+const INDEX_VERSION: u32 = 2;
 
 /// Where one entry is: its sequence number and commit id.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -49,6 +58,8 @@ pub(crate) struct LedgerIndex {
     tip_seq: u64,
     /// Study id (empty: ledger-wide entries) → kind → the latest such entry.
     studies: BTreeMap<String, BTreeMap<EntryKind, Pos>>,
+    /// The registration rules' state after the tip entry.
+    rules: LedgerState,
 }
 
 impl LedgerIndex {
@@ -58,11 +69,14 @@ impl LedgerIndex {
             tip: String::new(),
             tip_seq: 0,
             studies: BTreeMap::new(),
+            rules: LedgerState::default(),
         }
     }
 
-    /// Records `entry`, stored in commit `commit`, as the new tip.
-    pub(crate) fn push(&mut self, entry: &Entry, commit: Oid) {
+    /// Records `entry`, stored in commit `commit` with `protocol_text` (a `register` or
+    /// `amend`'s), as the new tip, and folds it into the rules' state.
+    pub(crate) fn push(&mut self, entry: &Entry, protocol_text: Option<&str>, commit: Oid) {
+        self.rules.step(&Fact { entry, protocol_text });
         let pos = Pos {
             seq: entry.seq,
             commit: commit.to_string(),
@@ -207,12 +221,42 @@ impl<'a> Snapshot<'a> {
         }
     }
 
-    /// The index, advanced by the entries an append wrote on this tip (to be saved for the new
-    /// tip once the ref moved).
-    pub(crate) fn advanced(&self, written: &[(Entry, Oid)]) -> LedgerIndex {
+    /// The registration rules' state at this tip (the fold of the whole chain up to it).
+    pub fn rules(&self) -> &LedgerState {
+        &self.index.rules
+    }
+
+    /// What the rules say of `drafts` if appended now (in order, at `time`) on this tip: each
+    /// one's violations and, for an analysis, its classification. The state is left as it is.
+    pub fn preview(&self, drafts: &[Draft], time: &str) -> Vec<Verdict> {
+        self.index.rules.preview(drafts, self.index.tip_seq + 1, time)
+    }
+
+    /// The findings of the rules on the entries an append wrote on this tip (`written`, from
+    /// `drafts` in the same order): what `verify` would report of them on the extended chain.
+    pub(crate) fn check_new(&self, written: &[(Entry, Oid)], drafts: &[Draft]) -> Vec<super::Finding> {
+        let mut state = self.index.rules.clone();
+        let mut out = Vec::new();
+        for (i, (e, _)) in written.iter().enumerate() {
+            let text = drafts.get(i).and_then(|d| d.protocol_text.as_deref());
+            let v = state.step(&Fact {
+                entry: e,
+                protocol_text: text,
+            });
+            out.extend(
+                v.findings()
+                    .map(|x| super::Finding::new(x.code(), Some(e.seq), x.message(e))),
+            );
+        }
+        out
+    }
+
+    /// The index, advanced by the entries an append wrote on this tip (`written`, from `drafts`
+    /// in the same order; to be saved for the new tip once the ref moved).
+    pub(crate) fn advanced(&self, written: &[(Entry, Oid)], drafts: &[Draft]) -> LedgerIndex {
         let mut ix = self.index.clone();
-        for (e, oid) in written {
-            ix.push(e, *oid);
+        for (i, (e, oid)) in written.iter().enumerate() {
+            ix.push(e, drafts.get(i).and_then(|d| d.protocol_text.as_deref()), *oid);
         }
         ix
     }
@@ -293,7 +337,7 @@ impl Ledger {
             }
         }
         let stop = cached.as_ref().map(|ix| ix.tip.clone());
-        let mut newer: Vec<(Entry, Oid)> = Vec::new();
+        let mut newer: Vec<(Entry, Oid, Option<String>)> = Vec::new();
         let mut next = Some(tip);
         let mut reached = false;
         while let Some(oid) = next {
@@ -302,15 +346,20 @@ impl Ledger {
                 break;
             }
             let (entry, parent) = self.read_entry_and_parent(oid)?;
-            newer.push((entry, oid));
+            // The rules read the protocol text a registration stores.
+            let text = match entry.kind {
+                EntryKind::Register | EntryKind::Amend => self.read_commit(oid)?.protocol_text,
+                _ => None,
+            };
+            newer.push((entry, oid, text));
             next = parent;
         }
         let mut ix = match (reached, cached) {
             (true, Some(ix)) => ix,
             _ => LedgerIndex::empty(),
         };
-        for (e, oid) in newer.iter().rev() {
-            ix.push(e, *oid);
+        for (e, oid, text) in newer.iter().rev() {
+            ix.push(e, text.as_deref(), *oid);
         }
         Ok((ix, true))
     }

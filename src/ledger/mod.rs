@@ -30,6 +30,7 @@ mod index;
 pub mod log;
 pub mod publish;
 mod records;
+pub mod rules;
 pub mod signer;
 mod store;
 pub mod verify;
@@ -42,8 +43,8 @@ pub mod sshsig;
 pub mod tsa;
 
 pub use entry::{
-    hashes_of, AccessLevels, ClockSource, DataAccess, Draft, Entry, EntryKind, InputKey, InputRole, Inputs, RngInfo,
-    Tool, GENESIS,
+    hashes_of, AccessLevels, ClockSource, DataAccess, Draft, Entry, EntryKind, InputKey, InputRole, Inputs,
+    NoteSummary, RngInfo, Tool, GENESIS,
 };
 pub use export::{export_jsonl, export_to, verify_export, ExportLine, ExportSummary, EXPORT_FORMAT, EXPORT_FORMAT_V1};
 pub use index::Snapshot;

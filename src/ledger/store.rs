@@ -33,6 +33,21 @@ pub struct StoredEntry {
     pub protocol_text: Option<String>,
 }
 
+impl crate::records::Stored for StoredEntry {
+    fn seq(&self) -> u64 {
+        self.entry.seq
+    }
+    fn kind_name(&self) -> &str {
+        self.entry.kind.as_str()
+    }
+    fn summary(&self) -> &serde_json::Value {
+        &self.entry.summary
+    }
+    fn result_bytes(&self) -> Option<&[u8]> {
+        self.result.as_deref()
+    }
+}
+
 /// A handle on the ledger of one git repository.
 pub struct Ledger {
     repo: Repository,
@@ -588,15 +603,8 @@ impl Ledger {
                 return Ok(vec![]);
             };
             // What an append writes on a verified tip must verify too: the registration rules are
-            // checked for the new entries against the snapshot (the rest holds by construction).
-            let mut history: Vec<Entry> = snap.entries().iter().map(|s| s.entry.clone()).collect();
-            if let Some(last) = snap.last() {
-                if history.last().map(|e| e.seq) != Some(last.seq) {
-                    history.push(last.clone());
-                }
-            }
-            let new: Vec<Entry> = written.iter().map(|(e, _)| e.clone()).collect();
-            let broken = super::chain::new_entry_findings(&history, &new);
+            // stepped from the tip's state with the new entries (the rest holds by construction).
+            let broken = snap.check_new(&written, &drafts);
             let clean = clean && broken.is_empty();
             if !broken.is_empty() {
                 let listed: Vec<String> = broken
@@ -634,7 +642,7 @@ impl Ledger {
                     if clean {
                         self.remember_verified(new_tip);
                     }
-                    self.save_index(&snap.advanced(&written));
+                    self.save_index(&snap.advanced(&written, &drafts));
                     return Ok(written.into_iter().map(|(e, _)| e).collect());
                 }
                 Err(e)

@@ -75,12 +75,22 @@ crate::named_enum! {
         /// An entry used a protocol hash that was not the study's registered one at the time.
         UnregisteredProtocol = "unregistered-protocol",
         /// An analysis the registration refuses, without a deviation: after the study's stop rule
-        /// said stop, on a component assignment other than the one its latest count recorded, or on
-        /// a count that the registration in force at the analysis counts otherwise (made under a
+        /// said stop; under a stop rule before any count, or without the assignment a `go`
+        /// covers; on a component assignment other than the one its latest count recorded; on a
+        /// count that the registration in force at the analysis counts otherwise (made under a
         /// protocol version whose link rules, components, splits, stop rule, assignment seed or
-        /// derived target differ, or on another pilot file). It is what `analyze` refuses, checked
-        /// again from the chain alone, so an edited local index cannot hide it.
+        /// derived target differ, or on another pilot file); or on other data (scores, runs,
+        /// qrels, strata) than the study's first analysis read. It is what `analyze` refuses,
+        /// from the same rules replayed over the chain alone, so an edited local index cannot
+        /// hide it.
         AnalysisRefused = "analysis-refused",
+        /// A component count the registration refuses, without a deviation: on other
+        /// questions, passages, qrels or pairs than the study's previous count, or on another
+        /// pilot file than the registration records.
+        CountRefused = "count-refused",
+        /// (note) A study overlaps an earlier study of the ledger: the same protocol (but for its
+        /// `[study]` table) registered under another id, or the same data analyzed.
+        StudyOverlap = "study-overlap",
         /// (PROTOCOL) The file differs from the latest registration; the message names the first
         /// differing line.
         ProtocolChanged = "protocol-changed",

@@ -1,29 +1,31 @@
 //! `pledge analyze` (checked against the registration, recorded in the ledger) and `pledge
 //! compare` (the same methods on score files, without a ledger).
 //!
-//! Refusals of `analyze` (exit 1), each overridable with a deviation reason, in which case a
-//! `deviation` entry listing them is appended in the same atomic step as the `analyze` entry:
-//! - the protocol is not registered, or changed since ([`query::check_registered`]);
-//! - the latest `stop`/`go` entry of the study is `stop`;
-//! - with splits in the protocol or `--components FILE` given, the study's latest count was made
-//!   under an earlier version of the protocol that fixed what the count decides from otherwise
-//!   ([`query::count_basis`]: link rules, `[components]`, splits, stop rule, or the power target
-//!   a split derives its requirement from): count again under the protocol in force first;
-//! - `--components FILE` is given and its SHA-256 (raw bytes) differs from the one recorded by
-//!   the latest `count`/`stop`/`go`/`assign` entry of the study under the `assignment` role (or
-//!   no such entry records one).
+//! What `analyze` may do is decided by the registration rules ([`crate::ledger::rules`]),
+//! asked about the entry it is about to write ([`crate::ledger::Snapshot::preview`]): every rule
+//! the entry would break is a refusal (exit 1), and so is a study that is not registered, or a
+//! field the analysis uses otherwise than the protocol fixes (`plan`). Each is overridable with
+//! a deviation reason, in which case a `deviation` entry listing them is appended in the same
+//! atomic step as the `analyze` entry. The rules refuse, in short: a protocol changed since it
+//! was registered; an analysis after the stop rule said stop, or with a stop rule before any
+//! count or without the assignment a `go` covers; an assignment other than the study's latest
+//! count recorded; a count the registration in force counts otherwise; other data content (per
+//! role: scores, qrels, runs, strata) than the study's first analysis read.
 //!
 //! The `analyze` entry records `inputs` (`protocol:PATH`, `scores:PATH` per file, `qrels:PATH`
 //! and `run:PATH` per run, `assignment:PATH`, `strata:PATH` → SHA-256 of the raw bytes, PATH
 //! relative to the repository root), `rng` (ChaCha8 and the seed), `result_sha256` of the full
 //! [`AnalysisResult`] (which holds the settings and, under `options`, the input paths in order
-//! and the reader options) and an [`AnalyzeSummary`].
+//! and the reader options) and an [`AnalyzeSummary`]. How it stands against the registration
+//! (confirmatory, confirmatory with deviations, exploratory) is the rules' verdict
+//! ([`AnalyzeOutcome::verdict`]).
 
 use super::{inputs, query, Notes};
 use crate::error::{refused_by, Error, Refusal, Result};
-use crate::ledger::{DataAccess, Draft, Entry, EntryKind, InputKey, InputRole, Inputs, Ledger, StoredEntry};
+use crate::ledger::rules::Violation;
+use crate::ledger::{DataAccess, Draft, Entry, EntryKind, InputKey, InputRole, Inputs, Ledger};
 use crate::protocol::load_protocol;
-use crate::records::{self, AnalyzeSummary, ComparisonSummary, DeviationSummary};
+use crate::records::{self, AnalyzeSummary, ComparisonSummary, DeviationSummary, FieldDeviation};
 use crate::rng::RngInfo;
 use crate::stats::settings::{Overrides, RunOptions, Settings, TrecInputs};
 use crate::stats::AnalysisResult;
@@ -68,24 +70,6 @@ pub struct AnalyzeRequest {
     pub pool_partial: bool,
 }
 
-/// One difference between what the registration fixes and what an analysis uses.
-#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct FieldDeviation {
-    /// The protocol key (or concept) concerned, e.g. `scores.column`, `analysis.seed`.
-    pub field: String,
-    /// What the registration fixes.
-    pub registered: String,
-    /// What the analysis uses instead.
-    pub used: String,
-}
-
-impl std::fmt::Display for FieldDeviation {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "{}: {} → {}", self.field, self.registered, self.used)
-    }
-}
-
 /// What `analyze` did.
 #[derive(Debug, Clone)]
 pub struct AnalyzeOutcome {
@@ -99,103 +83,10 @@ pub struct AnalyzeOutcome {
     pub overridden: Vec<Refusal>,
     /// Fields the analysis uses otherwise than the registration fixes (each recorded).
     pub fields: Vec<FieldDeviation>,
+    /// How the analysis stands against the registration (the rules' verdict on its entry).
+    pub verdict: Option<crate::ledger::rules::AnalysisVerdict>,
     /// Notes for people.
     pub notes: Notes,
-}
-
-/// The refusals for analyzing `study` with the assignment hash `assignment` (see module docs),
-/// besides the registration check.
-pub fn refusals(entries: &[StoredEntry], study: &str, assignment: Option<&str>) -> Vec<Refusal> {
-    let mut out = Vec::new();
-    if let Some(e) = query::latest(entries, study, &[EntryKind::Stop, EntryKind::Go]) {
-        if e.entry.kind == EntryKind::Stop {
-            out.push(Refusal::Stopped { seq: e.entry.seq });
-        }
-    }
-    if let Some(h) = assignment {
-        let kinds = [EntryKind::Count, EntryKind::Stop, EntryKind::Go, EntryKind::Assign];
-        match query::latest(entries, study, &kinds) {
-            None => out.push(Refusal::Assignment(
-                "no components entry records a component assignment for this study".into(),
-            )),
-            Some(e) => {
-                let rec: Vec<(&InputKey, &String)> = e
-                    .entry
-                    .inputs
-                    .iter()
-                    .filter(|(k, _)| k.role == InputRole::Assignment)
-                    .collect();
-                match rec.first() {
-                    None => out.push(Refusal::Assignment(format!(
-                        "entry #{} records no component assignment",
-                        e.entry.seq
-                    ))),
-                    Some((k, v)) if !rec.iter().any(|(_, v)| v.as_str() == h) => {
-                        out.push(Refusal::Assignment(format!(
-                        "the component assignment differs from the one recorded in entry #{} ({} = {}, file now {})",
-                        e.entry.seq, k, v, h
-                    )))
-                    }
-                    Some(_) => {}
-                }
-            }
-        }
-    }
-    out
-}
-
-/// Every refusal of analyzing with `lp` given `entries` (registration, stop rule, assignment),
-/// and the registration entry's number.
-///
-/// Errors: a ledger commit that cannot be read while looking up the protocol an earlier count
-/// was made under.
-fn all_refusals(
-    snap: &crate::ledger::Snapshot,
-    lp: &crate::protocol::LoadedProtocol,
-    assignment: Option<&str>,
-) -> Result<(Option<u64>, Vec<Refusal>)> {
-    let entries = snap.entries();
-    let mut refused = Vec::new();
-    let reg = match query::check_registered(entries, lp) {
-        Ok(r) => Some(r.entry.seq),
-        Err(r) => {
-            refused.push(r);
-            None
-        }
-    };
-    let study = &lp.protocol.study.id;
-    refused.extend(stop_gate(entries, &lp.protocol, study, assignment));
-    // A decision or an assignment counted under an earlier protocol that counted otherwise.
-    if !lp.protocol.splits.is_empty() || assignment.is_some() {
-        let earlier = |count: &StoredEntry, accept: &dyn Fn(&StoredEntry) -> bool| snap.latest_before(count, accept);
-        refused.extend(query::count_basis(entries, lp, earlier)?);
-    }
-    refused.extend(refusals(entries, study, assignment));
-    refused.dedup();
-    Ok((reg, refused))
-}
-
-/// The stop rule gates the analysis: with splits in the protocol, the study's latest count must
-/// be a `go`, and the analysis must use the assignment that count recorded.
-fn stop_gate(
-    entries: &[StoredEntry],
-    p: &crate::protocol::Protocol,
-    study: &str,
-    assignment: Option<&str>,
-) -> Vec<Refusal> {
-    if p.splits.is_empty() {
-        return vec![];
-    }
-    match query::latest(entries, study, &[EntryKind::Stop, EntryKind::Go, EntryKind::Count]) {
-        None => vec![Refusal::Other(
-            "the protocol has a stop rule, but no component count is recorded (run `pledge components` first)".into(),
-        )],
-        Some(e) if e.entry.kind == EntryKind::Go && assignment.is_none() => vec![Refusal::Other(format!(
-            "the stop rule's go (entry #{}) covers a component assignment: analyze it with --components FILE",
-            e.entry.seq
-        ))],
-        Some(_) => vec![],
-    }
 }
 
 fn refusal(study: &str, refused: &[Refusal]) -> Error {
@@ -404,72 +295,16 @@ fn plan(lp: &crate::protocol::LoadedProtocol, req: &AnalyzeRequest, rel: &dyn Fn
     }
 }
 
-/// Runs `pledge analyze`: the checks, the analysis and its ledger entries.
+/// The inputs of an analysis, hashed: what its entry records.
 ///
-/// Errors: refusals without a deviation reason (exit 1, every refusal and every field the
-/// analysis uses otherwise than registered listed as a cause); a deviation on a study that is
-/// not registered (exit 1: there is nothing to deviate from); bad inputs (exit 2); git failures
-/// (exit 70).
-pub fn analyze(ledger: &Ledger, req: &AnalyzeRequest, now: DateTime<Utc>) -> Result<AnalyzeOutcome> {
-    let lp = load_protocol(&req.protocol)?;
-    let study = lp.protocol.study.id.clone();
-    if let Some(r) = &req.deviation {
-        if r.trim().is_empty() {
-            return Err(Error::input("--deviation needs a non-empty reason"));
-        }
-    }
-    let assign_hash = match (&req.components, &req.read.stdin) {
-        // Standard input (`--components -`): the hash of the bytes read.
-        (Some(p), Some(i)) if crate::input::is_stdin(p) => Some(i.sha256()),
-        (Some(p), _) => Some(crate::io::sha256_file(p)?),
-        (None, _) => None,
-    };
-    let no_registration = |entries: &[StoredEntry]| -> Option<Error> {
-        match query::check_registered(entries, &lp) {
-            Err(r @ Refusal::Unregistered { .. }) if req.deviation.is_some() => Some(
-                Error::refused(format!(
-                    "study `{}` is not registered: there is no registration to deviate from",
-                    study
-                ))
-                .caused_by(r)
-                .with_hint(format!("register it first: pledge register {}", lp.path.display())),
-            ),
-            _ => None,
-        }
-    };
-    // A first look, so that a refused analysis is refused before its inputs are read; the
-    // checks that count run again inside the append.
-    let first_look = ledger.snapshot(ledger.tip()?, &study)?;
-    let first = first_look.entries();
-    if let Some(e) = no_registration(first) {
-        return Err(e);
-    }
-    let rel = |p: &Path| ledger.relative(p);
-    let Plan {
-        options: opts,
-        settings,
-        mut fields,
-        notes: plan_notes,
-    } = plan(&lp, req, &rel);
-    let refuse_all = |refused: Vec<Refusal>, fields: &[FieldDeviation]| {
-        let all: Vec<Refusal> = refused
-            .into_iter()
-            .chain(fields.iter().map(|f| Refusal::Field(f.to_string())))
-            .collect();
-        refusal(&study, &all)
-    };
-    let (_, refused) = all_refusals(&first_look, &lp, assign_hash.as_deref())?;
-    if (!refused.is_empty() || !fields.is_empty()) && req.deviation.is_none() {
-        return Err(refuse_all(refused, &fields));
-    }
-    let root = ledger.root();
-    let (loaded, load_fields, load_notes) = load_registered(&root, &opts, &lp.protocol)?;
-    fields.extend(load_fields);
-    if !fields.is_empty() && req.deviation.is_none() {
-        return Err(refuse_all(vec![], &fields));
-    }
-    let mut base = crate::stats::run(&loaded, &settings, "analyze", "", Some(study.clone()))?;
-    base.options = Some(opts.clone());
+/// Errors (exit 2): a file that cannot be read.
+fn input_hashes(
+    req: &AnalyzeRequest,
+    lp: &crate::protocol::LoadedProtocol,
+    opts: &RunOptions,
+    assign_hash: Option<&String>,
+    rel: &dyn Fn(&Path) -> String,
+) -> Result<Inputs> {
     let mut hashes = Inputs::new();
     hashes.insert(
         InputKey::new(InputRole::Protocol, rel(&lp.path)),
@@ -497,85 +332,266 @@ pub fn analyze(ledger: &Ledger, req: &AnalyzeRequest, now: DateTime<Utc>) -> Res
             hashes.insert(InputKey::new(InputRole::Run, r.clone()), crate::io::sha256_file(p)?);
         }
     }
-    if let (Some(h), Some(r)) = (&assign_hash, &opts.components) {
+    if let (Some(h), Some(r)) = (assign_hash, &opts.components) {
         hashes.insert(InputKey::new(InputRole::Assignment, r.clone()), h.clone());
     }
     if let (Some(p), Some(r)) = (&req.strata, &opts.strata) {
         hashes.insert(InputKey::new(InputRole::Strata, r.clone()), crate::io::sha256_file(p)?);
     }
-    let protocol_path = Some(rel(&lp.path));
-    let mut landed: Option<(AnalysisResult, Vec<Refusal>)> = None;
+    Ok(hashes)
+}
+
+/// What the registration rules say of appending `draft` (an `analyze` entry) now on `snap`: the
+/// refusals (every rule it would break, and a study that is not registered) and the verdict.
+fn judge(
+    snap: &crate::ledger::Snapshot,
+    lp: &crate::protocol::LoadedProtocol,
+    draft: &Draft,
+    now: DateTime<Utc>,
+) -> (Vec<Refusal>, Option<crate::ledger::rules::AnalysisVerdict>) {
+    let time = now.to_rfc3339_opts(chrono::SecondsFormat::Secs, true);
+    let Some(v) = snap.preview(std::slice::from_ref(draft), &time).pop() else {
+        return (vec![], None);
+    };
+    let e = crate::ledger::rules::candidate(draft, v.seq, &time, DataAccess::default());
+    let path = lp.path.display().to_string();
+    let mut refused: Vec<Refusal> = v
+        .violations
+        .iter()
+        .filter(|x| x.is_finding() || **x == Violation::UnregisteredStudy)
+        .map(|x| x.refusal(&e, &path))
+        .collect();
+    refused.dedup();
+    (refused, v.analysis)
+}
+
+/// The `analyze` draft of study `study` under `lp` with `inputs` (its summary and result are
+/// filled in once the analysis ran).
+fn analyze_draft(
+    study: &str,
+    lp: &crate::protocol::LoadedProtocol,
+    inputs: &Inputs,
+    rel: &dyn Fn(&Path) -> String,
+) -> Draft {
+    Draft {
+        kind: Some(EntryKind::Analyze),
+        study_id: study.to_string(),
+        protocol_sha256: Some(lp.hash.sha256.clone()),
+        protocol_path: Some(rel(&lp.path)),
+        inputs: inputs.clone(),
+        // The analysis prints its results: from here on they have been seen.
+        data_access: Some(DataAccess::ResultsSeen),
+        ..Draft::default()
+    }
+}
+
+/// The error for a study without a registration when a deviation reason was given: there is
+/// nothing to deviate from.
+fn no_registration(study: &str, lp: &crate::protocol::LoadedProtocol, refused: &[Refusal]) -> Option<Error> {
+    let r = refused.iter().find(|r| matches!(r, Refusal::Unregistered { .. }))?;
+    Some(
+        Error::refused(format!(
+            "study `{}` is not registered: there is no registration to deviate from",
+            study
+        ))
+        .caused_by(r.clone())
+        .with_hint(format!("register it first: pledge register {}", lp.path.display())),
+    )
+}
+
+/// The refusal error listing `refused` and every field the analysis uses otherwise.
+fn refuse_all(study: &str, refused: Vec<Refusal>, fields: &[FieldDeviation]) -> Error {
+    let all: Vec<Refusal> = refused
+        .into_iter()
+        .chain(fields.iter().map(|f| Refusal::Field(f.to_string())))
+        .collect();
+    refusal(study, &all)
+}
+
+/// The registration text a result carries: the registration it matches, or the deviation and
+/// what it overrides.
+fn registration_text(
+    reg: Option<u64>,
+    lp: &crate::protocol::LoadedProtocol,
+    deviation: Option<&String>,
+    refused: &[Refusal],
+    fields: &[FieldDeviation],
+) -> String {
+    let what: Vec<String> = refused
+        .iter()
+        .map(|x| x.to_string())
+        .chain(fields.iter().map(|f| f.to_string()))
+        .collect();
+    match (reg, deviation) {
+        (Some(seq), None) => format!("protocol registered (entry #{}), sha256 {}", seq, lp.hash.sha256),
+        (_, Some(r)) => format!(
+            "deviation recorded: {} (overriding: {})",
+            r,
+            if what.is_empty() {
+                "nothing".to_string()
+            } else {
+                what.join("; ")
+            }
+        ),
+        (None, None) => "unregistered".into(),
+    }
+}
+
+/// What an analysis appended: the result, the refusals its deviation overrode, and the rules'
+/// verdict.
+type Landed = (
+    AnalysisResult,
+    Vec<Refusal>,
+    Option<crate::ledger::rules::AnalysisVerdict>,
+);
+
+/// Appends the analysis (with its deviation entry, when a reason is given), its checks run
+/// again on the tip it lands on.
+fn append_analysis(
+    ledger: &Ledger,
+    req: &AnalyzeRequest,
+    lp: &crate::protocol::LoadedProtocol,
+    draft: &Draft,
+    base: &AnalysisResult,
+    fields: &[FieldDeviation],
+    now: DateTime<Utc>,
+) -> Result<(Vec<Entry>, Landed)> {
+    let study = draft.study_id.clone();
+    let mut landed: Option<Landed> = None;
     let written = ledger.append_many_with(now, &study, |snap| {
-        let entries = snap.entries();
-        if let Some(e) = no_registration(entries) {
+        let (refused, _) = judge(snap, lp, draft, now);
+        if let (Some(e), Some(_)) = (no_registration(&study, lp, &refused), &req.deviation) {
             return Err(e);
         }
-        let (reg, refused) = all_refusals(snap, &lp, assign_hash.as_deref())?;
         if !refused.is_empty() && req.deviation.is_none() {
             return Err(refusal(&study, &refused));
         }
+        let reg = snap.rules().study(&study).and_then(|s| s.in_force()).map(|v| v.seq);
         let mut result = base.clone();
-        let what: Vec<String> = refused
-            .iter()
-            .map(|x| x.to_string())
-            .chain(fields.iter().map(|f| f.to_string()))
-            .collect();
-        result.registration = match (reg, &req.deviation) {
-            (Some(seq), None) => format!("protocol registered (entry #{}), sha256 {}", seq, lp.hash.sha256),
-            (_, Some(r)) => format!(
-                "deviation recorded: {} (overriding: {})",
-                r,
-                if what.is_empty() {
-                    "nothing".to_string()
-                } else {
-                    what.join("; ")
-                }
-            ),
-            (None, None) => "unregistered".into(),
-        };
+        result.registration = registration_text(reg, lp, req.deviation.as_ref(), &refused, fields);
         let mut drafts = Vec::new();
         if let Some(reason) = &req.deviation {
             drafts.push(Draft {
                 kind: Some(EntryKind::Deviation),
-                study_id: study.clone(),
-                protocol_sha256: Some(lp.hash.sha256.clone()),
-                protocol_path: protocol_path.clone(),
-                inputs: hashes.clone(),
                 reason: Some(reason.clone()),
                 summary: records::to_value(&DeviationSummary {
                     command: "analyze".into(),
                     overridden: refused.iter().map(|x| x.to_string()).collect(),
-                    fields: fields.clone(),
+                    fields: fields.to_vec(),
                 })?,
-                ..Draft::default()
+                data_access: None,
+                ..draft.clone()
             });
         }
         drafts.push(Draft {
-            kind: Some(EntryKind::Analyze),
-            study_id: study.clone(),
-            protocol_sha256: Some(lp.hash.sha256.clone()),
-            protocol_path: protocol_path.clone(),
-            inputs: hashes.clone(),
-            rng: Some(RngInfo::chacha8(settings.seed)),
+            rng: Some(RngInfo::chacha8(result.settings.seed)),
             summary: records::to_value(&summary(&result, req.deviation.is_some()))?,
             result: Some(records::to_value(&result)?),
-            // The analysis prints its results: from here on they have been seen.
-            data_access: Some(DataAccess::ResultsSeen),
-            ..Draft::default()
+            ..draft.clone()
         });
-        landed = Some((result, refused));
+        let time = now.to_rfc3339_opts(chrono::SecondsFormat::Secs, true);
+        let verdict = snap.preview(&drafts, &time).pop().and_then(|v| v.analysis);
+        landed = Some((result, refused, verdict));
         Ok(drafts)
     })?;
-    let (result, overridden) = landed.ok_or_else(|| Error::internal("analyze: nothing was appended"))?;
+    let landed = landed.ok_or_else(|| Error::internal("analyze: nothing was appended"))?;
+    Ok((written, landed))
+}
+
+/// Runs `pledge analyze`: the checks, the analysis and its ledger entries.
+///
+/// Errors: refusals without a deviation reason (exit 1, every refusal and every field the
+/// analysis uses otherwise than registered listed as a cause); a deviation on a study that is
+/// not registered (exit 1: there is nothing to deviate from); bad inputs (exit 2); git failures
+/// (exit 70).
+pub fn analyze(ledger: &Ledger, req: &AnalyzeRequest, now: DateTime<Utc>) -> Result<AnalyzeOutcome> {
+    let lp = load_protocol(&req.protocol)?;
+    let study = lp.protocol.study.id.clone();
+    if let Some(r) = &req.deviation {
+        if r.trim().is_empty() {
+            return Err(Error::input("--deviation needs a non-empty reason"));
+        }
+    }
+    let assign_hash = match (&req.components, &req.read.stdin) {
+        // Standard input (`--components -`): the hash of the bytes read.
+        (Some(p), Some(i)) if crate::input::is_stdin(p) => Some(i.sha256()),
+        (Some(p), _) => Some(crate::io::sha256_file(p)?),
+        (None, _) => None,
+    };
+    let rel = |p: &Path| ledger.relative(p);
+    let Plan {
+        options: opts,
+        settings,
+        mut fields,
+        notes: plan_notes,
+    } = plan(&lp, req, &rel);
+    // A first look, so that a refused analysis is refused before its inputs are read (the data
+    // files are only hashed then); the checks that count run again inside the append.
+    let first_look = ledger.snapshot(ledger.tip()?, &study)?;
+    let mut early = Inputs::new();
+    if let (Some(h), Some(r)) = (&assign_hash, &opts.components) {
+        early.insert(InputKey::new(InputRole::Assignment, r.clone()), h.clone());
+    }
+    let deviated = req.deviation.is_some();
+    let check = |inputs: &Inputs| -> Result<()> {
+        let (refused, _) = judge(&first_look, &lp, &analyze_draft(&study, &lp, inputs, &rel), now);
+        if let (Some(e), true) = (no_registration(&study, &lp, &refused), deviated) {
+            return Err(e);
+        }
+        if (!refused.is_empty() || !fields.is_empty()) && !deviated {
+            return Err(refuse_all(&study, refused, &fields));
+        }
+        Ok(())
+    };
+    check(&early)?;
+    let hashes = input_hashes(req, &lp, &opts, assign_hash.as_ref(), &rel)?;
+    check(&hashes)?;
+    let (loaded, load_fields, load_notes) = load_registered(&ledger.root(), &opts, &lp.protocol)?;
+    fields.extend(load_fields);
+    if !fields.is_empty() && !deviated {
+        return Err(refuse_all(&study, vec![], &fields));
+    }
+    let mut base = crate::stats::run(&loaded, &settings, "analyze", "", Some(study.clone()))?;
+    base.options = Some(opts.clone());
+    let draft = analyze_draft(&study, &lp, &hashes, &rel);
+    let (written, (result, overridden, verdict)) = append_analysis(ledger, req, &lp, &draft, &base, &fields, now)?;
     let mut written = written.into_iter();
-    let deviation = if req.deviation.is_some() { written.next() } else { None };
+    let deviation = if deviated { written.next() } else { None };
     let entry = written
         .next()
         .ok_or_else(|| Error::internal("analyze: the analyze entry was not appended"))?;
     let mut notes = plan_notes;
     notes.extend(load_notes);
     notes.extend(ledger.take_notes().into_iter().map(super::Note::info));
-    if let Some(d) = &deviation {
+    notes.extend(landing_notes(
+        deviation.as_ref(),
+        &entry,
+        &overridden,
+        &fields,
+        verdict.as_ref(),
+    ));
+    Ok(AnalyzeOutcome {
+        result,
+        entry,
+        deviation,
+        overridden,
+        fields,
+        verdict,
+        notes,
+    })
+}
+
+/// The notes on what landed: the deviation entry and what it overrides, the analyze entry and
+/// how it stands.
+fn landing_notes(
+    deviation: Option<&Entry>,
+    entry: &Entry,
+    overridden: &[Refusal],
+    fields: &[FieldDeviation],
+    verdict: Option<&crate::ledger::rules::AnalysisVerdict>,
+) -> Notes {
+    let mut notes = Notes::new();
+    if let Some(d) = deviation {
         let what: Vec<String> = overridden
             .iter()
             .map(|x| x.to_string())
@@ -592,18 +608,12 @@ pub fn analyze(ledger: &Ledger, req: &AnalyzeRequest, now: DateTime<Utc>) -> Res
         )));
     }
     notes.push(super::Note::info(format!(
-        "recorded analyze entry #{} (result sha256 {})",
+        "recorded analyze entry #{} (result sha256 {}){}",
         entry.seq,
-        entry.result_sha256.as_deref().unwrap_or("-")
+        entry.result_sha256.as_deref().unwrap_or("-"),
+        verdict.map(|v| format!(": {}", v.headline())).unwrap_or_default()
     )));
-    Ok(AnalyzeOutcome {
-        result,
-        entry,
-        deviation,
-        overridden,
-        fields,
-        notes,
-    })
+    notes
 }
 
 /// Loads the inputs of `opts` under protocol `p`: with registered systems (format 2:

@@ -1,7 +1,6 @@
 //! `pledge components`: count components under the registered link rules, apply the stop rule,
 //! optionally assign whole components to splits, and record the decision in the ledger.
 
-use super::analyze::FieldDeviation;
 use super::{query, Note, Notes};
 use crate::assignment;
 use crate::components::{
@@ -11,6 +10,7 @@ use crate::error::{Error, Result};
 use crate::input::Input;
 use crate::ledger::{Draft, EntryKind, InputKey, InputRole, Inputs, Ledger};
 use crate::protocol::load_protocol;
+use crate::records::FieldDeviation;
 use crate::records::{self, AssignRecord, AssignSummary, CountRecord, CountSummary, RECORD_VERSION};
 use crate::rng::RngInfo;
 use chrono::{DateTime, Utc};
@@ -400,50 +400,14 @@ pub fn run(
         }
     }
     let written = ledger.append_many_with(now, &outcome.study, |snap| {
-        let entries = snap.entries();
-        let reg = query::check_registered(entries, &lp).map_err(query::refusal_error)?;
-        let changed = recount_changes(entries, &outcome.study, &count_draft.inputs);
-        let mut drafts = Vec::new();
-        match (&o.deviation, changed.is_empty()) {
-            (None, false) => {
-                let refusals: Vec<crate::error::Refusal> =
-                    changed.iter().map(|f| crate::error::Refusal::Field(f.to_string())).collect();
-                return Err(crate::error::refused_by(
-                    format!(
-                        "study `{}` was counted before on other inputs: a recount on these needs a reason",
-                        outcome.study
-                    ),
-                    &refusals,
-                    "recount on the inputs of the earlier count, or record why with --deviation \"reason\" (every count stays in the report)",
-                ));
-            }
-            (Some(reason), _) => drafts.push(Draft {
-                kind: Some(EntryKind::Deviation),
-                reason: Some(reason.clone()),
-                summary: records::to_value(&records::DeviationSummary {
-                    command: "components".into(),
-                    overridden: vec![],
-                    fields: changed.clone(),
-                })?,
-                result: None,
-                rng: None,
-                ..count_draft.clone()
-            }),
-            (None, true) => {}
-        }
-        if let Some((file, sha, _)) = &pilot {
-            let key = InputKey::new(InputRole::Pilot, file.clone());
-            if reg.entry.inputs.get(&key) != Some(sha) {
-                return Err(Error::refused(format!(
-                    "the pilot {} is not the one registered (entry #{}): the requirement would rest on other data",
-                    file, reg.entry.seq
-                ))
-                .with_hint("restore the registered pilot file, or register the change with `pledge amend`"));
-            }
-        }
-        drafts.push(count_draft.clone());
-        drafts.extend(assign_draft.clone());
-        Ok(drafts)
+        count_drafts(
+            snap,
+            &lp,
+            o.deviation.as_ref(),
+            &count_draft,
+            assign_draft.as_ref(),
+            now,
+        )
     })?;
     outcome.ledger_entries = written.iter().map(|e| e.seq).collect();
     outcome.notes.extend(ledger.take_notes().into_iter().map(Note::info));
@@ -461,48 +425,76 @@ pub fn run(
     Ok(outcome)
 }
 
-/// How the questions and passages of this count differ from the latest earlier count of
-/// `study` (empty when there is none, or when they are the same files).
-fn recount_changes(entries: &[crate::ledger::StoredEntry], study: &str, now: &Inputs) -> Vec<FieldDeviation> {
-    let Some(prev) = query::latest(entries, study, &[EntryKind::Count, EntryKind::Stop, EntryKind::Go]) else {
-        return vec![];
+/// The entries a count appends on `snap`: the count (and its assignment), after a deviation
+/// entry when a reason is given, as the registration rules allow them: refused (exit 1) under a
+/// protocol that is not the registered one in force or another pilot than the registered one,
+/// and on other inputs than the study's previous count without a reason.
+fn count_drafts(
+    snap: &crate::ledger::Snapshot,
+    lp: &crate::protocol::LoadedProtocol,
+    deviation: Option<&String>,
+    count: &Draft,
+    assign: Option<&Draft>,
+    now: DateTime<Utc>,
+) -> Result<Vec<Draft>> {
+    use crate::ledger::rules::Violation;
+    let time = now.to_rfc3339_opts(chrono::SecondsFormat::Secs, true);
+    let Some(verdict) = snap.preview(std::slice::from_ref(count), &time).pop() else {
+        return Ok(vec![]);
     };
-    let of = |inputs: &Inputs, role: InputRole| -> String {
-        let v: Vec<String> = inputs
-            .iter()
-            .filter(|(k, _)| k.role == role)
-            .map(|(k, h)| format!("{} (sha256 {})", k.path, crate::text::short(h, 12)))
-            .collect();
-        if v.is_empty() {
-            "none".into()
-        } else {
-            v.join(", ")
-        }
-    };
-    let mut out = Vec::new();
-    for (role, field) in [
-        (InputRole::Questions, "questions"),
-        (InputRole::Passages, "passages"),
-        (InputRole::Qrels, "qrels"),
-        // Pairs listed in a file instead of the join (or another pairs file) can change the count.
-        (InputRole::Pairs, "pairs"),
-    ] {
-        let hashes = |inputs: &Inputs| -> Vec<String> {
-            inputs
-                .iter()
-                .filter(|(k, _)| k.role == role)
-                .map(|(_, h)| h.clone())
-                .collect()
-        };
-        if hashes(&prev.entry.inputs) != hashes(now) {
-            out.push(FieldDeviation {
-                field: format!("{} (counted in entry #{})", field, prev.entry.seq),
-                registered: of(&prev.entry.inputs, role),
-                used: of(now, role),
-            });
+    let e = crate::ledger::rules::candidate(count, verdict.seq, &time, Default::default());
+    let path = lp.path.display().to_string();
+    let mut changed: Vec<FieldDeviation> = Vec::new();
+    for v in &verdict.violations {
+        match v {
+            Violation::UnregisteredStudy | Violation::ProtocolNotInForce { .. } => {
+                return Err(query::refusal_error(v.refusal(&e, &path)))
+            }
+            Violation::PilotNotRegistered { path: file, seq } => {
+                return Err(Error::refused(format!(
+                    "the pilot {} is not the one registered (entry #{}): the requirement would rest on other data",
+                    file, seq
+                ))
+                .with_hint("restore the registered pilot file, or register the change with `pledge amend`"))
+            }
+            Violation::CountOnOtherInputs { fields, .. } => changed = fields.clone(),
+            other if other.is_finding() => return Err(Error::refused(other.message(&e))),
+            _ => {}
         }
     }
-    out
+    let mut drafts = Vec::new();
+    match (deviation, changed.is_empty()) {
+        (None, false) => {
+            let refusals: Vec<crate::error::Refusal> = changed
+                .iter()
+                .map(|f| crate::error::Refusal::Field(f.to_string()))
+                .collect();
+            return Err(crate::error::refused_by(
+                format!(
+                    "study `{}` was counted before on other inputs: a recount on these needs a reason",
+                    count.study_id
+                ),
+                &refusals,
+                "recount on the inputs of the earlier count, or record why with --deviation \"reason\" (every count stays in the report)",
+            ));
+        }
+        (Some(reason), _) => drafts.push(Draft {
+            kind: Some(EntryKind::Deviation),
+            reason: Some(reason.clone()),
+            summary: records::to_value(&records::DeviationSummary {
+                command: "components".into(),
+                overridden: vec![],
+                fields: changed,
+            })?,
+            result: None,
+            rng: None,
+            ..count.clone()
+        }),
+        (None, true) => {}
+    }
+    drafts.push(count.clone());
+    drafts.extend(assign.cloned());
+    Ok(drafts)
 }
 
 /// Writes `bytes` to a temporary file in `out`'s directory, synced, ready to be renamed.

@@ -1,9 +1,8 @@
 //! `pledge note`: record a change of the declared data-access level, or a remark.
 
-use super::query;
 use crate::error::{Error, Result};
-use crate::ledger::{DataAccess, Draft, Entry, EntryKind, Ledger};
-use crate::records::{self, NoteSummary};
+use crate::ledger::{DataAccess, Draft, Entry, EntryKind, Ledger, NoteSummary};
+use crate::records;
 use chrono::{DateTime, Utc};
 
 /// Records a `note` entry, optionally tied to `study_id` (empty for the whole ledger); its
@@ -35,8 +34,7 @@ pub fn note(
         vec![]
     };
     ledger.append_with(now, study_id, |snap| {
-        let entries = snap.entries();
-        if !study_id.is_empty() && query::latest_registration(entries, study_id).is_none() {
+        if !study_id.is_empty() && snap.rules().study(study_id).and_then(|s| s.in_force()).is_none() {
             return Err(
                 Error::refused(format!("study `{}` is not registered in this ledger", study_id))
                     .with_hint("register it first, or leave out --study for a note on the whole ledger"),

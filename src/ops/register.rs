@@ -1,8 +1,8 @@
 //! `pledge register` and `pledge amend`: record a protocol's hash and text in the ledger.
 
-use super::{query, Note, Notes};
+use super::{Note, Notes};
 use crate::error::{Error, Result};
-use crate::ledger::{DataAccess, Draft, Entry, EntryKind, InputKey, InputRole, Inputs, Ledger, StoredEntry};
+use crate::ledger::{DataAccess, Draft, Entry, EntryKind, InputKey, InputRole, Inputs, Ledger};
 use crate::protocol::LoadedProtocol;
 use crate::records::{self, PilotSummary, RegistrationSummary};
 use chrono::{DateTime, Utc};
@@ -99,7 +99,7 @@ fn write(
     let pilot = estimate_pilot(lp, |f| ledger.relative(f))?;
     super::checks::target_feasible(lp, pilot.as_ref().map(|(_, _, p)| p.sd_for(&lp.protocol.target)))?;
     let entry = ledger.append_with(now, &lp.protocol.study.id, |snap| {
-        draft(snap.entries(), lp, &rel, amend_reason, access, pilot.as_ref())
+        draft(snap, lp, &rel, amend_reason, access, pilot.as_ref())
     })?;
     let mut notes: Notes = ledger.take_notes().into_iter().map(Note::info).collect();
     let s: RegistrationSummary = records::read_summary(&entry, "registration")?;
@@ -204,62 +204,25 @@ pub(crate) fn estimate_pilot(
     )))
 }
 
-/// The draft of a register/amend entry for `lp` given the current `entries`.
+/// The draft of a register/amend entry for `lp` on `snap`, as the registration rules allow it:
+/// a `register` of a study not registered yet, an `amend` that names the registration in force
+/// and changes the protocol or its pilot file (refused otherwise, exit 1, in the rules' words
+/// with the way forward).
 fn draft(
-    entries: &[StoredEntry],
+    snap: &crate::ledger::Snapshot,
     lp: &LoadedProtocol,
     rel: &str,
     amend_reason: Option<&str>,
     access: Option<DataAccess>,
     pilot: Option<&(String, String, PilotSummary)>,
 ) -> Result<Draft> {
+    let entries = snap.entries();
     let id = &lp.protocol.study.id;
-    let shown = lp.path.display();
-    let prev = query::latest_registration(entries, id);
-    let same = |p: &StoredEntry| p.entry.protocol_sha256.as_deref() == Some(lp.hash.sha256.as_str());
-    // A new pilot file under the same protocol text is a new version too: the requirement a
-    // count derives from it changes.
-    let same_pilot = |p: &StoredEntry| {
-        crate::ledger::hashes_of(&p.entry.inputs, InputRole::Pilot)
-            == pilot.map(|x| x.1.as_str()).into_iter().collect::<Vec<_>>()
-    };
-    let kind = match (amend_reason, prev) {
-        (None, None) => EntryKind::Register,
-        (None, Some(p)) if same(p) => {
-            return Err(Error::refused(format!(
-                "study `{}` is already registered with this protocol (entry #{})",
-                id, p.entry.seq
-            )));
-        }
-        (None, Some(p)) => {
-            return Err(Error::refused(format!(
-                "study `{}` is already registered (entry #{}) with a different protocol",
-                id, p.entry.seq
-            ))
-            .with_hint(format!(
-                "to register a new version, use: pledge amend {} --reason TEXT",
-                shown
-            )))
-        }
-        (Some(_), None) => {
-            return Err(Error::refused(format!(
-                "study `{}` is not registered, so there is nothing to amend",
-                id
-            ))
-            .with_hint(format!("register it first: pledge register {}", shown)))
-        }
-        (Some(_), Some(p)) if same(p) && same_pilot(p) => {
-            return Err(Error::refused(format!(
-                "the protocol{} identical to the registered version (entry #{}): nothing to amend",
-                if pilot.is_some() {
-                    " and its pilot file are"
-                } else {
-                    " is"
-                },
-                p.entry.seq
-            )));
-        }
-        (Some(_), Some(_)) => EntryKind::Amend,
+    let in_force = snap.rules().study(id).and_then(|s| s.in_force());
+    let kind = if amend_reason.is_some() {
+        EntryKind::Amend
+    } else {
+        EntryKind::Register
     };
     let level = access.unwrap_or_else(|| DataAccess::in_force(entries.iter().map(|e| &e.entry), id));
     let mut inputs = Inputs::new();
@@ -267,13 +230,13 @@ fn draft(
     if let Some((file, sha, _)) = pilot {
         inputs.insert(InputKey::new(InputRole::Pilot, file.clone()), sha.clone());
     }
-    Ok(Draft {
+    let d = Draft {
         kind: Some(kind),
         study_id: id.clone(),
         protocol_sha256: Some(lp.hash.sha256.clone()),
         protocol_path: Some(rel.to_string()),
         amends: if kind == EntryKind::Amend {
-            prev.and_then(|p| p.entry.protocol_sha256.clone())
+            in_force.map(|v| v.hash.clone())
         } else {
             None
         },
@@ -289,5 +252,45 @@ fn draft(
         })?,
         result: None,
         protocol_text: Some(lp.text.clone()),
-    })
+    };
+    refuse_by_rules(snap, &d, lp, pilot.is_some())?;
+    Ok(d)
+}
+
+/// Refuses `d` (a register or amend draft) when the registration rules would flag it, with the
+/// way forward.
+fn refuse_by_rules(snap: &crate::ledger::Snapshot, d: &Draft, lp: &LoadedProtocol, pilot: bool) -> Result<()> {
+    use crate::ledger::rules::Violation;
+    let (id, shown) = (&lp.protocol.study.id, lp.path.display());
+    let Some(v) = snap.preview(std::slice::from_ref(d), "").pop() else {
+        return Ok(());
+    };
+    let e = crate::ledger::rules::candidate(d, v.seq, "", DataAccess::default());
+    let first = v.findings().next().cloned();
+    match first {
+        None => Ok(()),
+        Some(Violation::RegisteredTwice { seq, same: true }) => Err(Error::refused(format!(
+            "study `{}` is already registered with this protocol (entry #{})",
+            id, seq
+        ))),
+        Some(Violation::RegisteredTwice { seq, same: false }) => Err(Error::refused(format!(
+            "study `{}` is already registered (entry #{}) with a different protocol",
+            id, seq
+        ))
+        .with_hint(format!(
+            "to register a new version, use: pledge amend {} --reason TEXT",
+            shown
+        ))),
+        Some(Violation::AmendLink { registered: None }) => Err(Error::refused(format!(
+            "study `{}` is not registered, so there is nothing to amend",
+            id
+        ))
+        .with_hint(format!("register it first: pledge register {}", shown))),
+        Some(Violation::AmendsNothing { seq }) => Err(Error::refused(format!(
+            "the protocol{} identical to the registered version (entry #{}): nothing to amend",
+            if pilot { " and its pilot file are" } else { " is" },
+            seq
+        ))),
+        Some(other) => Err(Error::refused(other.message(&e))),
+    }
 }

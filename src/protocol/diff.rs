@@ -217,69 +217,9 @@ pub fn count_basis_changes(old: &Protocol, old_text: &str, new: &Protocol, new_t
     before.into_iter().chain(listed).chain(after).collect()
 }
 
-/// When the requirement's σ comes from the pilot file (a `"from-target"` split, `target.pilot`
-/// and no `target.sd` in `p`), and the pilot's SHA-256 recorded by a count (`counted`, the
-/// count entry's inputs) differs from the one registered (`registered`, the registration's
-/// inputs): `the pilot file's SHA-256: OLD → NEW` (12 hex digits each, `none` when absent).
-pub fn pilot_change(
-    p: &Protocol,
-    counted: &crate::ledger::Inputs,
-    registered: &crate::ledger::Inputs,
-) -> Option<String> {
-    if !p.derives_requirement() || p.target.sd.is_some() || p.target.pilot.is_none() {
-        return None;
-    }
-    let pilot = |inputs: &crate::ledger::Inputs| -> Vec<String> {
-        crate::ledger::hashes_of(inputs, crate::ledger::InputRole::Pilot)
-            .into_iter()
-            .map(|h| crate::text::short(h, 12).to_string())
-            .collect()
-    };
-    let (a, b) = (pilot(counted), pilot(registered));
-    let show = |v: &[String]| if v.is_empty() { "none".to_string() } else { v.join(", ") };
-    (a != b).then(|| format!("the pilot file's SHA-256: {} → {}", show(&a), show(&b)))
-}
-
 #[cfg(test)]
 mod tests {
     use super::changes;
-
-    #[test]
-    fn a_pilot_change_counts_only_when_the_pilot_gives_the_requirement_its_sd() {
-        use crate::ledger::{InputKey, InputRole, Inputs};
-        let base = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/protocols/hotpotqa.toml")).unwrap();
-        let parse = |t: &str| crate::protocol::parse(t, std::path::Path::new("p.toml")).unwrap();
-        let with_pilot = parse(&base.replacen("sd = 0.45\n", "pilot = \"pilot.csv\"\n", 1));
-        let inputs = |h: Option<&str>| -> Inputs {
-            let mut i = Inputs::new();
-            i.insert(InputKey::new(InputRole::Protocol, "p.toml"), "f".repeat(64));
-            if let Some(h) = h {
-                i.insert(InputKey::new(InputRole::Pilot, "pilot.csv"), h.repeat(64));
-            }
-            i
-        };
-        assert_eq!(
-            super::pilot_change(&with_pilot, &inputs(Some("a")), &inputs(Some("b"))),
-            Some(format!(
-                "the pilot file's SHA-256: {} → {}",
-                "a".repeat(12),
-                "b".repeat(12)
-            ))
-        );
-        assert_eq!(
-            super::pilot_change(&with_pilot, &inputs(None), &inputs(Some("b"))),
-            Some(format!("the pilot file's SHA-256: none → {}", "b".repeat(12)))
-        );
-        assert_eq!(
-            super::pilot_change(&with_pilot, &inputs(Some("a")), &inputs(Some("a"))),
-            None
-        );
-        // With target.sd the pilot is not what the count used.
-        assert_eq!(
-            super::pilot_change(&parse(&base), &inputs(Some("a")), &inputs(Some("b"))),
-            None
-        );
-    }
 
     #[test]
     fn count_basis_changes_name_only_what_a_count_decides_from() {

@@ -18,7 +18,7 @@ mod load;
 mod loaded;
 mod validate;
 
-pub use diff::{changes, count_basis_changes, pilot_change};
+pub use diff::{changes, count_basis_changes};
 pub use hash::{protocol_hash, ProtocolHash};
 pub use load::{error_at_key, load, parse, parse_all};
 pub use loaded::{load_protocol, LoadedProtocol};

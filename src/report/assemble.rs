@@ -102,14 +102,15 @@ pub fn assemble(entries: &[StoredEntry], study_id: &str, verification: Verificat
         .filter(|e| e.entry.kind == EntryKind::Analyze)
         .copied()
         .collect();
-    // The first analysis that matches the registration is the confirmatory one and leads the
-    // report; every other is exploratory. Without one, the first analysis leads, marked so.
-    let mut deviated = Vec::new();
-    for a in &analyses {
-        let s: records::AnalyzeSummary = records::read_summary(&a.entry, "analyze")?;
-        deviated.push(s.deviation);
-    }
-    let confirmatory = analyses.iter().zip(&deviated).find(|(_, d)| !**d).map(|(a, _)| *a);
+    // The study's registered analysis, as the registration rules classify it (confirmatory, or
+    // confirmatory with deviations), leads the report; every other is exploratory. Without one,
+    // the first analysis leads, marked so.
+    let review = crate::ledger::rules::Review::of(entries);
+    let lead = review.registered_analysis(study_id);
+    let confirmatory = analyses
+        .iter()
+        .find(|a| lead.is_some_and(|l| l.seq == a.entry.seq))
+        .copied();
     let analyze = confirmatory.or_else(|| analyses.first().copied());
     let count = mine
         .iter()
@@ -219,7 +220,7 @@ pub fn assemble(entries: &[StoredEntry], study_id: &str, verification: Verificat
         }
     }
     let pool = sections::pool_view(&protocol, analysis.as_ref());
-    let history = sections::history_view(&mine, confirmatory, &protocol)?;
+    let history = sections::history_view(&mine, &review, &protocol)?;
     let mut changes = Vec::new();
     let mut registration: Option<&StoredEntry> = None;
     for e in &mine {

@@ -731,9 +731,11 @@ fn deviation_of<'a>(mine: &[&'a StoredEntry], e: &StoredEntry) -> Option<&'a Sto
 }
 
 /// Every count and every analysis of the study, in ledger order: counts with their decision
-/// and inputs; analyses as confirmatory (the first that matches the registration) or
-/// exploratory, with what differed and why.
-pub fn history_view(mine: &[&StoredEntry], confirmatory: Option<&StoredEntry>, p: &Protocol) -> Result<HistoryView> {
+/// and inputs; analyses as the registration rules classify them (`review`: confirmatory,
+/// confirmatory with deviations, exploratory), with what differed and why.
+pub fn history_view(mine: &[&StoredEntry], review: &crate::ledger::rules::Review, p: &Protocol) -> Result<HistoryView> {
+    let study = mine.first().map(|e| e.entry.study_id.as_str()).unwrap_or("");
+    let lead = review.registered_analysis(study);
     use crate::ledger::{EntryKind, InputRole};
     let mut counts = Vec::new();
     let mut analyses = Vec::new();
@@ -768,10 +770,16 @@ pub fn history_view(mine: &[&StoredEntry], confirmatory: Option<&StoredEntry>, p
             }
             EntryKind::Analyze => {
                 let s: crate::records::AnalyzeSummary = crate::records::read_summary(&e.entry, "analyze")?;
-                let role = match confirmatory {
-                    Some(c) if c.entry.seq == e.entry.seq => "confirmatory",
-                    _ => "exploratory",
-                };
+                let role = review
+                    .verdict(e.entry.seq)
+                    .and_then(|v| v.analysis.as_ref())
+                    .map_or("exploratory", |a| match a.classification {
+                        crate::ledger::rules::Classification::Confirmatory => "confirmatory",
+                        crate::ledger::rules::Classification::ConfirmatoryWithDeviations => {
+                            "confirmatory with deviations"
+                        }
+                        crate::ledger::rules::Classification::Exploratory => "exploratory",
+                    });
                 let results: Vec<String> = s
                     .comparisons
                     .iter()
@@ -825,10 +833,15 @@ pub fn history_view(mine: &[&StoredEntry], confirmatory: Option<&StoredEntry>, p
             _ => {}
         }
     }
-    let lead = match (confirmatory, analyses.first()) {
-        (Some(c), _) => format!(
+    let lead = match (lead, analyses.first()) {
+        (Some(c), _) if c.departures.is_empty() => format!(
             "The results below are the confirmatory analysis (entry #{}): the first one that matches the registration.",
-            c.entry.seq
+            c.seq
+        ),
+        (Some(c), _) => format!(
+            "The results below are the study's registered analysis (entry #{}), {}.",
+            c.seq,
+            c.headline()
         ),
         (None, Some(a)) => format!(
             "No analysis matches the registration: the results below are the first analysis (entry #{}), which is exploratory.",
@@ -1046,13 +1059,13 @@ impl AccessHistory {
 /// When `count` was made under another protocol version than the one in force (`reg`, its
 /// parsed `protocol`) and an amendment since changed what a count decides from
 /// ([`crate::protocol::count_basis_changes`]), or on another pilot file than `reg` registers
-/// ([`crate::protocol::pilot_change`]): a sentence naming both entries and each change; empty
+/// ([`crate::ledger::rules::pilot_change`]): a sentence naming both entries and each change; empty
 /// otherwise (also when the count records no protocol hash).
 pub fn earlier_protocol(mine: &[&StoredEntry], count: &StoredEntry, reg: &StoredEntry, protocol: &Protocol) -> String {
     let Some(sha) = count.entry.protocol_sha256.as_deref() else {
         return String::new();
     };
-    let pilot = crate::protocol::pilot_change(protocol, &count.entry.inputs, &reg.entry.inputs);
+    let pilot = crate::ledger::rules::pilot_change(protocol, &count.entry.inputs, &reg.entry.inputs);
     let then = mine.iter().rev().find(|e| {
         e.entry.seq < count.entry.seq
             && matches!(

@@ -745,7 +745,23 @@ fn an_amended_link_rule_after_the_count_is_refused_or_recorded_as_a_deviation() 
     let now = chrono::DateTime::parse_from_rfc3339(crate::common::NOW)
         .unwrap()
         .with_timezone(&chrono::Utc);
-    let seq = Ledger::open(&demo.dir).unwrap().append(&forged, now).unwrap().seq;
+    // The ledger itself refuses it, in the words `verify` would flag it with: the rules it
+    // steps for an append are the ones `verify` replays.
+    let mut ledger = Ledger::open(&demo.dir).unwrap();
+    let refused = ledger.append(&forged, now).unwrap_err();
+    let message = |seq: u64| {
+        format!(
+            "entry #{} analyzes study `hotpotqa-100-agents` on its count (entry #2), which the registration then in force counts otherwise (link-rules[name = \"plus near-identical paragraphs\"].jaccard: 0.8 → 0.7), without a deviation",
+            seq
+        )
+    };
+    assert_eq!(
+        refused.causes(),
+        vec![format!("analysis-refused: {}", message(n as u64 + 1))]
+    );
+    // Appended anyway (as a tool that skipped the check would): `verify` finds it.
+    ledger.set_accept_findings(true);
+    let seq = ledger.append(&forged, now).unwrap().seq;
     let r = demo.run(&["verify", "--format", "json"]);
     assert_eq!(r.code, 1, "{}\n{}", r.stdout, r.stderr);
     let v = json(&r.stdout);
@@ -756,13 +772,7 @@ fn an_amended_link_rule_after_the_count_is_refused_or_recorded_as_a_deviation() 
         .filter(|f| f["code"] == "analysis-refused")
         .collect();
     assert_eq!(refused.len(), 1, "{}", r.stdout);
-    assert_eq!(
-        refused[0]["message"],
-        format!(
-            "entry #{} analyzes study `hotpotqa-100-agents` on its count (entry #2), which the registration then in force counts otherwise (link-rules[name = \"plus near-identical paragraphs\"].jaccard: 0.8 → 0.7), without a deviation",
-            seq
-        )
-    );
+    assert_eq!(refused[0]["message"], message(seq));
 }
 
 /// A count made under an amendment that is no longer the latest: a later amendment of

@@ -227,36 +227,41 @@ fn a_baseline_labels_or_systems_other_than_registered_are_refused() {
     assert!(r.stderr.contains("scores.labels: HALTED=0 → HALTED=1"), "{}", r.stderr);
     // The registered labels given again are not a deviation.
     assert_eq!(analyze(&env, &["--label", "halted=0"]).code, 0);
-    // A registered system missing from the scores.
+    // Other scores content than the first analysis read needs a deviation.
     let text = std::fs::read_to_string(env.join("scores.csv")).unwrap();
     let cut: String = text
         .lines()
         .map(|l| l.rsplit_once(',').map_or(l, |x| x.0).to_string() + "\n")
         .collect();
-    env.write("fewer.csv", cut);
-    let r = env.run(&[
+    env.write("fewer.csv", &cut);
+    let fewer = [
         "analyze",
         "p.toml",
         "--scores",
         "fewer.csv",
         "--components",
         "components.csv",
-    ]);
+    ];
+    let r = env.run(&fewer);
+    assert_eq!(r.code, 1, "{}", r.stderr);
+    assert!(
+        r.stderr.contains(
+            "Caused by: other scores content than the study's first analysis read (entry #3): scores.csv (sha256 "
+        ),
+        "{}",
+        r.stderr
+    );
+    // A registered system missing from the scores: in a study whose first analysis this is,
+    // react is not registered, so dropping it changes nothing.
+    let env = counted(&protocol_v2(""));
+    env.write("fewer.csv", &cut);
+    let r = env.run(&fewer);
     assert_eq!(
         r.code, 0,
         "react is not registered, so dropping it changes nothing: {}",
         r.stderr
     );
-    let r = env.run(&[
-        "analyze",
-        "p.toml",
-        "--scores",
-        "fewer.csv",
-        "--components",
-        "components.csv",
-        "--seed",
-        "8",
-    ]);
+    let r = env.run(&[&fewer[..], &["--seed", "8"]].concat());
     assert_eq!(r.code, 1);
     assert!(r.stderr.contains("analysis.seed: 7 → 8"), "{}", r.stderr);
 }
@@ -333,12 +338,15 @@ fn the_stop_rule_gates_the_analysis_and_every_count_stays_visible() {
     assert!(md.contains("No analysis matches the registration"), "{}", md);
 }
 
-/// An analysis that got past the append's checks only because the local index was edited (its
-/// record of the stop decision removed) is still found by `verify`, from the chain alone: it
-/// comes after a stop and uses another assignment than the latest count's, with no deviation.
+/// An analysis that got past the append's checks only because the local index was edited (the
+/// rules' state it keeps for the tip put back to before the stop) is still found by `verify`,
+/// from the chain alone: it comes after a stop and uses another assignment than the latest
+/// count's, with no deviation.
 #[test]
 fn verify_finds_an_analysis_the_stop_rule_refused_from_the_chain_alone() {
     let env = counted(&protocol_v2(""));
+    let index = env.join(".git/pledge/index.json");
+    let at_go: Value = serde_json::from_str(&std::fs::read_to_string(&index).unwrap()).unwrap();
     let text = std::fs::read_to_string(env.join("questions.json")).unwrap();
     let v: Value = serde_json::from_str(&text).unwrap();
     env.write("few.json", serde_json::to_string(&v.as_array().unwrap()[..5]).unwrap());
@@ -357,30 +365,14 @@ fn verify_finds_an_analysis_the_stop_rule_refused_from_the_chain_alone() {
     let r = analyze(&env, &[]);
     assert_eq!(r.code, 1, "{}", r.stderr);
     assert!(r.stderr.contains("the stop rule said stop (entry #4)"), "{}", r.stderr);
-    // Forget the stop in the local index: the append's checks then see the earlier go, but the
-    // check of the new entry against the tip (the stop itself) still refuses it.
-    let index = env.join(".git/pledge/index.json");
-    let forget_stop = || {
-        let mut ix: Value = serde_json::from_str(&std::fs::read_to_string(&index).unwrap()).unwrap();
-        for (_, kinds) in ix["studies"].as_object_mut().unwrap().iter_mut() {
-            kinds.as_object_mut().unwrap().remove("stop");
-        }
-        std::fs::write(&index, serde_json::to_string(&ix).unwrap()).unwrap();
-    };
-    forget_stop();
-    let r = analyze(&env, &[]);
-    assert_eq!(r.code, 1, "{}", r.stderr);
-    assert!(
-        r.stderr
-            .contains("this append would leave the ledger failing verification")
-            && r.stderr
-                .contains("analysis-refused: entry #5 analyzes study `hb` after its stop rule said stop (entry #4)"),
-        "{}",
-        r.stderr
-    );
-    // With another entry after the stop, an edited index lets the analysis land.
-    assert_eq!(env.run(&["note", "--reason", "looked at the counts"]).code, 0);
-    forget_stop();
+    // Forget the stop in the local index: its positions, and the rules' state put back to the
+    // state after the go. The append then judges on that state and lets the analysis land.
+    let mut ix: Value = serde_json::from_str(&std::fs::read_to_string(&index).unwrap()).unwrap();
+    for (_, kinds) in ix["studies"].as_object_mut().unwrap().iter_mut() {
+        kinds.as_object_mut().unwrap().remove("stop");
+    }
+    ix["rules"] = at_go["rules"].clone();
+    std::fs::write(&index, serde_json::to_string(&ix).unwrap()).unwrap();
     let r = analyze(&env, &[]);
     assert_eq!(r.code, 0, "{}", r.stderr);
     let r = env.run(&["verify", "--format", "json"]);
@@ -401,7 +393,7 @@ fn verify_finds_an_analysis_the_stop_rule_refused_from_the_chain_alone() {
     assert!(
         found
             .iter()
-            .all(|(code, seq, _)| code == "analysis-refused" && *seq == 6),
+            .all(|(code, seq, _)| code == "analysis-refused" && *seq == 5),
         "{:?}",
         found
     );
@@ -794,7 +786,19 @@ fn pool_bias_comes_from_the_whole_pool() {
         .find(|r| r["tag"] == "uic0301")
         .unwrap();
     let with_pool = uic["leave_one_out"]["unique_judged"].as_u64().unwrap();
+    // Another pool than the first analysis read needs a deviation.
+    let r = env.run(&[&TREC[..], &["--pool-partial", "--format", "json"]].concat());
+    assert_eq!(r.code, 1, "{}", r.stderr);
+    assert!(
+        json(&r.stderr)["causes"][0]
+            .as_str()
+            .unwrap()
+            .starts_with("other run content than the study's first analysis read (entry #2): "),
+        "{}",
+        r.stderr
+    );
     // With a partial pool no leave-one-run-out figure is computed, and the statement says why.
+    let env = trec_env("\"uic0301\", \"humR03dc\"", "");
     let r = env.run(&[&TREC[..], &["--pool-partial", "--format", "json"]].concat());
     assert_eq!(r.code, 0, "{}", r.stderr);
     let pb = &json(&r.stdout)["pool_bias"];
