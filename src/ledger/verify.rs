@@ -68,11 +68,14 @@ crate::named_enum! {
         UnexpectedFile = "unexpected-file",
         /// An amend or deviation without a reason.
         MissingReason = "missing-reason",
-        /// An amend does not name the study's registered version.
+        /// An amend does not name the study's registered version, or changes nothing (the same
+        /// protocol and pilot file as the registration in force).
         AmendLink = "amend-link",
-        /// A second `register` of a study with another protocol (instead of `amend`).
+        /// A second `register` of a registered study (with another protocol, instead of `amend`,
+        /// or the same one again).
         DuplicateRegistration = "duplicate-registration",
-        /// An entry used a protocol hash that was not the study's registered one at the time.
+        /// An entry used a protocol hash that was not the study's registered one at the time, or a
+        /// study was registered after entries had already used its protocol unregistered.
         UnregisteredProtocol = "unregistered-protocol",
         /// An analysis the registration refuses, without a deviation: after the study's stop rule
         /// said stop; under a stop rule before any count, or without the assignment a `go`
@@ -88,7 +91,7 @@ crate::named_enum! {
         /// questions, passages, qrels or pairs than the study's previous count, or on another
         /// pilot file than the registration records.
         CountRefused = "count-refused",
-        /// (note) A study overlaps an earlier study of the ledger: the same protocol (but for its
+        /// Note: a study overlaps an earlier study of the ledger: the same protocol (but for its
         /// `[study]` table) registered under another id, or the same data analyzed.
         StudyOverlap = "study-overlap",
         /// (PROTOCOL) The file differs from the latest registration; the message names the first
@@ -147,8 +150,9 @@ crate::named_enum! {
         /// Note: a deviation of a study from its registration, recorded with its reason and the
         /// fields it overrode.
         Deviation = "deviation",
-        /// Note: an entry concerns a study that is never registered in the ledger: there is nothing
-        /// to deviate from, and no registered study is affected.
+        /// Note: an entry concerns a study that is not registered before it: there is nothing to
+        /// deviate from (a registration that comes after such entries is itself a finding,
+        /// `unregistered-protocol`).
         UnregisteredStudy = "unregistered-study",
         /// Note: entries were written under a fixed clock (`PLEDGE_NOW`): their times are declared.
         ClockFixed = "clock-fixed",
