@@ -14,19 +14,100 @@
 //! ZIP (`PK\x03\x04`, e.g. inspect_ai `.eval` logs) and Parquet (`PAR1`) are kept as bytes for
 //! their readers; [`Input::kind`] tells which.
 //!
-//! # Size limit
-//! [`Limits::max_bytes`] bounds both the raw input and the decompressed bytes (default
-//! [`DEFAULT_MAX_BYTES`], 4 GiB); a larger input is an error naming the limit, read no further
-//! than one byte past it, so `--scores /dev/zero` stops at once (NUL bytes in what should be text
-//! are refused after the first 64 KiB block) and an endless pipe stops at the limit.
+//! # Limits
+//! Every input is read under [`Limits`], so that no file, pipe or decompression bomb makes
+//! memory grow without bound; each limit passed is a bad-input error (exit 2) naming the file,
+//! the limit and the flag that raises it ([`LIMITS`] lists them all):
+//! - [`Limits::max_bytes`] bounds the raw input and, again, the decompressed content (default
+//!   [`DEFAULT_MAX_BYTES`], 4 GiB, `--max-input-size`); reading stops one byte past it, so an
+//!   endless pipe stops at the limit;
+//! - [`Limits::max_line`] bounds the longest line of a text input (default
+//!   [`DEFAULT_MAX_LINE`], 256 MiB, `--max-line-length`), checked as the bytes arrive, so a
+//!   gigabyte without a newline stops at the limit instead of being held whole and parsed;
+//! - [`Limits::max_ratio`] bounds how many times its compressed size a gzip, zstd, bzip2 or xz
+//!   input, a ZIP member or a Parquet file may decompress to, once past [`RATIO_FLOOR`] (default
+//!   [`DEFAULT_MAX_RATIO`], `--max-compression-ratio`): real data compresses 3 to 20 times, a
+//!   decompression bomb a thousand times, and is stopped after [`RATIO_FLOOR`] bytes.
+//!
+//! NUL bytes in what should be text are refused after the first 64 KiB block, so
+//! `--scores /dev/zero` stops at once. A protocol is read as stored, up to the fixed
+//! [`PROTOCOL_MAX_BYTES`] ([`read_small_text`]). Memory the machine refuses while an input is
+//! read (e.g. under `ulimit -v`) is an error naming the file too, not an abort.
 
 use crate::error::{Error, Result};
 use sha2::{Digest, Sha256};
 use std::io::Read;
 use std::path::{Path, PathBuf};
 
-/// Default size limit of one input, raw and decompressed: 4 GiB.
+/// Default size limit of one input, raw and decompressed: 4 GiB (`--max-input-size`).
 pub const DEFAULT_MAX_BYTES: u64 = 4 << 30;
+
+/// Default longest line of a text input: 256 MiB (`--max-line-length`). Long enough for a
+/// one-line JSON document of a large run; short enough that a line is never most of memory.
+pub const DEFAULT_MAX_LINE: u64 = 256 << 20;
+
+/// Default largest compression ratio (decompressed bytes per compressed byte) past
+/// [`RATIO_FLOOR`]: 100 (`--max-compression-ratio`), Apache POI's default for ZIP entries.
+pub const DEFAULT_MAX_RATIO: u64 = 100;
+
+/// Decompressed content up to this size (64 MiB) is never refused for its ratio: a small file of
+/// repeated bytes compresses far better than 100:1 and is no bomb.
+pub const RATIO_FLOOR: u64 = 64 << 20;
+
+/// Largest protocol file: 16 MiB, fixed (a protocol is a short TOML text).
+pub const PROTOCOL_MAX_BYTES: u64 = 16 << 20;
+
+/// Largest response read from a Time-Stamping Authority, and largest TSA trust file: 1 MiB,
+/// fixed (real responses are a few kilobytes).
+pub const TSA_RESPONSE_MAX_BYTES: u64 = 1 << 20;
+
+/// One limit on what pledge reads, for the reference: its name, the flag that sets it (`None`:
+/// fixed), its default and what it bounds.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+pub struct LimitDoc {
+    /// Short name.
+    pub name: &'static str,
+    /// The command-line flag that sets it, `None` when it is fixed.
+    pub flag: Option<&'static str>,
+    /// The default (or fixed) value in bytes, or as a ratio.
+    pub default: u64,
+    /// What it bounds.
+    pub bounds: &'static str,
+}
+
+/// Every input limit (the reference page of limits is generated from this table).
+pub const LIMITS: &[LimitDoc] = &[
+    LimitDoc {
+        name: "input size",
+        flag: Some("--max-input-size"),
+        default: DEFAULT_MAX_BYTES,
+        bounds: "bytes of one input file or standard input, raw and again decompressed (scores, runs, qrels, passages, questions, pairs, exports)",
+    },
+    LimitDoc {
+        name: "line length",
+        flag: Some("--max-line-length"),
+        default: DEFAULT_MAX_LINE,
+        bounds: "bytes of the longest line of a text input (decompressed)",
+    },
+    LimitDoc {
+        name: "compression ratio",
+        flag: Some("--max-compression-ratio"),
+        default: DEFAULT_MAX_RATIO,
+        bounds: "decompressed bytes per compressed byte of a gzip, zstd, bzip2 or xz input, a ZIP member or a Parquet file, once past 64 MiB decompressed",
+    },
+    LimitDoc {
+        name: "protocol size",
+        flag: None,
+        default: PROTOCOL_MAX_BYTES,
+        bounds: "bytes of a protocol file",
+    },
+    LimitDoc {
+        name: "TSA response size",
+        flag: None,
+        default: TSA_RESPONSE_MAX_BYTES,
+        bounds: "bytes of an RFC 3161 response from a TSA, and of a TSA trust file",
+    },
+];
 
 /// The name by which a user asks for standard input (`--scores -`).
 pub const STDIN_ARG: &str = "-";
@@ -39,27 +120,193 @@ pub fn is_stdin(path: &Path) -> bool {
     path.as_os_str() == STDIN_ARG
 }
 
-/// Size limits of the readers.
+/// Size limits of the readers (see the module documentation).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct Limits {
     /// Largest accepted input in bytes, applied to the raw bytes and again to the decompressed
     /// bytes (a small compressed file can expand without bound).
     pub max_bytes: u64,
+    /// Longest line of a text input in bytes (its newline not counted).
+    #[serde(default = "default_max_line", skip_serializing_if = "is_default_max_line")]
+    pub max_line: u64,
+    /// Largest ratio of decompressed to compressed bytes, applied once the content passes
+    /// [`RATIO_FLOOR`].
+    #[serde(default = "default_max_ratio", skip_serializing_if = "is_default_max_ratio")]
+    pub max_ratio: u64,
+}
+
+fn default_max_line() -> u64 {
+    DEFAULT_MAX_LINE
+}
+
+fn is_default_max_line(n: &u64) -> bool {
+    *n == DEFAULT_MAX_LINE
+}
+
+fn default_max_ratio() -> u64 {
+    DEFAULT_MAX_RATIO
+}
+
+fn is_default_max_ratio(n: &u64) -> bool {
+    *n == DEFAULT_MAX_RATIO
 }
 
 impl Default for Limits {
     fn default() -> Self {
-        Limits {
-            max_bytes: DEFAULT_MAX_BYTES,
-        }
+        Limits::DEFAULT
     }
 }
 
 impl Limits {
+    /// The default limits ([`DEFAULT_MAX_BYTES`], [`DEFAULT_MAX_LINE`], [`DEFAULT_MAX_RATIO`]).
+    pub const DEFAULT: Limits = Limits {
+        max_bytes: DEFAULT_MAX_BYTES,
+        max_line: DEFAULT_MAX_LINE,
+        max_ratio: DEFAULT_MAX_RATIO,
+    };
+
     /// Whether these are the default limits (used to keep recorded options unchanged).
     pub fn is_default(&self) -> bool {
         *self == Limits::default()
     }
+
+    /// Checks `out` bytes decompressed so far from `raw` compressed bytes of the input `name`
+    /// against [`Limits::max_bytes`] and [`Limits::max_ratio`]; `what` names the compression
+    /// (`gzip`, `ZIP member x.json`, `Parquet`).
+    ///
+    /// Errors (exit 2, naming the file, the limit and its flag): over either limit.
+    pub fn check_expansion(&self, name: &Path, what: &str, raw: u64, out: u64) -> Result<()> {
+        if out > self.max_bytes {
+            return Err(too_large(name, *self, &format!("decompresses ({}) to", what)));
+        }
+        if out > RATIO_FLOOR && out > raw.saturating_mul(self.max_ratio) {
+            return Err(Error::in_file(
+                name,
+                format!(
+                    "decompresses ({}) to more than {} times its compressed size ({} from {}): a decompression bomb, or data far more repetitive than real data",
+                    what,
+                    self.max_ratio,
+                    crate::text::bytes(out),
+                    crate::text::bytes(raw),
+                ),
+            )
+            .with_hint("if the file is genuine, raise the limit with --max-compression-ratio N"));
+        }
+        Ok(())
+    }
+}
+
+/// The members of a container input (a ZIP archive) read so far, checked against the input's
+/// [`Limits`] as one expansion of the archive's raw bytes: a member whose declared size passes a
+/// limit is refused before it is read, and reading stops as soon as the bytes read pass one
+/// (a member may declare less than it holds).
+#[derive(Debug)]
+pub struct Members<'a> {
+    input: &'a Input,
+    /// Bytes of the members read so far.
+    out: u64,
+}
+
+impl<'a> Members<'a> {
+    /// No member read yet of `input`.
+    pub fn new(input: &'a Input) -> Members<'a> {
+        Members { input, out: 0 }
+    }
+
+    /// Reads the member `member` whole from `r`, declared to hold `declared` bytes.
+    ///
+    /// Errors (exit 2, naming the file and the member): a limit passed, a read error.
+    pub fn read(&mut self, member: &str, declared: u64, mut r: impl Read) -> Result<Vec<u8>> {
+        let what = format!("ZIP member `{}`", member);
+        let (name, limits, raw) = (self.input.path(), self.input.limits, self.input.raw.len() as u64);
+        limits.check_expansion(name, &what, raw, self.out.saturating_add(declared))?;
+        let mut out = Vec::new();
+        loop {
+            let n = (&mut r).take(CHUNK).read_to_end(&mut out).map_err(|e| {
+                if e.kind() == std::io::ErrorKind::OutOfMemory {
+                    out_of_memory(name, out.len())
+                } else {
+                    Error::in_file(name, format!("member `{}` cannot be read", member)).caused_by(e)
+                }
+            })?;
+            limits.check_expansion(name, &what, raw, self.out + out.len() as u64)?;
+            if n == 0 {
+                self.out += out.len() as u64;
+                return Ok(out);
+            }
+        }
+    }
+}
+
+/// Finds a line longer than a limit in bytes fed in pieces: only the line still open at the end
+/// of a piece is carried to the next.
+#[derive(Debug, Clone, Copy)]
+struct LineCheck {
+    max: u64,
+    /// Bytes of the line still open (since the last newline).
+    open: u64,
+}
+
+impl LineCheck {
+    fn new(max: u64) -> LineCheck {
+        LineCheck { max, open: 0 }
+    }
+
+    /// Feeds the next piece; `Some(at)` when a line passes the limit: `at` is an offset in
+    /// `piece` inside that line or at its newline (so the newlines of `piece[..at]` are those
+    /// before it).
+    fn feed(&mut self, piece: &[u8]) -> Option<usize> {
+        let n = piece.len();
+        if n as u64 <= self.max {
+            // Lines that start and end inside the piece are shorter than it: only the first and
+            // the last newline matter.
+            let Some(first) = memchr::memchr(b'\n', piece) else {
+                self.open += n as u64;
+                return (self.open > self.max).then_some(n);
+            };
+            if self.open + first as u64 > self.max {
+                return Some(first);
+            }
+            let last = memchr::memrchr(b'\n', piece).unwrap_or(first);
+            self.open = (n - last - 1) as u64;
+            return None;
+        }
+        let mut start = 0;
+        for nl in memchr::memchr_iter(b'\n', piece) {
+            if self.open + (nl - start) as u64 > self.max {
+                return Some(nl);
+            }
+            self.open = 0;
+            start = nl + 1;
+        }
+        self.open += (n - start) as u64;
+        (self.open > self.max).then_some(n)
+    }
+}
+
+/// The error for a line past [`Limits::max_line`]: `line` is its 1-based number.
+fn line_too_long(name: &Path, line: u64, limits: Limits) -> Error {
+    Error::at(
+        name,
+        line as usize,
+        format!(
+            "the line is longer than the line-length limit of {} (expected text lines; is it a binary or a one-line file?)",
+            size_text(limits.max_line)
+        ),
+    )
+    .with_hint("raise the limit with --max-line-length SIZE (e.g. 1G) if the file is meant to have lines that long")
+}
+
+/// The error for memory the machine refused while reading `name` (`had` bytes held).
+fn out_of_memory(name: &Path, had: usize) -> Error {
+    Error::in_file(
+        name,
+        format!(
+            "not enough memory to read it (refused after {} held)",
+            crate::text::bytes(had as u64)
+        ),
+    )
+    .with_hint("the machine or its memory limit (ulimit -v) cannot hold this input: free memory, or split the file")
 }
 
 /// A compression recognised by its magic bytes.
@@ -139,6 +386,7 @@ pub struct Input {
     decoded: Option<Vec<u8>>,
     compression: Compression,
     kind: Kind,
+    limits: Limits,
 }
 
 impl std::fmt::Debug for Input {
@@ -155,29 +403,99 @@ impl std::fmt::Debug for Input {
 
 const SNIFF: usize = 64 * 1024;
 
-/// Opens the file at `path`, refusing a directory and a regular file larger than the limit
-/// before anything is read. Errors (exit 2, naming the file).
-fn open_file(path: &Path, limits: Limits) -> Result<std::fs::File> {
+/// The piece read at a time when an input is read whole: the line and size checks run on each.
+const CHUNK: u64 = 1 << 20;
+
+/// What a text input is expected to be, for the refusal of binary data.
+const EXPECT_INPUT: &str = "text, or a gzip, zstd, bzip2, xz, ZIP or Parquet file";
+
+/// Opens the file at `path`, refusing a directory and a regular file larger than `max_bytes`
+/// before anything is read; returns the file and its size when it is a regular file. Errors
+/// (exit 2, naming the file).
+fn open_file(path: &Path, limits: Limits, fixed: Option<&str>) -> Result<(std::fs::File, Option<u64>)> {
     let file = std::fs::File::open(path).map_err(|e| Error::io("reading", path, e))?;
-    if let Ok(meta) = file.metadata() {
+    let meta = file.metadata().ok();
+    if let Some(meta) = &meta {
         if meta.is_file() && meta.len() > limits.max_bytes {
-            return Err(too_large(path, limits, "is"));
+            return Err(too_large_as(path, limits, "is", fixed));
         }
         if meta.is_dir() {
             return Err(Error::in_file(path, "is a directory (expected a file)"));
         }
     }
-    Ok(file)
+    let size = meta.filter(|m| m.is_file()).map(|m| m.len());
+    Ok((file, size))
+}
+
+/// Whether a first block of content is a container (ZIP or Parquet), whose bytes are no lines.
+fn is_container(head: &[u8]) -> bool {
+    head.starts_with(b"PAR1") || head.starts_with(b"PK\x03\x04") || head.starts_with(b"PK\x05\x06")
+}
+
+/// Reads what `reader` gives, whole, under `limits`: at most one byte past
+/// [`Limits::max_bytes`]; binary data in the first block refused (`expect` says what was
+/// expected instead); when the first block is plain text (not compressed, not a container), a
+/// line past [`Limits::max_line`] refused as soon as it is read. `size` (a regular file's) is
+/// reserved at once. `fixed`: the limit is fixed (no flag raises it), named as this kind of file.
+///
+/// Errors (exit 2, naming the file): a read error, a limit passed, memory refused.
+fn read_whole(
+    name: &Path,
+    reader: impl Read,
+    limits: Limits,
+    size: Option<u64>,
+    expect: &str,
+    fixed: Option<&str>,
+) -> Result<Vec<u8>> {
+    let mut limited = reader.take(limits.max_bytes.saturating_add(1));
+    let mut raw: Vec<u8> = Vec::new();
+    let want = size.map_or(SNIFF as u64, |n| {
+        n.saturating_add(1).min(limits.max_bytes.saturating_add(1))
+    });
+    raw.try_reserve_exact(want as usize)
+        .map_err(|_| out_of_memory(name, 0))?;
+    // The first block decides whether the rest is worth reading, and whether it is text.
+    fill_into(&mut limited, &mut raw, SNIFF).map_err(|e| read_failed(name, e, 0))?;
+    check_binary(name, &raw, expect)?;
+    let mut lines = (Compression::detect(&raw) == Compression::None && !is_container(&raw))
+        .then(|| LineCheck::new(limits.max_line));
+    let mut from = 0;
+    loop {
+        if let Some(at) = lines.as_mut().and_then(|l| l.feed(&raw[from..])) {
+            return Err(line_too_long(name, count_lines(&raw[..from + at]) + 1, limits));
+        }
+        if raw.len() as u64 > limits.max_bytes {
+            return Err(too_large_as(name, limits, "is", fixed));
+        }
+        from = raw.len();
+        let n = (&mut limited)
+            .take(CHUNK)
+            .read_to_end(&mut raw)
+            .map_err(|e| read_failed(name, e, raw.len()))?;
+        if n == 0 {
+            return Ok(raw);
+        }
+    }
+}
+
+/// The error of a failed read of `name` after `had` bytes: memory refused, or the I/O error.
+fn read_failed(name: &Path, e: std::io::Error, had: usize) -> Error {
+    if e.kind() == std::io::ErrorKind::OutOfMemory {
+        out_of_memory(name, had)
+    } else {
+        Error::io("reading", name, e)
+    }
 }
 
 impl Input {
     /// Reads the file at `path` (a regular file larger than the limit is refused before reading).
     ///
-    /// Errors (exit 2, naming the file): missing or unreadable, over the limit, a corrupt
-    /// compressed stream, NUL bytes in what is neither compressed nor a ZIP/Parquet file.
+    /// Errors (exit 2, naming the file): missing or unreadable, over a limit ([`Limits`]), a
+    /// corrupt compressed stream, NUL bytes in what is neither compressed nor a ZIP/Parquet file.
     pub fn from_path(path: &Path, limits: Limits) -> Result<Input> {
-        let file = open_file(path, limits)?;
-        Input::from_reader(path, file, limits)
+        let (file, size) = open_file(path, limits, None)?;
+        let raw = read_whole(path, file, limits, size, EXPECT_INPUT, None)?;
+        Input::build(path.to_path_buf(), raw, limits, true)
     }
 
     /// Reads everything `reader` gives (e.g. standard input, which only the CLI opens); `name` is
@@ -186,30 +504,8 @@ impl Input {
     /// Errors: as [`Input::from_path`].
     pub fn from_reader(name: impl Into<PathBuf>, reader: impl Read, limits: Limits) -> Result<Input> {
         let name = name.into();
-        let mut raw = Vec::new();
-        let mut limited = reader.take(limits.max_bytes.saturating_add(1));
-        // The first block decides whether the rest is worth reading.
-        let mut block = vec![0u8; SNIFF];
-        let mut filled = 0;
-        while filled < SNIFF {
-            match limited.read(&mut block[filled..]) {
-                Ok(0) => break,
-                Ok(n) => filled += n,
-                Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
-                Err(e) => return Err(Error::io("reading", &name, e)),
-            }
-        }
-        block.truncate(filled);
-        check_binary(&name, &block)?;
-        raw.extend_from_slice(&block);
-        drop(block);
-        limited
-            .read_to_end(&mut raw)
-            .map_err(|e| Error::io("reading", &name, e))?;
-        if raw.len() as u64 > limits.max_bytes {
-            return Err(too_large(&name, limits, "is"));
-        }
-        Input::from_bytes(name, raw, limits)
+        let raw = read_whole(&name, reader, limits, None, EXPECT_INPUT, None)?;
+        Input::build(name, raw, limits, true)
     }
 
     /// Wraps bytes already in memory (decompressing them when compressed).
@@ -220,10 +516,23 @@ impl Input {
         if raw.len() as u64 > limits.max_bytes {
             return Err(too_large(&name, limits, "is"));
         }
+        Input::build(name, raw, limits, false)
+    }
+
+    /// The input of `raw` bytes within the size limit, decompressed when compressed; `checked`:
+    /// their first block and lines were checked as they were read.
+    fn build(name: PathBuf, raw: Vec<u8>, limits: Limits, checked: bool) -> Result<Input> {
         let compression = Compression::detect(&raw);
         let decoded = match compression {
             Compression::None => {
-                check_binary(&name, &raw[..raw.len().min(SNIFF)])?;
+                if !checked {
+                    check_binary(&name, &raw[..raw.len().min(SNIFF)], EXPECT_INPUT)?;
+                    if !is_container(&raw) {
+                        if let Some(at) = LineCheck::new(limits.max_line).feed(&raw) {
+                            return Err(line_too_long(&name, count_lines(&raw[..at]) + 1, limits));
+                        }
+                    }
+                }
                 if name.extension().is_some_and(|e| e.eq_ignore_ascii_case("gz")) {
                     return Err(Error::in_file(
                         &name,
@@ -236,17 +545,19 @@ impl Input {
         };
         let content = decoded.as_deref().unwrap_or(&raw);
         let kind = Kind::detect(content);
-        if decoded.is_some() && kind == Kind::Text {
-            let head = &content[..content.len().min(SNIFF)];
-            check_binary(&name, head)?;
-        }
         Ok(Input {
             name,
             raw,
             decoded,
             compression,
             kind,
+            limits,
         })
+    }
+
+    /// The limits it was read under (a container's reader applies them to its members).
+    pub fn limits(&self) -> Limits {
+        self.limits
     }
 
     /// The name shown in messages: the path given, or [`STDIN_NAME`].
@@ -341,9 +652,11 @@ impl Read for Tap {
 /// ever held whole. [`Stream::sha256`] at the end is the hash [`Input::sha256`] gives of the same
 /// file.
 ///
-/// The compression is recognised by content as for [`Input`]; the raw bytes are bounded by
-/// [`Limits::max_bytes`], the content is not (it is never held whole: the reader decides what
-/// it keeps).
+/// The compression is recognised by content as for [`Input`], and the same [`Limits`] apply as
+/// the pieces are handed out: the raw bytes and the content are bounded by
+/// [`Limits::max_bytes`], the content's expansion by [`Limits::max_ratio`], and its lines (unless
+/// it is a container) by [`Limits::max_line`], so the line a reader carries from one piece to
+/// the next stays bounded too.
 pub struct Stream {
     name: PathBuf,
     compression: Compression,
@@ -353,6 +666,10 @@ pub struct Stream {
     limits: Limits,
     /// Newlines in the content handed out so far (the line reached, for errors).
     lines: u64,
+    /// Bytes of content read so far (the head included).
+    content_bytes: u64,
+    /// The line-length check of a text content (`None` for a container).
+    line_check: Option<LineCheck>,
 }
 
 impl std::fmt::Debug for Stream {
@@ -370,7 +687,7 @@ impl Stream {
     ///
     /// Errors (exit 2, naming the file): as [`Input::from_path`] for the first block.
     pub fn open(path: &Path, limits: Limits) -> Result<Stream> {
-        let file = open_file(path, limits)?;
+        let (file, _) = open_file(path, limits, None)?;
         Stream::from_reader(path, Box::new(file), limits)
     }
 
@@ -385,7 +702,7 @@ impl Stream {
             bytes: 0,
         })));
         let block = fill(&mut tap, SNIFF).map_err(|e| Error::io("reading", &name, e))?;
-        check_binary(&name, &block)?;
+        check_binary(&name, &block, EXPECT_INPUT)?;
         let compression = Compression::detect(&block);
         if compression == Compression::None && name.extension().is_some_and(|e| e.eq_ignore_ascii_case("gz")) {
             return Err(Error::in_file(
@@ -412,12 +729,18 @@ impl Stream {
             tap,
             limits,
             lines: 0,
+            content_bytes: 0,
+            line_check: None,
         };
         let mut head = Vec::new();
         fill_into(&mut content, &mut head, SNIFF).map_err(|e| s.read_error(e, count_lines(&head)))?;
-        if compression != Compression::None && Kind::detect(&head) == Kind::Text {
-            check_binary(&s.name, &head)?;
+        if !is_container(&head) {
+            if compression != Compression::None {
+                check_binary(&s.name, &head, EXPECT_INPUT)?;
+            }
+            s.line_check = Some(LineCheck::new(limits.max_line));
         }
+        s.content_bytes = head.len() as u64;
         s.head = head;
         s.content = content;
         Ok(s)
@@ -445,7 +768,7 @@ impl Stream {
 
     /// Whether the content starts like a ZIP or Parquet container (which is read whole).
     pub fn is_container(&self) -> bool {
-        self.head.starts_with(b"PAR1") || self.head.starts_with(b"PK\x03\x04") || self.head.starts_with(b"PK\x05\x06")
+        is_container(&self.head)
     }
 
     /// The error of a failed read of the content, `more` newlines after those handed out.
@@ -466,8 +789,8 @@ impl Stream {
     /// The next piece of the content into `buf` (cleared first; the first call gives the head
     /// and more): at most about `want` bytes, empty at the end.
     ///
-    /// Errors (exit 2, naming the file): a read error, a corrupt compressed stream, raw bytes
-    /// past the size limit.
+    /// Errors (exit 2, naming the file): a read error, a corrupt compressed stream, a limit
+    /// passed ([`Limits`]).
     pub fn next_piece(&mut self, buf: &mut Vec<u8>, want: usize) -> Result<()> {
         buf.clear();
         if !self.head.is_empty() {
@@ -485,9 +808,22 @@ impl Stream {
             }
         }
         buf.truncate(filled);
+        self.content_bytes += (filled - start) as u64;
+        if let Some(at) = self.line_check.as_mut().and_then(|l| l.feed(buf)) {
+            return Err(line_too_long(
+                &self.name,
+                self.lines + count_lines(&buf[..at]) + 1,
+                self.limits,
+            ));
+        }
         self.lines += count_lines(buf);
-        if self.raw_bytes() > self.limits.max_bytes {
+        let raw = self.raw_bytes();
+        if raw > self.limits.max_bytes {
             return Err(too_large(&self.name, self.limits, "is"));
+        }
+        if self.compression != Compression::None {
+            self.limits
+                .check_expansion(&self.name, self.compression.name(), raw, self.content_bytes)?;
         }
         Ok(())
     }
@@ -658,19 +994,57 @@ pub fn open(path: &Path, stdin: Option<&mut dyn Read>, limits: Limits) -> Result
     }
 }
 
+/// A size in messages: `N bytes (X MiB)`, or `N bytes` when under a kibibyte.
+fn size_text(n: u64) -> String {
+    match n {
+        n if n < 1024 => crate::text::bytes(n),
+        n => format!("{} bytes ({})", n, crate::text::bytes(n)),
+    }
+}
+
 fn too_large(name: &Path, limits: Limits, verb: &str) -> Error {
-    Error::in_file(
-        name,
-        format!(
-            "{} larger than the input size limit of {}",
-            verb,
-            match limits.max_bytes {
-                n if n < 1024 => crate::text::bytes(n),
-                n => format!("{} bytes ({})", n, crate::text::bytes(n)),
-            }
+    too_large_as(name, limits, verb, None)
+}
+
+/// The error for an input past [`Limits::max_bytes`]; `fixed`: the limit is fixed for this kind
+/// of file (named), so no flag is offered.
+fn too_large_as(name: &Path, limits: Limits, verb: &str, fixed: Option<&str>) -> Error {
+    match fixed {
+        Some(kind) => Error::in_file(
+            name,
+            format!(
+                "{} larger than {}, the most a {} may hold",
+                verb,
+                size_text(limits.max_bytes),
+                kind
+            ),
         ),
-    )
-    .with_hint("raise the limit with --max-input-size BYTES (e.g. 8G) if the file is meant to be that large")
+        None => Error::in_file(
+            name,
+            format!(
+                "{} larger than the input size limit of {}",
+                verb,
+                size_text(limits.max_bytes)
+            ),
+        )
+        .with_hint("raise the limit with --max-input-size SIZE (e.g. 8G) if the file is meant to be that large"),
+    }
+}
+
+/// Reads a small text file whole, as stored (never decompressed: its bytes are what is hashed
+/// and parsed), e.g. a protocol: at most `max` bytes, refused past that before it is all read;
+/// NUL bytes in its first block are binary data (`expect` says what was expected instead).
+///
+/// Errors (exit 2, naming the file): missing or unreadable, larger than `max` (`kind` names the
+/// kind of file in the message; the limit is fixed), binary.
+pub fn read_small_text(path: &Path, max: u64, kind: &str, expect: &str) -> Result<Vec<u8>> {
+    let limits = Limits {
+        max_bytes: max,
+        max_line: u64::MAX,
+        max_ratio: DEFAULT_MAX_RATIO,
+    };
+    let (file, size) = open_file(path, limits, Some(kind))?;
+    read_whole(path, file, limits, size, expect, Some(kind))
 }
 
 /// Parses a size such as `4G`, `512M`, `100k` or `1000` (bytes; K/M/G/T are powers of 1024,
@@ -702,7 +1076,7 @@ pub fn parse_size(s: &str) -> Result<u64> {
 
 /// NUL bytes in the first block of what is neither compressed nor a known container: binary
 /// data where text is expected (`/dev/zero`, an image, an executable).
-fn check_binary(name: &Path, block: &[u8]) -> Result<()> {
+fn check_binary(name: &Path, block: &[u8], expect: &str) -> Result<()> {
     if Compression::detect(block) != Compression::None || block.starts_with(b"PK") || block.starts_with(b"PAR1") {
         return Ok(());
     }
@@ -713,32 +1087,52 @@ fn check_binary(name: &Path, block: &[u8]) -> Result<()> {
         return Err(Error::in_file(
             name,
             format!(
-                "binary data{} with a NUL byte at offset {}: expected text, or a gzip, zstd, bzip2, xz, ZIP or Parquet file",
-                what, at
+                "binary data{} with a NUL byte at offset {}: expected {}",
+                what, at, expect
             ),
         ));
     }
     Ok(())
 }
 
+/// The content of `raw`, compressed with `c`, read in pieces: each piece checked against the
+/// size and ratio limits ([`Limits::check_expansion`]) and, when the content is text, its lines
+/// against [`Limits::max_line`], so a bomb stops at a limit instead of filling memory.
 fn decompress(name: &Path, raw: &[u8], c: Compression, limits: Limits) -> Result<Vec<u8>> {
     let bad = |e: std::io::Error| Error::in_file(name, format!("not a valid {} stream", c.name())).caused_by(e);
-    let reader: Box<dyn Read + '_> = match c {
+    let mut reader: Box<dyn Read + '_> = match c {
         Compression::Gzip => Box::new(Gunzip::new(raw)),
         Compression::Zstd => Box::new(zstd::stream::read::Decoder::new(raw).map_err(bad)?),
         Compression::Bzip2 => Box::new(bzip2::read::MultiBzDecoder::new(raw)),
         Compression::Xz => Box::new(xz2::read::XzDecoder::new_multi_decoder(raw)),
         Compression::None => return Ok(raw.to_vec()),
     };
-    let mut out = Vec::with_capacity(raw.len().saturating_mul(4).min(1 << 30));
-    if let Err(e) = reader.take(limits.max_bytes.saturating_add(1)).read_to_end(&mut out) {
-        // What was decoded before the error stays in `out`: its lines are the place reached.
-        return Err(decode_error(name, c, count_lines(&out), e));
+    let mut out: Vec<u8> = Vec::new();
+    let guess = (raw.len() as u64).saturating_mul(4).min(limits.max_bytes).min(1 << 30);
+    out.try_reserve_exact(guess as usize)
+        .map_err(|_| out_of_memory(name, 0))?;
+    let mut lines: Option<LineCheck> = None;
+    let mut from = 0;
+    loop {
+        let n = match (&mut reader).take(CHUNK).read_to_end(&mut out) {
+            Ok(n) => n,
+            Err(e) if e.kind() == std::io::ErrorKind::OutOfMemory => return Err(out_of_memory(name, out.len())),
+            // What was decoded before the error stays in `out`: its lines are the place reached.
+            Err(e) => return Err(decode_error(name, c, count_lines(&out), e)),
+        };
+        if from == 0 && !out.is_empty() && !is_container(&out) {
+            check_binary(name, &out[..out.len().min(SNIFF)], EXPECT_INPUT)?;
+            lines = Some(LineCheck::new(limits.max_line));
+        }
+        if let Some(at) = lines.as_mut().and_then(|l| l.feed(&out[from..])) {
+            return Err(line_too_long(name, count_lines(&out[..from + at]) + 1, limits));
+        }
+        limits.check_expansion(name, c.name(), raw.len() as u64, out.len() as u64)?;
+        if n == 0 {
+            return Ok(out);
+        }
+        from = out.len();
     }
-    if out.len() as u64 > limits.max_bytes {
-        return Err(too_large(name, limits, &format!("decompresses ({}) to", c.name())));
-    }
-    Ok(out)
 }
 
 #[cfg(test)]
@@ -805,7 +1199,10 @@ mod tests {
 
     #[test]
     fn limits_bound_raw_and_decompressed_bytes() {
-        let small = Limits { max_bytes: 20 };
+        let small = Limits {
+            max_bytes: 20,
+            ..Limits::DEFAULT
+        };
         let e = Input::from_bytes("big.csv", TEXT.to_vec(), small).unwrap_err();
         assert!(
             e.message
@@ -818,7 +1215,15 @@ mod tests {
         let mut enc = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::best());
         enc.write_all(&vec![b' '; 1 << 20]).unwrap();
         let bomb = enc.finish().unwrap();
-        let e = Input::from_bytes("b.gz", bomb, Limits { max_bytes: 4096 }).unwrap_err();
+        let e = Input::from_bytes(
+            "b.gz",
+            bomb,
+            Limits {
+                max_bytes: 4096,
+                ..Limits::DEFAULT
+            },
+        )
+        .unwrap_err();
         assert!(
             e.message.contains("decompresses (gzip) to larger than"),
             "{}",
@@ -826,7 +1231,16 @@ mod tests {
         );
         // An endless reader stops at the limit.
         let endless = std::io::repeat(b'a');
-        let e = Input::from_reader(STDIN_NAME, endless, Limits { max_bytes: 100_000 }).unwrap_err();
+        let e = Input::from_reader(
+            STDIN_NAME,
+            endless,
+            Limits {
+                max_bytes: 100_000,
+                max_line: u64::MAX,
+                ..Limits::DEFAULT
+            },
+        )
+        .unwrap_err();
         assert!(e.message.starts_with("<stdin>: is larger"), "{}", e.message);
     }
 
@@ -912,7 +1326,12 @@ mod tests {
             "{}",
             e.message
         );
-        let e = Stream::from_reader("big", Box::new(std::io::repeat(b'a')), Limits { max_bytes: 100_000 })
+        let big = Limits {
+            max_bytes: 100_000,
+            max_line: u64::MAX,
+            ..Limits::DEFAULT
+        };
+        let e = Stream::from_reader("big", Box::new(std::io::repeat(b'a')), big)
             .and_then(|mut s| s.next_piece(&mut Vec::new(), 1 << 20))
             .unwrap_err();
         assert!(
@@ -1039,6 +1458,155 @@ mod tests {
                 "m.gz: the gzip stream ends early: the file is truncated (after line 80000, the last complete line read)"
             );
         }
+    }
+
+    /// Every line length found by [`LineCheck`] fed in pieces is the one a plain split finds.
+    #[test]
+    fn the_line_check_finds_the_first_long_line_in_any_pieces() {
+        use proptest::prelude::*;
+        let config = proptest::test_runner::Config {
+            cases: 2000,
+            failure_persistence: None,
+            rng_seed: proptest::test_runner::RngSeed::Fixed(11),
+            ..Default::default()
+        };
+        let lines = proptest::collection::vec(0usize..40, 0..12);
+        let cuts = proptest::collection::vec(1usize..50, 1..8);
+        proptest::test_runner::TestRunner::new(config)
+            .run(&(lines, cuts, 1u64..30), |(lens, cuts, max)| {
+                let text: Vec<u8> = lens
+                    .iter()
+                    .flat_map(|&n| std::iter::repeat_n(b'x', n).chain([b'\n']))
+                    .collect();
+                // The first line longer than `max` (1-based), by a plain split.
+                let want = text
+                    .split(|&b| b == b'\n')
+                    .position(|l| l.len() as u64 > max)
+                    .map(|i| i as u64 + 1);
+                let mut check = LineCheck::new(max);
+                let (mut at, mut k, mut got) = (0, 0, None);
+                while at < text.len() && got.is_none() {
+                    let end = (at + cuts[k % cuts.len()]).min(text.len());
+                    if let Some(off) = check.feed(&text[at..end]) {
+                        got = Some(count_lines(&text[..at + off]) + 1);
+                    }
+                    at = end;
+                    k += 1;
+                }
+                prop_assert_eq!(got, want, "{:?} max {}", String::from_utf8_lossy(&text), max);
+                Ok(())
+            })
+            .unwrap();
+    }
+
+    /// A line past the limit, in a plain and a compressed input, read whole and streamed: the
+    /// file, its line and the flag are named.
+    #[test]
+    fn a_line_past_the_limit_is_named_with_its_number() {
+        let limits = Limits {
+            max_line: 10,
+            ..Limits::DEFAULT
+        };
+        let text = b"short\nalso short\nthis line is too long\nok\n".to_vec();
+        let mut gz = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::default());
+        gz.write_all(&text).unwrap();
+        let gz = gz.finish().unwrap();
+        let want = "f.txt:3: the line is longer than the line-length limit of 10 bytes (expected text lines; is it a binary or a one-line file?)";
+        for raw in [text.clone(), gz] {
+            let e = Input::from_bytes("f.txt", raw.clone(), limits).unwrap_err();
+            assert_eq!(e.message, want);
+            assert!(e.hint.unwrap().contains("--max-line-length"));
+            let e = Input::from_reader("f.txt", &raw[..], limits).unwrap_err();
+            assert_eq!(e.message, want);
+            let e = Stream::from_reader("f.txt", Box::new(std::io::Cursor::new(raw)), limits)
+                .and_then(|mut s| loop {
+                    let mut buf = Vec::new();
+                    s.next_piece(&mut buf, 4)?;
+                    if buf.is_empty() {
+                        return Ok(());
+                    }
+                })
+                .unwrap_err();
+            assert_eq!(e.message, want);
+        }
+        // Within the limit, and in a container (no lines), it reads.
+        assert!(Input::from_bytes("f.txt", b"0123456789\n".to_vec(), limits).is_ok());
+        let mut zip = b"PK\x03\x04".to_vec();
+        zip.extend(std::iter::repeat_n(b'z', 100));
+        assert!(Input::from_bytes("f.eval", zip, limits).is_ok());
+        // An endless line stops at the limit, not at the size limit.
+        let e = Input::from_reader(STDIN_NAME, std::io::repeat(b'a'), limits).unwrap_err();
+        assert!(e.message.starts_with("<stdin>:1: the line is longer"), "{}", e.message);
+    }
+
+    /// Past the 64 MiB floor, content more than `max_ratio` times its compressed size is refused
+    /// with the ratio and the flag named; below it, and within the ratio, it is not.
+    #[test]
+    fn the_compression_ratio_is_bounded_past_the_floor() {
+        let l = Limits::DEFAULT;
+        let p = Path::new("bomb.gz");
+        assert!(l.check_expansion(p, "gzip", 1, RATIO_FLOOR).is_ok());
+        assert!(l.check_expansion(p, "gzip", 1 << 20, 100 << 20).is_ok());
+        let e = l.check_expansion(p, "gzip", 1 << 20, (100 << 20) + 1).unwrap_err();
+        assert_eq!(
+            e.message,
+            "bomb.gz: decompresses (gzip) to more than 100 times its compressed size (100.0 MiB from 1.0 MiB): a decompression bomb, or data far more repetitive than real data"
+        );
+        assert!(e.hint.as_deref().unwrap().contains("--max-compression-ratio N"));
+        assert_eq!(e.exit_code(), 2);
+        let e = l
+            .check_expansion(p, "zstd", 1 << 30, DEFAULT_MAX_BYTES + 1)
+            .unwrap_err();
+        assert!(
+            e.message
+                .contains("decompresses (zstd) to larger than the input size limit"),
+            "{}",
+            e.message
+        );
+        // A real bomb: 80 MiB of short lines in about 80 KiB of gzip, read whole and streamed.
+        let mut enc = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::best());
+        let line = b"1 Q0 doc 1 1.0 run\n";
+        for _ in 0..(80 << 20) / line.len() {
+            enc.write_all(line).unwrap();
+        }
+        let bomb = enc.finish().unwrap();
+        let e = Input::from_bytes("bomb.gz", bomb.clone(), l).unwrap_err();
+        assert!(e.message.contains("more than 100 times"), "{}", e.message);
+        let e = Stream::from_reader("bomb.gz", Box::new(std::io::Cursor::new(bomb)), l)
+            .and_then(|mut s| loop {
+                let mut buf = Vec::new();
+                s.next_piece(&mut buf, 1 << 20)?;
+                if buf.is_empty() {
+                    return Ok(());
+                }
+            })
+            .unwrap_err();
+        assert!(e.message.contains("more than 100 times"), "{}", e.message);
+    }
+
+    /// A protocol-like small text: as stored, bounded by a fixed limit named with the kind of
+    /// file and no flag, binary refused with what was expected.
+    #[test]
+    fn small_texts_are_read_as_stored_within_a_fixed_limit() {
+        let dir = tempfile::tempdir().unwrap();
+        let p = dir.path().join("p.toml");
+        std::fs::write(&p, b"a = 1\n").unwrap();
+        assert_eq!(
+            read_small_text(&p, 16, "protocol", "a TOML text file").unwrap(),
+            b"a = 1\n"
+        );
+        std::fs::write(&p, [b'x'; 17]).unwrap();
+        let e = read_small_text(&p, 16, "protocol", "a TOML text file").unwrap_err();
+        assert_eq!(
+            e.message,
+            format!("{}: is larger than 16 bytes, the most a protocol may hold", p.display())
+        );
+        assert_eq!(e.hint, None);
+        let e = read_small_text(Path::new("/dev/zero"), 16 << 20, "protocol", "a TOML text file").unwrap_err();
+        assert_eq!(
+            e.message,
+            "/dev/zero: binary data with a NUL byte at offset 0: expected a TOML text file"
+        );
     }
 
     #[test]

@@ -1,6 +1,6 @@
-//! File input and output shared by every reader: decompression by content (see
-//! [`crate::input`]), UTF-8 BOM removal, SHA-256 of files, and atomic writes (write to a
-//! temporary file in the same directory, fsync, rename).
+//! File input and output shared by every reader: decompression by content and the input
+//! limits (see [`crate::input`]), UTF-8 BOM removal, SHA-256 of files, and atomic writes (write
+//! to a temporary file in the same directory, fsync, rename).
 
 use crate::error::{Error, Result};
 use crate::input::{Input, Limits};
@@ -9,7 +9,7 @@ use std::io::Write;
 use std::path::Path;
 
 /// Reads a whole file, decompressing gzip, zstd, bzip2 or xz recognised by content (see
-/// [`crate::input`]), within the default size limit.
+/// [`crate::input`]), within the default limits ([`Limits::DEFAULT`]).
 ///
 /// Errors: a missing or unreadable file, a corrupt compressed stream, a file over the size limit
 /// (exit 2, naming the file).
@@ -42,12 +42,15 @@ pub fn sha256_hex(bytes: &[u8]) -> String {
     hex::encode(Sha256::digest(bytes))
 }
 
-/// Lower-case hex SHA-256 of a file's raw bytes as stored (not decompressed).
+/// Lower-case hex SHA-256 of a file's raw bytes as stored (not decompressed), read in pieces
+/// (the file is never held whole).
 ///
 /// Errors: a missing or unreadable file (exit 2).
 pub fn sha256_file(path: &Path) -> Result<String> {
-    let raw = std::fs::read(path).map_err(|e| Error::io("reading", path, e))?;
-    Ok(sha256_hex(&raw))
+    let mut file = std::fs::File::open(path).map_err(|e| Error::io("reading", path, e))?;
+    let mut hasher = Sha256::new();
+    std::io::copy(&mut file, &mut hasher).map_err(|e| Error::io("reading", path, e))?;
+    Ok(hex::encode(hasher.finalize()))
 }
 
 /// A new temporary file in `dir`, to be renamed over an output file. It is created with mode

@@ -315,7 +315,8 @@ pub fn cell_text(v: &serde_json::Value) -> String {
 ///
 /// Errors (exit 2): not a readable Parquet file (naming the file), including a corrupt file on
 /// which the `parquet` decoder itself panics (caught here, so a damaged input is bad input, not
-/// a crash).
+/// a crash); row groups that declare more uncompressed data than the input's limits allow
+/// ([`crate::input::Limits::check_expansion`]).
 pub fn parquet_objects(input: &crate::input::Input) -> Result<Vec<(usize, Fields)>> {
     crate::error::caught::catch_quietly(|| parquet_rows(input)).unwrap_or_else(|_| {
         Err(Error::in_file(
@@ -330,6 +331,17 @@ fn parquet_rows(input: &crate::input::Input) -> Result<Vec<(usize, Fields)>> {
     let path = input.path();
     let bad = |e: parquet::errors::ParquetError| Error::in_file(path, "is not a readable Parquet file").caused_by(e);
     let reader = SerializedFileReader::new(bytes::Bytes::copy_from_slice(input.bytes())).map_err(bad)?;
+    // The uncompressed size the row groups declare, against the input's limits, before any page
+    // is decompressed.
+    let declared: i64 = reader
+        .metadata()
+        .row_groups()
+        .iter()
+        .map(|g| g.total_byte_size().max(0))
+        .sum();
+    input
+        .limits()
+        .check_expansion(path, "Parquet", input.raw().len() as u64, declared as u64)?;
     let rows = reader.get_row_iter(None).map_err(bad)?;
     let mut out = Vec::new();
     for (i, row) in rows.enumerate() {

@@ -76,6 +76,9 @@ pub struct Args {
     /// Output format.
     #[arg(long, value_parser = named::<Format>(), default_value = "human")]
     pub format: Format,
+    /// The limits of what is read.
+    #[command(flatten)]
+    pub limits: super::inputs::LimitArgs,
 }
 
 /// One progress bar per stage (reset at each stage): a bar with an ETA when the stage knows its
@@ -125,7 +128,7 @@ fn default_memory_limit(ctx: &Ctx) -> u64 {
 
 pub fn run(a: Args, ctx: &Ctx) -> Outcome {
     let ledger = if a.dry_run { None } else { Some(open_ledger(ctx)?) };
-    let limits = crate::input::Limits::default();
+    let limits = a.limits.limits()?;
     let named = [
         a.passages.as_deref(),
         Some(a.questions.as_path()),
@@ -161,6 +164,7 @@ pub fn run(a: Args, ctx: &Ctx) -> Outcome {
         sensitivity_svg: a.sensitivity_svg.as_deref().map(|p| resolve(ctx, p)),
         memory_limit: Some(a.memory_limit.unwrap_or_else(|| default_memory_limit(ctx))),
         spill_dir: ctx.temp_dir.clone(),
+        limits,
     };
     let outcome = ops::components::run(ledger.as_ref(), &o, ctx.now, &bar(ctx))?;
     let mut out = Output::ok(render(&outcome, a.format), &outcome.notes);

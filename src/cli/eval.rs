@@ -77,6 +77,9 @@ pub struct Args {
     /// Output format.
     #[arg(long, value_parser = named::<EvalFormat>(), default_value = "human")]
     pub format: EvalFormat,
+    /// The limits of what is read.
+    #[command(flatten)]
+    pub limits: super::inputs::LimitArgs,
 }
 
 pub fn run(a: Args, ctx: &Ctx) -> Outcome {
@@ -90,8 +93,9 @@ pub fn run(a: Args, ctx: &Ctx) -> Outcome {
             "`-` (standard input) can be given only once",
         ));
     }
+    let limits = a.limits.limits()?;
     let stdin = if dashes == 1 {
-        Some(super::inputs::stdin(crate::input::Limits::default())?)
+        Some(super::inputs::stdin(limits)?)
     } else {
         None
     };
@@ -118,6 +122,7 @@ pub fn run(a: Args, ctx: &Ctx) -> Outcome {
         full_precision: a.full_precision,
         pool_partial: a.pool_partial,
         protocol: a.protocol.as_deref().map(|p| resolve(ctx, p)),
+        limits,
     };
     let o = crate::ops::eval::eval(&req)?;
     let text = match a.format {

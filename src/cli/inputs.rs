@@ -21,20 +21,54 @@ pub struct InputArgs {
     /// per score file, the names pair with the files in order (as `--scores FILE=NAME`).
     #[arg(long = "system-name", value_name = "NAME")]
     pub system_name: Vec<String>,
-    /// Largest input accepted, raw and decompressed, e.g. 8G or 512M (default 4G).
-    #[arg(long = "max-input-size", value_name = "SIZE")]
+    /// The limits of what is read.
+    #[command(flatten)]
+    pub limits: LimitArgs,
+}
+
+/// The help heading of the limit flags.
+const LIMITS: &str = "Input limits";
+
+/// The limits of what a command reads (the defaults bound memory; see `crate::input::LIMITS`).
+#[derive(Debug, Clone, Default, clap::Args)]
+pub struct LimitArgs {
+    /// Largest input accepted, raw and again decompressed, e.g. 8G or 512M (default 4G).
+    #[arg(long = "max-input-size", value_name = "SIZE", help_heading = LIMITS)]
     pub max_input_size: Option<String>,
+    /// Longest line of a text input, e.g. 1G (default 256M).
+    #[arg(long = "max-line-length", value_name = "SIZE", help_heading = LIMITS)]
+    pub max_line_length: Option<String>,
+    /// Largest ratio of decompressed to compressed size, applied past 64 MiB decompressed
+    /// (default 100; a decompression bomb is about 1000).
+    #[arg(long = "max-compression-ratio", value_name = "N", help_heading = LIMITS,
+          value_parser = clap::value_parser!(u64).range(1..))]
+    pub max_compression_ratio: Option<u64>,
+}
+
+impl LimitArgs {
+    /// The limits asked for, the defaults where none is given.
+    ///
+    /// Errors (exit 2): a size that does not parse.
+    pub fn limits(&self) -> Result<Limits> {
+        let d = Limits::DEFAULT;
+        Ok(Limits {
+            max_bytes: self
+                .max_input_size
+                .as_deref()
+                .map_or(Ok(d.max_bytes), crate::input::parse_size)?,
+            max_line: self
+                .max_line_length
+                .as_deref()
+                .map_or(Ok(d.max_line), crate::input::parse_size)?,
+            max_ratio: self.max_compression_ratio.unwrap_or(d.max_ratio),
+        })
+    }
 }
 
 impl InputArgs {
     /// The size limits asked for.
     pub fn limits(&self) -> Result<Limits> {
-        match &self.max_input_size {
-            Some(s) => Ok(Limits {
-                max_bytes: crate::input::parse_size(s)?,
-            }),
-            None => Ok(Limits::default()),
-        }
+        self.limits.limits()
     }
 
     /// Adds these flags to `opts`; when one of `files` is `-`, reads standard input once into

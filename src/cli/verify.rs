@@ -58,15 +58,19 @@ pub struct VerifyArgs {
     /// Output format.
     #[arg(long, value_parser = named::<Format>(), default_value = "human")]
     pub format: Format,
+    /// The limits of what is read (an export given with --ledger).
+    #[command(flatten)]
+    pub limits: super::inputs::LimitArgs,
 }
 
 pub fn verify(a: VerifyArgs, ctx: &Ctx) -> Outcome {
+    let limits = a.limits.limits()?;
     let o = ops::verify::VerifyOptions {
         protocols: a.protocols.iter().map(|p| resolve(ctx, p)).collect(),
         export: a
             .ledger
             .as_deref()
-            .map(|p| super::inputs::open(ctx, p, crate::input::Limits::default()))
+            .map(|p| super::inputs::open(ctx, p, limits))
             .transpose()?,
         remote: a.remote.clone(),
         rerun: a.rerun,

@@ -67,8 +67,9 @@ const SECP256R1: ObjectIdentifier = ObjectIdentifier::new_unwrap("1.2.840.10045.
 const SECP384R1: ObjectIdentifier = ObjectIdentifier::new_unwrap("1.3.132.0.34");
 const ID_KP_TIME_STAMPING: ObjectIdentifier = ObjectIdentifier::new_unwrap("1.3.6.1.5.5.7.3.8");
 
-/// Largest TSA response read (1 MiB; real responses are a few kilobytes).
-pub const MAX_RESPONSE_BYTES: u64 = 1 << 20;
+/// Largest TSA response read (1 MiB, [`crate::input::TSA_RESPONSE_MAX_BYTES`]; real responses
+/// are a few kilobytes).
+pub const MAX_RESPONSE_BYTES: u64 = crate::input::TSA_RESPONSE_MAX_BYTES;
 
 /// Largest certificate chain followed from the signer to a trust anchor.
 const MAX_CHAIN: usize = 8;
@@ -450,7 +451,13 @@ pub fn request_token(client: &TsaClient, url: &str, hash: &[u8; 32], nonce: u64)
         .with_config()
         .limit(MAX_RESPONSE_BYTES)
         .read_to_vec()
-        .map_err(|e| http(e.to_string()))?;
+        .map_err(|e| match e {
+            ureq::Error::BodyExceedsLimit(_) => TsaError::MalformedResponse(format!(
+                "it is larger than {} bytes (1 MiB), the most pledge reads from a TSA (real responses are a few kilobytes)",
+                MAX_RESPONSE_BYTES
+            )),
+            e => http(e.to_string()),
+        })?;
     parse_response(&body, hash, Some(nonce))
 }
 

@@ -66,6 +66,8 @@ pub struct ComponentsOptions {
     pub memory_limit: Option<u64>,
     /// The directory for the out-of-core join's spill files (unlinked as soon as created).
     pub spill_dir: PathBuf,
+    /// The limits the passages file is streamed under (the caller reads the other inputs).
+    pub limits: crate::input::Limits,
 }
 
 /// Where the passages come from.
@@ -133,8 +135,7 @@ pub fn run(
     }
     let source = match &o.passages {
         Some(PassagesInput::File(p)) => Some(components::read::PassageSource::Stream(crate::input::Stream::open(
-            p,
-            crate::input::Limits::default(),
+            p, o.limits,
         )?)),
         Some(PassagesInput::Read(i)) => Some(components::read::PassageSource::Input(i)),
         None => None,

@@ -41,6 +41,8 @@ pub struct EvalRequest {
     pub protocol: Option<PathBuf>,
     /// What standard input held, for the one file named `-` (read by the caller).
     pub stdin: Option<crate::input::Input>,
+    /// The limits the qrels and runs are read under.
+    pub limits: crate::input::Limits,
 }
 
 /// What `pledge eval` returns.
@@ -71,7 +73,7 @@ pub fn eval(a: &EvalRequest) -> Result<EvalOutcome> {
     } else {
         Duplicates::Error
     };
-    let limits = crate::input::Limits::default();
+    let limits = a.limits;
     let open = |p: &std::path::Path| -> Result<crate::input::Input> {
         match (&a.stdin, crate::input::is_stdin(p)) {
             (Some(i), true) => Ok(i.clone()),

@@ -123,12 +123,10 @@ fn load_trec(
     pool: Option<&crate::protocol::Pool>,
 ) -> Result<Inputs> {
     use crate::trec::{Duplicates, Qrels, Run};
-    let qrels = Qrels::read(&root.join(&t.qrels), Duplicates::Error)?;
-    let runs = t
-        .runs
-        .iter()
-        .map(|r| Run::read(&root.join(r), Duplicates::Error))
-        .collect::<Result<Vec<_>>>()?;
+    let read = |p: &str| crate::input::Input::from_path(&root.join(p), opts.read.limits);
+    let qrels = Qrels::from_input(&read(&t.qrels)?, Duplicates::Error)?;
+    let run = |r: &String| Run::from_input(&read(r)?, Duplicates::Error);
+    let runs = t.runs.iter().map(run).collect::<Result<Vec<_>>>()?;
     let scores = crate::trec::score_table(&qrels, &runs, &t.measure, t.complete)?;
     // With -c semantics a run lacking a topic is scored as an empty ranking (0): count those.
     let prefilled = if t.complete {
@@ -141,7 +139,7 @@ fn load_trec(
     // The pool check sees every supplied run: the compared ones and those given for the pool.
     let mut all_runs = runs;
     for r in &t.pool_runs {
-        all_runs.push(Run::read(&root.join(r), Duplicates::Error)?);
+        all_runs.push(run(r)?);
     }
     let default_pool = crate::protocol::Pool::default();
     let pool_bias = Some(crate::trec::pool_bias(

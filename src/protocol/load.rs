@@ -10,8 +10,9 @@ use std::path::Path;
 /// Reads, parses and validates the protocol at `path`.
 ///
 /// Returns the protocol and its source text (BOM removed, line endings as in the file).
-/// Errors (exit 2): missing file, invalid UTF-8 or TOML, unknown key, missing key, wrong type,
-/// value out of range; each message is `FILE:LINE:COL: what was expected`.
+/// Errors (exit 2): missing file, larger than [`crate::input::PROTOCOL_MAX_BYTES`] or binary,
+/// invalid UTF-8 or TOML, unknown key, missing key, wrong type, value out of range; each message
+/// is `FILE:LINE:COL: what was expected`.
 pub fn load(path: &Path) -> Result<(Protocol, String)> {
     let (protocol, text, _) = load_raw(path)?;
     Ok((protocol, text))
@@ -19,7 +20,12 @@ pub fn load(path: &Path) -> Result<(Protocol, String)> {
 
 /// As [`load`], also returning the raw bytes (for the hash), read once.
 pub(crate) fn load_raw(path: &Path) -> Result<(Protocol, String, Vec<u8>)> {
-    let bytes = std::fs::read(path).map_err(|e| Error::io("reading protocol", path, e))?;
+    let bytes = crate::input::read_small_text(
+        path,
+        crate::input::PROTOCOL_MAX_BYTES,
+        "protocol file",
+        "a protocol TOML text file",
+    )?;
     let text = std::str::from_utf8(crate::io::strip_bom(&bytes))
         .map_err(|_| Error::in_file(path, "protocol is not valid UTF-8"))?
         .to_owned();

@@ -18,7 +18,6 @@ use crate::error::{Error, Result};
 use crate::input::Input;
 use serde_json::{Map, Value};
 use std::collections::BTreeMap;
-use std::io::Read;
 use std::path::Path;
 
 /// Reads a `.eval` log (ZIP).
@@ -28,31 +27,20 @@ pub(super) fn read_eval(input: &Input, opts: &ReadOptions) -> Result<ScoreTable>
         Error::in_file(path, "is a ZIP archive but cannot be read as an inspect_ai .eval log").caused_by(e)
     };
     let mut zip = zip::ZipArchive::new(std::io::Cursor::new(input.bytes())).map_err(bad)?;
-    let limit = opts.limits.max_bytes;
+    let mut members = crate::input::Members::new(input);
     let names: Vec<String> = zip
         .file_names()
         .filter(|n| n.starts_with("samples/") && n.ends_with(".json"))
         .map(str::to_string)
         .collect();
     let mut member = |name: &str| -> Result<Option<Value>> {
-        let mut f = match zip.by_name(name) {
+        let f = match zip.by_name(name) {
             Ok(f) => f,
             Err(zip::result::ZipError::FileNotFound) => return Ok(None),
             Err(e) => return Err(bad(e)),
         };
-        if f.size() > limit {
-            return Err(Error::in_file(
-                path,
-                format!(
-                    "member `{}` is larger than the input size limit of {} bytes",
-                    name, limit
-                ),
-            ));
-        }
-        let mut s = String::new();
-        f.by_ref()
-            .take(limit)
-            .read_to_string(&mut s)
+        let size = f.size();
+        let s = String::from_utf8(members.read(name, size, f)?)
             .map_err(|e| Error::in_file(path, format!("member `{}` cannot be read", name)).caused_by(e))?;
         serde_json::from_str(&s)
             .map(Some)

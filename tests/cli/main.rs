@@ -1,8 +1,13 @@
 //! One integration-test binary running the real `pledge` CLI in hermetic temporary git
 //! repositories: fixed clock (`PLEDGE_NOW`), `GIT_CONFIG_GLOBAL=/dev/null`, no system config.
 
+mod alloc;
 mod common;
 mod tools;
+
+/// Counts what each thread holds, so reader tests can bound their memory (`alloc::peak`).
+#[global_allocator]
+static ALLOC: alloc::Counting = alloc::Counting;
 
 mod analyze;
 mod components;
@@ -11,6 +16,7 @@ mod docs;
 mod drafts;
 mod formats;
 mod ledger;
+mod limits;
 mod names;
 mod power;
 mod protocol;

@@ -1,9 +1,11 @@
 //! Property tests over every input reader: random bytes, truncations and single-byte mutations
 //! of the real sample files in `tests/data/`, and gzip / zstd magic followed by garbage. Each
 //! reader must return `Ok` or an `Err` with exit code 2 whose rendered message names the input
-//! file; never panic. Inputs go through `Input::from_bytes` with a 1 MiB limit (bounded memory:
-//! a decompression bomb stops at the limit). A few CLI cases check that a bad input exits 2 and
-//! writes neither a ledger entry nor an output file.
+//! file; never panic; and hold at most [`MEMORY_BOUND`] bytes while reading (counted by the test
+//! binary's allocator, `crate::alloc`). Inputs go through `Input::from_bytes` with a 1 MiB limit
+//! (bounded memory: a decompression bomb stops at the limit). Fixed cases give every reader a
+//! gzip and a zstd bomb, an endless line and NUL bytes. A few CLI cases check that a bad input
+//! exits 2 and writes neither a ledger entry nor an output file.
 
 use crate::common::Env;
 use pledge::error::Error;
@@ -16,7 +18,14 @@ use std::path::Path;
 /// Cases per reader (each case is one generated input).
 const CASES: u32 = 1024;
 
-const LIMITS: Limits = Limits { max_bytes: 1 << 20 };
+const LIMITS: Limits = Limits {
+    max_bytes: 1 << 20,
+    ..Limits::DEFAULT
+};
+
+/// The most memory one reader may hold (on its thread) while reading one fuzzed input of at
+/// most [`LIMITS`] bytes.
+const MEMORY_BOUND: u64 = 32 << 20;
 
 fn sample(p: &str) -> Vec<u8> {
     let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data").join(p);
@@ -96,14 +105,23 @@ fn check_lines(
     read: impl FnOnce(&Input) -> Result<(), Error>,
 ) -> Result<(), TestCaseError> {
     let mut plain_text = false;
-    let outcome = catch_unwind(AssertUnwindSafe(|| {
-        Input::from_bytes(name, bytes.clone(), LIMITS).and_then(|input| {
-            plain_text = input.compression() == Compression::None
-                && input.kind() == Kind::Text
-                && input.text().is_ok_and(|t| !t.trim().is_empty());
-            read(&input)
-        })
-    }));
+    let (outcome, held) = crate::alloc::peak(|| {
+        catch_unwind(AssertUnwindSafe(|| {
+            Input::from_bytes(name, bytes.clone(), LIMITS).and_then(|input| {
+                plain_text = input.compression() == Compression::None
+                    && input.kind() == Kind::Text
+                    && input.text().is_ok_and(|t| !t.trim().is_empty());
+                read(&input)
+            })
+        }))
+    });
+    prop_assert!(
+        held <= MEMORY_BOUND,
+        "{} bytes held reading {} bytes as {}",
+        held,
+        bytes.len(),
+        name
+    );
     match outcome {
         Err(_) => Err(TestCaseError::fail(format!(
             "panic reading {} bytes as {}",
@@ -145,7 +163,15 @@ fn check_file(
 ) -> Result<(), TestCaseError> {
     let path = dir.join(name);
     std::fs::write(&path, bytes).expect("writing the fuzz input");
-    match catch_unwind(AssertUnwindSafe(|| read(&path))) {
+    let (outcome, held) = crate::alloc::peak(|| catch_unwind(AssertUnwindSafe(|| read(&path))));
+    prop_assert!(
+        held <= MEMORY_BOUND,
+        "{} bytes held reading {} bytes as {}",
+        held,
+        bytes.len(),
+        name
+    );
+    match outcome {
         Err(_) => Err(TestCaseError::fail(format!(
             "panic reading {} bytes as {}",
             bytes.len(),
@@ -306,6 +332,146 @@ fn export_reader_never_panics() {
             })
         })
         .unwrap();
+}
+
+// ---- fixed cases: bombs, an endless line, NUL bytes, for every reader ----
+
+/// A reader of an input already read.
+type Reader = Box<dyn Fn(&Input) -> Result<(), Error>>;
+
+/// Every reader that takes an input, by the file name it is tested under.
+fn input_readers() -> Vec<(&'static str, Reader)> {
+    let passages = Input::from_bytes("passages.jsonl", sample("components/passages.jsonl"), LIMITS).unwrap();
+    let ids = ["d1:1", "d1:2", "d2:1", "d2:2", "d3:1", "d3:2", "d4:1", "d4:2"];
+    vec![
+        (
+            "scores.csv",
+            Box::new(|i: &Input| pledge::scores::read_input(i, &pledge::scores::ReadOptions::default()).map(drop)),
+        ),
+        (
+            "run.txt",
+            Box::new(|i: &Input| pledge::trec::Run::from_input(i, pledge::trec::Duplicates::Error).map(drop)),
+        ),
+        (
+            "qrels.txt",
+            Box::new(|i: &Input| pledge::trec::Qrels::from_input(i, pledge::trec::Duplicates::Error).map(drop)),
+        ),
+        (
+            "passages.jsonl",
+            Box::new(|i: &Input| pledge::components::read::read_passages_input(i).map(drop)),
+        ),
+        (
+            "questions.jsonl",
+            Box::new(move |i: &Input| pledge::components::read::read_corpus_inputs(Some(&passages), i, None).map(drop)),
+        ),
+        (
+            "pairs.jsonl",
+            Box::new(move |i: &Input| pledge::components::pairs::read_pairs(i, &ids).map(drop)),
+        ),
+        (
+            "ledger.jsonl",
+            Box::new(|i: &Input| pledge::ledger::export::verify_export(i, None).map(drop)),
+        ),
+    ]
+}
+
+/// `n` bytes of TREC run lines.
+fn run_lines(n: usize) -> Vec<u8> {
+    b"301 Q0 FBIS3-10082 1 12.5 bomb\n"
+        .iter()
+        .copied()
+        .cycle()
+        .take(n)
+        .collect()
+}
+
+/// The fixed hostile inputs: (what, bytes, limits, the error's words after the file name).
+fn hostile() -> Vec<(&'static str, Vec<u8>, Limits, &'static str)> {
+    let mut gz = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::best());
+    std::io::Write::write_all(&mut gz, &run_lines(64 << 20)).unwrap();
+    let gz = gz.finish().unwrap();
+    let zst = zstd::stream::encode_all(&run_lines(64 << 20)[..], 19).unwrap();
+    let lines = Limits {
+        max_bytes: 16 << 20,
+        max_line: 64 << 10,
+        ..Limits::DEFAULT
+    };
+    vec![
+        (
+            "gzip bomb",
+            gz,
+            LIMITS,
+            ": decompresses (gzip) to larger than the input size limit of 1048576 bytes (1.0 MiB)",
+        ),
+        (
+            "zstd bomb",
+            zst,
+            LIMITS,
+            ": decompresses (zstd) to larger than the input size limit of 1048576 bytes (1.0 MiB)",
+        ),
+        (
+            "endless line",
+            vec![b'a'; 2 << 20],
+            lines,
+            ":1: the line is longer than the line-length limit of 65536 bytes (64.0 KiB)",
+        ),
+        (
+            "NUL bytes",
+            vec![0; 1 << 20],
+            LIMITS,
+            ": binary data with a NUL byte at offset 0",
+        ),
+    ]
+}
+
+/// Every reader meets every hostile input with exit 2 and the limit named, holding at most
+/// [`MEMORY_BOUND`] bytes, read whole and (the passages) as a stream; a protocol is read as
+/// stored within its own fixed limit.
+#[test]
+fn bombs_lines_and_nul_bytes_stop_every_reader() {
+    for (what, bytes, limits, want) in hostile() {
+        for (name, read) in input_readers() {
+            let (result, held) =
+                crate::alloc::peak(|| Input::from_bytes(name, bytes.clone(), limits).and_then(|i| read(&i)));
+            let e = result.expect_err(name);
+            assert_eq!(e.exit_code(), 2, "{} as {}: {}", what, name, e.render());
+            let head = format!("{}{}", name, want);
+            assert!(e.message.starts_with(&head), "{} as {}: {}", what, name, e.message);
+            assert!(held <= MEMORY_BOUND, "{} as {}: {} bytes held", what, name, held);
+        }
+        let (result, held) = crate::alloc::peak(|| {
+            let stream = pledge::input::Stream::from_reader(
+                "stream.jsonl",
+                Box::new(std::io::Cursor::new(bytes.clone())),
+                limits,
+            )?;
+            let source = pledge::components::read::PassageSource::Stream(stream);
+            pledge::components::read::read_passages_from(source, Default::default()).map(drop)
+        });
+        let e = result.expect_err("stream");
+        let head = format!("stream.jsonl{}", want);
+        assert!(e.message.starts_with(&head), "{} streamed: {}", what, e.message);
+        assert!(held <= MEMORY_BOUND, "{} streamed: {} bytes held", what, held);
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let p = dir.path().join("p.toml");
+    for (bytes, want) in [
+        (
+            vec![b'a'; 17 << 20],
+            "is larger than 16777216 bytes (16.0 MiB), the most a protocol file may hold",
+        ),
+        (
+            vec![0; 1 << 20],
+            "binary data with a NUL byte at offset 0: expected a protocol TOML text file",
+        ),
+        (hostile().remove(0).1, "protocol is not valid UTF-8"),
+    ] {
+        std::fs::write(&p, &bytes).unwrap();
+        let (result, held) = crate::alloc::peak(|| pledge::protocol::load(&p));
+        let e = result.unwrap_err();
+        assert_eq!(e.message, format!("{}: {}", p.display(), want));
+        assert!(held <= MEMORY_BOUND, "protocol: {} bytes held", held);
+    }
 }
 
 // ---- the real binary: a bad input exits 2 and writes nothing ----

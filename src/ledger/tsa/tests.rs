@@ -659,3 +659,33 @@ fn verified_chains_are_remembered_per_trust_file() {
         "untrusted-certificate"
     );
 }
+
+/// A TSA answering with more than 1 MiB (an endless or hostile server): reading stops at the
+/// limit and the error says the response is too large, naming the limit.
+#[test]
+fn a_response_past_the_size_limit_is_refused() {
+    let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+    let url = format!("http://{}/tsr", listener.local_addr().unwrap());
+    let server = std::thread::spawn(move || {
+        let (stream, _) = listener.accept().unwrap();
+        let mut reader = BufReader::new(stream.try_clone().unwrap());
+        let mut line = String::new();
+        while reader.read_line(&mut line).is_ok_and(|n| n > 2) {
+            line.clear();
+        }
+        let mut out = stream;
+        let body = vec![0x30u8; (MAX_RESPONSE_BYTES + 4096) as usize];
+        let _ = write!(
+            out,
+            "HTTP/1.1 200 OK\r\nContent-Type: application/timestamp-reply\r\nContent-Length: {}\r\n\r\n",
+            body.len()
+        );
+        let _ = out.write_all(&body);
+    });
+    let e = request_token(&client(), &url, &[0; 32], 1).unwrap_err();
+    let _ = server.join();
+    assert_eq!(
+        e.to_string(),
+        "the TSA's answer is not an RFC 3161 time-stamp response: it is larger than 1048576 bytes (1 MiB), the most pledge reads from a TSA (real responses are a few kilobytes)"
+    );
+}
