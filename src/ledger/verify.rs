@@ -258,8 +258,12 @@ pub struct VerifyReport {
     /// Facts that pass but are disclosed (line endings only, a registration after results were
     /// seen, a lowered data-access level, unpublished entries).
     pub notes: Vec<Finding>,
-    /// The protocol check, when a protocol was given.
+    /// The protocol check, when a protocol was given (the first, when several were).
     pub protocol: Option<ProtocolCheck>,
+    /// The checks of the protocols given after the first, in order (a pre-commit hook passes
+    /// every staged protocol file to one run).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub more_protocols: Vec<ProtocolCheck>,
     /// The comparison with a published copy, for `--remote`.
     pub remote: Option<RemoteCheck>,
     /// What a reviewer cites: per study, when and by whom it was registered and what followed
@@ -292,6 +296,7 @@ impl VerifyReport {
             findings: chain.findings,
             notes: chain.notes,
             protocol: None,
+            more_protocols: Vec::new(),
             remote: None,
             review: None,
             tip_authenticated: true,

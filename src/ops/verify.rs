@@ -168,6 +168,7 @@ fn merge_protocol(report: &mut VerifyReport, other: VerifyReport) {
     };
     report.findings.extend(other.findings.into_iter().filter(of_protocol));
     report.notes.extend(other.notes.into_iter().filter(of_protocol));
+    report.more_protocols.extend(other.protocol);
 }
 
 /// Every deviation entry as a note: a study that deviated from its registration verifies, and

@@ -19,6 +19,7 @@ mod ledger;
 mod limits;
 mod names;
 mod power;
+mod precommit;
 mod protocol;
 mod readers_fuzz;
 mod registration;

@@ -23,7 +23,7 @@ impl Human for VerifyReport {
                 .map(|t| format!(", tip {}", short(t, 7)))
                 .unwrap_or_default()
         );
-        if let Some(p) = &self.protocol {
+        for p in self.protocol.iter().chain(&self.more_protocols) {
             let what = match p.status {
                 CheckStatus::Matches => format!("matches the registration of study `{}`", p.study_id),
                 CheckStatus::LineEndingsOnly => format!(
