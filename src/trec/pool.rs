@@ -141,7 +141,7 @@ pub fn pool_bias(qrels: &Qrels, runs: &[Run], pool: &Pool, metric: &str, partial
         };
         let statement = run_statement(
             &run.tag,
-            contributor,
+            (!pool.contributors.is_empty()).then_some(contributor),
             pool.depth,
             k,
             ev.topics.len(),
@@ -227,9 +227,11 @@ fn pct(x: f64) -> String {
 }
 
 #[allow(clippy::too_many_arguments)]
+/// The figures of run `tag` in one sentence; `contributor` is `None` when the protocol names
+/// no contributors, so that whether the run contributed is unknown.
 fn run_statement(
     tag: &str,
-    contributor: bool,
+    contributor: Option<bool>,
     depth: Option<u32>,
     k: u32,
     topics: usize,
@@ -239,14 +241,16 @@ fn run_statement(
     mean: f64,
     loo: Option<&LeaveOneOut>,
 ) -> String {
-    let mut s = if contributor {
-        match depth {
-            Some(d) => format!("Run {} contributed to the judgment pool (depth {}). ", tag, d),
-            None => format!("Run {} contributed to the judgment pool. ", tag),
-        }
-    } else {
-        format!("Run {} did not contribute to the judgment pool. ", tag)
+    let mut s = match (contributor, depth) {
+        (Some(true), Some(d)) => format!("Run {} contributed to the judgment pool (depth {}). ", tag, d),
+        (Some(true), None) => format!("Run {} contributed to the judgment pool. ", tag),
+        (Some(false), _) => format!("Run {} did not contribute to the judgment pool. ", tag),
+        (None, _) => format!(
+            "Whether run {} contributed to the judgment pool is unknown (the protocol names no contributors). ",
+            tag
+        ),
     };
+    let contributor = contributor == Some(true);
     s.push_str(&format!(
         "Over {} topics, {} of its top {} documents were judged and {} were retrieved but unjudged, \
          counted as non-relevant by {} (mean {:.4})",
@@ -277,11 +281,15 @@ fn run_statement(
 fn summary(runs: &[RunPoolBias], pool: &Pool, k: u32, metric: &str) -> String {
     let n = runs.len();
     let c = runs.iter().filter(|r| r.contributor).count();
-    let mut s = format!("{} of the {} evaluated runs contributed to the judgment pool", c, n);
-    if pool.contributors.is_empty() {
-        s.push_str(" (the protocol names no contributors)");
-    }
-    s.push_str(". ");
+    // Nobody registered which runs were pooled: say that it is unknown, never "0 of n".
+    let mut s = if pool.contributors.is_empty() {
+        format!(
+            "The protocol names no contributors, so whether the {} evaluated runs contributed to the judgment pool is unknown. ",
+            n
+        )
+    } else {
+        format!("{} of the {} evaluated runs contributed to the judgment pool. ", c, n)
+    };
     let lo = runs.iter().map(|r| r.judged_at_k).fold(f64::INFINITY, f64::min);
     let hi = runs.iter().map(|r| r.judged_at_k).fold(f64::NEG_INFINITY, f64::max);
     if n > 0 {
