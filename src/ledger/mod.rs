@@ -53,5 +53,5 @@ pub use publish::{fetch_published, publish, resolve_remote, verify_remote, Publi
 pub use signer::CommitSigner;
 pub use store::{Ledger, StoredEntry, LEDGER_REF, LEDGER_REFSPEC};
 pub use verify::{
-    verify_ledger, verify_ref, CheckStatus, Finding, FindingCode, ProtocolCheck, RemoteCheck, VerifyReport,
+    verify_at, verify_ledger, verify_ref, CheckStatus, Finding, FindingCode, ProtocolCheck, RemoteCheck, VerifyReport,
 };

@@ -549,6 +549,34 @@ pub fn verify_commit(
     }
 }
 
+/// The key the SSH signature of the raw commit `raw` carries, and whether the signature
+/// verifies under that key in the [`GIT_NAMESPACE`] namespace, without asking who may sign
+/// (that needs an allowed-signers file: [`verify_commit`]). `None` for an unsigned commit, else
+/// the key's fingerprint (`SHA256:...`) and algorithm, or why the signature does not verify.
+/// For the report, which states the key; never an error or a panic, whatever the input.
+pub fn carried_key(format: ObjectFormat, raw: &[u8]) -> Option<std::result::Result<(String, String), SigProblem>> {
+    let signed = split_signature(format, raw)?;
+    let check = || {
+        let sig =
+            SshSig::from_pem(signed.signature.trim().as_bytes()).map_err(|e| SigProblem::Malformed(e.to_string()))?;
+        if sig.namespace() != GIT_NAMESPACE {
+            return Err(SigProblem::NamespaceMismatch {
+                expected: GIT_NAMESPACE.to_string(),
+                found: sig.namespace().to_string(),
+            });
+        }
+        let key_data = sig.public_key().clone();
+        let fp = fingerprint(&key_data);
+        let key = PublicKey::from(key_data);
+        key.verify(GIT_NAMESPACE, &signed.payload, &sig)
+            .map_err(|_| SigProblem::SignatureInvalid {
+                fingerprint: fp.clone(),
+            })?;
+        Ok((fp, key.algorithm().to_string()))
+    };
+    Some(check())
+}
+
 /// Signs the unsigned commit object `payload` with `key` and returns the signed object, with the
 /// signature in the `format` header exactly where git puts it (see
 /// [`super::gitobj::add_signature`]); its id is [`super::gitobj::commit_id`] of the result.

@@ -110,6 +110,19 @@ crate::named_enum! {
         NotPublished = "not-published",
         /// (`--rerun`) A recorded analysis recomputed from its inputs gives another result, or an input changed.
         RerunMismatch = "rerun-mismatch",
+        /// (`--report`) A report differs from the report the ledger gives at the tip it states,
+        /// rendered again with the template it names: it was edited (the first differing line is
+        /// named), or a file of it is missing.
+        ReportEdited = "report-edited",
+        /// (`--report`) A report was rendered with another template than pledge's built-in one
+        /// (its wording is the author's), or with the built-in template of another pledge.
+        ReportTemplate = "report-template",
+        /// (`--report`) A report states a ledger tip that is not a commit of this ledger: it was
+        /// rendered from another ledger, or this one was rewritten since.
+        ReportTipUnknown = "report-tip-unknown",
+        /// (`--report`) A file carries no report stamp (or an unreadable one): it is not a pledge
+        /// report, or the stamp was removed.
+        ReportUnstamped = "report-unstamped",
         /// An entry's time is not an RFC 3339 instant (e.g. `yesterday`).
         TimeMalformed = "time-malformed",
         /// An entry is dated before the entry preceding it, compared in UTC (both entries named).
@@ -147,6 +160,11 @@ crate::named_enum! {
         /// Note: (`--rerun`) a recorded analysis read an input from standard input and cannot be
         /// recomputed.
         RerunSkipped = "rerun-skipped",
+        /// Note: (`--rerun`) an analysis's input is read with its recorded hash, but it is not
+        /// committed as read (untracked, ignored, staged or changed): a clone will not have it.
+        InputUntracked = "input-untracked",
+        /// Note: (`--report`) a report is what the ledger gives at the tip it states.
+        ReportMatches = "report-matches",
         /// Note: a deviation of a study from its registration, recorded with its reason and the
         /// fields it overrode.
         Deviation = "deviation",
@@ -352,6 +370,17 @@ pub fn verify_ref(ledger: &Ledger, refname: &str, protocol: Option<&LoadedProtoc
         None => Default::default(),
     };
     let mut report = VerifyReport::build(refname.to_string(), tip.map(|t| t.to_string()), &records, protocol);
+    report.notes.extend(replace_refs_note(ledger, &records));
+    Ok(report)
+}
+
+/// As [`verify_ledger`] for the chain that ends at commit `tip` (a commit of the ledger, e.g.
+/// the tip a report was rendered from): the ledger as it stood then.
+///
+/// Errors (exit 70): the repository cannot be read.
+pub fn verify_at(ledger: &Ledger, tip: git2::Oid) -> Result<VerifyReport> {
+    let records = git_records(ledger, tip)?;
+    let mut report = VerifyReport::build(LEDGER_REF.to_string(), Some(tip.to_string()), &records, None);
     report.notes.extend(replace_refs_note(ledger, &records));
     Ok(report)
 }
