@@ -61,9 +61,30 @@ pub fn bytes(n: u64) -> String {
         .unwrap_or_else(|| plural(n, "byte", "bytes"))
 }
 
+/// `s` as one POSIX shell word: as it is when it holds only safe characters, else in single
+/// quotes.
+pub fn shell_word(s: &str) -> String {
+    let safe = !s.is_empty()
+        && s.chars()
+            .all(|c| c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.' | '/' | ':' | '=' | '+' | '@' | ','));
+    if safe {
+        s.to_string()
+    } else {
+        format!("'{}'", s.replace('\'', "'\\''"))
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn shell_words_quote_what_the_shell_would_split() {
+        assert_eq!(shell_word("data/correctness.csv"), "data/correctness.csv");
+        assert_eq!(shell_word("my data.csv"), "'my data.csv'");
+        assert_eq!(shell_word("it's"), "'it'\\''s'");
+        assert_eq!(shell_word(""), "''");
+    }
 
     #[test]
     fn short_counts_characters() {

@@ -570,6 +570,10 @@ pub fn analyze(ledger: &Ledger, req: &AnalyzeRequest, now: DateTime<Utc>) -> Res
         &fields,
         verdict.as_ref(),
     ));
+    notes.extend(inputs::untracked_warning(
+        ledger,
+        entry.inputs.keys().map(|k| k.path.as_str()),
+    ));
     Ok(AnalyzeOutcome {
         result,
         entry,

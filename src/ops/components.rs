@@ -423,6 +423,10 @@ pub fn run(
             .notes
             .push(Note::info(format!("sensitivity curve written to {}", path.display())));
     }
+    outcome.notes.extend(super::inputs::untracked_warning(
+        ledger,
+        count_draft.inputs.keys().map(|k| k.path.as_str()),
+    ));
     Ok(outcome)
 }
 

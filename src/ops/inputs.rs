@@ -167,3 +167,101 @@ fn load_trec(
         prefilled,
     })
 }
+
+crate::named_enum! {
+    /// How a file an entry recorded stands in git, when a clone of the repository would not hold
+    /// it as it was read.
+    pub enum Tracking {
+        /// Never added to git: a clone does not have it.
+        Untracked = "untracked",
+        /// Ignored by git (`.gitignore`): a clone does not have it.
+        Ignored = "ignored",
+        /// Added but not committed: a clone does not have it.
+        Staged = "staged, not committed",
+        /// Committed, but changed since: a clone has another version.
+        Changed = "changed since it was committed",
+        /// Outside the repository: a rerun does not read it.
+        Outside = "outside the repository",
+    }
+}
+
+/// How the input `path` (relative to the repository root, as entries record it) stands in the
+/// repository's git, when a clone would not hold it as read; `None` when it is committed as it
+/// is, when it was read from standard input, or when git cannot tell (a bare repository, a path
+/// git does not know at all).
+pub fn tracking(repo: &git2::Repository, path: &str) -> Option<Tracking> {
+    use git2::Status;
+    if path == crate::input::STDIN_ARG {
+        return None;
+    }
+    let p = Path::new(path);
+    if p.is_absolute() || p.components().any(|c| matches!(c, std::path::Component::ParentDir)) {
+        return Some(Tracking::Outside);
+    }
+    repo.workdir()?;
+    let s = repo.status_file(p).ok()?;
+    if s.contains(Status::IGNORED) {
+        Some(Tracking::Ignored)
+    } else if s.contains(Status::WT_NEW) {
+        Some(Tracking::Untracked)
+    } else if s
+        .intersects(Status::WT_MODIFIED | Status::INDEX_MODIFIED | Status::WT_TYPECHANGE | Status::INDEX_TYPECHANGE)
+    {
+        Some(Tracking::Changed)
+    } else if s.contains(Status::INDEX_NEW) {
+        Some(Tracking::Staged)
+    } else {
+        None
+    }
+}
+
+/// One warning naming every file of `paths` (relative to the repository root, as entries
+/// record inputs) that a reviewer's clone would not hold as it was read ([`tracking`]): the
+/// file, how it stands, that reviewers cannot rerun from it, and the `git add` that fixes it.
+/// `None` when every file is committed as read.
+pub fn untracked_warning<'a>(
+    ledger: &crate::ledger::Ledger,
+    paths: impl IntoIterator<Item = &'a str>,
+) -> Option<super::Note> {
+    let mut listed: Vec<(String, Tracking)> = Vec::new();
+    for path in paths {
+        if let Some(t) = tracking(ledger.repo(), path) {
+            if !listed.iter().any(|(p, _)| p == path) {
+                listed.push((path.to_string(), t));
+            }
+        }
+    }
+    if listed.is_empty() {
+        return None;
+    }
+    let files: Vec<String> = listed.iter().map(|(p, t)| format!("{} ({})", p, t)).collect();
+    let to_add: Vec<String> = listed
+        .iter()
+        .filter(|(_, t)| *t != Tracking::Outside)
+        .map(|(p, _)| crate::text::shell_word(p))
+        .collect();
+    let force = if listed.iter().any(|(_, t)| *t == Tracking::Ignored) {
+        " -f"
+    } else {
+        ""
+    };
+    let fix = match (to_add.is_empty(), listed.iter().any(|(_, t)| *t == Tracking::Outside)) {
+        (true, _) => "copy the files into the repository and commit them".to_string(),
+        (false, outside) => format!(
+            "git add{} {} && git commit{}",
+            force,
+            to_add.join(" "),
+            if outside {
+                " (and copy the files outside the repository into it)"
+            } else {
+                ""
+            }
+        ),
+    };
+    Some(super::Note::warning(format!(
+        "not committed to the repository: {}; reviewers who clone it cannot rerun from {} (pledge verify --rerun); fix: {}",
+        files.join(", "),
+        if listed.len() == 1 { "it" } else { "them" },
+        fix
+    )))
+}

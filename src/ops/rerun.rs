@@ -24,6 +24,9 @@ pub struct RerunReport {
     /// Why the analysis cannot be recomputed at all (an input read from standard input): a
     /// note, not a mismatch.
     pub skipped: Option<String>,
+    /// Inputs read here with their recorded hash that are not committed as read
+    /// (`ROLE:PATH (how)`): a clone would not have them.
+    pub untracked: Vec<String>,
 }
 
 /// Recomputes the analysis recorded in `stored` (an `analyze` entry) from the recorded inputs:
@@ -51,6 +54,7 @@ pub fn rerun(ledger: &Ledger, entries: &[StoredEntry], stored: &StoredEntry) -> 
         recomputed: None,
         problems: vec![],
         skipped: None,
+        untracked: vec![],
     };
     let old: AnalysisRecord = records::read_result(stored, "analysis")?;
     let Some(opts) = old.options.clone() else {
@@ -72,36 +76,9 @@ pub fn rerun(ledger: &Ledger, entries: &[StoredEntry], stored: &StoredEntry) -> 
         }
     };
     let root = ledger.root();
-    for (k, want) in &e.inputs {
-        if k.role == InputRole::Protocol {
-            continue;
-        }
-        if k.path == crate::input::STDIN_ARG {
-            rep.skipped = Some(format!(
-                "{} was read from standard input, which cannot be read again: the analysis is not recomputed (analyze a file to make it re-runnable)",
-                k
-            ));
-            return Ok(rep);
-        }
-        if !root.join(&k.path).exists() && !Path::new(&k.path).is_absolute() {
-            rep.problems
-                .push(format!("{}: no such file (it was moved or deleted)", k));
-            continue;
-        }
-        let Some(path) = inside(&root, &k.path) else {
-            rep.problems.push(format!(
-                "{}: not a file inside the repository, so it is not read (copy the input into the repository to rerun)",
-                k
-            ));
-            continue;
-        };
-        match crate::io::sha256_file(&path) {
-            Ok(h) if &h == want => {}
-            Ok(h) => rep
-                .problems
-                .push(format!("{} changed: recorded {}, now {}", k, want, h)),
-            Err(x) => rep.problems.push(format!("{}: {}", k, x.message)),
-        }
+    if let Some(why) = check_inputs(ledger, &root, e, &mut rep) {
+        rep.skipped = Some(why);
+        return Ok(rep);
     }
     // Only files whose hashes were just checked may be read.
     let recorded: std::collections::BTreeSet<&str> = e.inputs.keys().map(|k| k.path.as_str()).collect();
@@ -138,6 +115,67 @@ pub fn rerun(ledger: &Ledger, entries: &[StoredEntry], stored: &StoredEntry) -> 
     Ok(rep)
 }
 
+/// Checks that every recorded input of `e` (but the protocol, whose text the ledger holds) is
+/// in the repository with its recorded hash; each problem goes into `rep.problems`, and an
+/// input present but not committed as read into `rep.untracked`. Returns why the analysis
+/// cannot be recomputed at all (an input read from standard input), if so.
+fn check_inputs(ledger: &Ledger, root: &Path, e: &crate::ledger::Entry, rep: &mut RerunReport) -> Option<String> {
+    for (k, want) in &e.inputs {
+        if k.role == InputRole::Protocol {
+            continue;
+        }
+        if k.path == crate::input::STDIN_ARG {
+            return Some(format!(
+                "{} was read from standard input, which cannot be read again: the analysis is not recomputed (analyze a file to make it re-runnable)",
+                k
+            ));
+        }
+        if !root.join(&k.path).exists() && !Path::new(&k.path).is_absolute() {
+            rep.problems.push(missing(ledger, k));
+            continue;
+        }
+        let Some(path) = inside(root, &k.path) else {
+            rep.problems.push(format!(
+                "{}: not a file inside the repository, so it is not read (copy the input into the repository to rerun)",
+                k
+            ));
+            continue;
+        };
+        match crate::io::sha256_file(&path) {
+            Ok(h) if &h == want => {
+                if let Some(t) = super::inputs::tracking(ledger.repo(), &k.path) {
+                    rep.untracked.push(format!("{} ({})", k, t));
+                }
+            }
+            Ok(h) => rep
+                .problems
+                .push(format!("{} changed: recorded {}, now {}", k, want, h)),
+            Err(x) => rep.problems.push(format!("{}: {}", k, x.message)),
+        }
+    }
+    None
+}
+
+/// Why the recorded input `k` is missing: git knows the path (it was committed, then moved or
+/// deleted), or it does not (it was never committed, as in a clone of a repository whose
+/// author did not add it).
+fn missing(ledger: &Ledger, k: &crate::ledger::InputKey) -> String {
+    let known = ledger
+        .repo()
+        .index()
+        .ok()
+        .is_some_and(|i| i.get_path(Path::new(&k.path), 0).is_some());
+    if known {
+        format!(
+            "{}: no such file (it was moved or deleted; git checkout -- {} restores the committed one)",
+            k,
+            crate::text::shell_word(&k.path)
+        )
+    } else {
+        format!("{}: not in the repository (was it committed?)", k)
+    }
+}
+
 /// `rel` under `root` when it names a regular file inside the repository (no absolute path, no
 /// `..`, no link leading out, no device): the only inputs a rerun reads.
 fn inside(root: &Path, rel: &str) -> Option<std::path::PathBuf> {
@@ -163,6 +201,17 @@ pub fn rerun_all(ledger: &Ledger, report: &mut VerifyReport) -> Result<Vec<Rerun
     let mut out = Vec::new();
     for e in entries.iter().filter(|e| e.entry.kind == EntryKind::Analyze) {
         let r = rerun(ledger, &entries, e)?;
+        if !r.untracked.is_empty() {
+            report.notes.push(Finding::new(
+                FindingCode::InputUntracked,
+                Some(r.seq),
+                format!(
+                    "not committed to the repository: {}; a reviewer's clone will not have {} (git add, then git commit)",
+                    r.untracked.join(", "),
+                    if r.untracked.len() == 1 { "it" } else { "them" }
+                ),
+            ));
+        }
         if let Some(why) = &r.skipped {
             report
                 .notes
