@@ -2,8 +2,10 @@
 //! register/amend commit, the recorded count/stop/go record, and the recorded analysis records.
 //! The same ledger therefore always gives the same report.
 
+use super::card::{self, Classification, VerdictCard};
 use super::model::*;
-use super::sections;
+use super::reproduce::{self, ReproduceInputs};
+use super::sections::{self, AccessHistory};
 use crate::error::{Error, Result};
 use crate::ledger::{EntryKind, StoredEntry};
 use crate::protocol::Protocol;
@@ -20,6 +22,17 @@ pub struct Assembled {
     pub svgs: BTreeMap<String, String>,
 }
 
+/// What a report is built from besides the ledger's entries.
+#[derive(Debug, Clone)]
+pub struct Context {
+    /// The ledger check's result at the tip the report is rendered from.
+    pub verification: VerificationView,
+    /// The registration commit's signature, in words (see [`super::registration_signature`]).
+    pub signature: String,
+    /// The tip, template and directory the report is rendered from and for.
+    pub rendered: RenderedFrom,
+}
+
 /// The study to report on: `study_id`, or the only study in the ledger.
 ///
 /// Errors: an empty ledger, an unknown study id, or several studies without `--study`
@@ -30,7 +43,6 @@ pub fn pick_study(entries: &[StoredEntry], study_id: Option<&str>) -> Result<Str
         .filter(|e| matches!(e.entry.kind, EntryKind::Register | EntryKind::Amend))
         .map(|e| e.entry.study_id.as_str())
         .collect();
-    ids.dedup();
     ids.sort();
     ids.dedup();
     match study_id {
@@ -53,6 +65,143 @@ pub fn pick_study(entries: &[StoredEntry], study_id: Option<&str>) -> Result<Str
     }
 }
 
+/// The entries of one study the report stands on.
+struct Selected<'a> {
+    /// Every entry of the study, in ledger order.
+    mine: Vec<&'a StoredEntry>,
+    /// The `register` entry.
+    first_reg: &'a StoredEntry,
+    /// The registration or amendment in force (the latest).
+    reg: &'a StoredEntry,
+    /// Its protocol.
+    protocol: Protocol,
+    /// The study's registered analysis, as the registration rules classify it.
+    confirmatory: Option<&'a StoredEntry>,
+    /// The analysis the report leads with: the confirmatory one, else the first.
+    lead: Option<&'a StoredEntry>,
+    /// The latest count/stop/go entry.
+    count: Option<&'a StoredEntry>,
+    /// The registration rules' verdicts on the whole chain.
+    review: crate::ledger::rules::Review,
+}
+
+/// Finds the study's registration, protocol, analyses and count.
+///
+/// Errors: no register entry, or its protocol text missing or unreadable (exit 2).
+fn select<'a>(entries: &'a [StoredEntry], study_id: &str) -> Result<Selected<'a>> {
+    let mine: Vec<&StoredEntry> = entries.iter().filter(|e| e.entry.study_id == study_id).collect();
+    let first_reg = *mine
+        .iter()
+        .find(|e| e.entry.kind == EntryKind::Register)
+        .ok_or_else(|| Error::input(format!("study `{}` has no register entry", study_id)))?;
+    let reg = mine
+        .iter()
+        .rev()
+        .find(|e| matches!(e.entry.kind, EntryKind::Register | EntryKind::Amend))
+        .copied()
+        .unwrap_or(first_reg);
+    let text = reg.protocol_text.as_deref().ok_or_else(|| {
+        Error::input(format!(
+            "ledger entry #{} does not hold the protocol text",
+            reg.entry.seq
+        ))
+    })?;
+    let protocol = crate::protocol::parse(
+        text,
+        Path::new(reg.entry.protocol_path.as_deref().unwrap_or("protocol.toml")),
+    )?;
+    // The study's registered analysis, as the registration rules classify it (confirmatory, or
+    // confirmatory with deviations), leads the report; every other is exploratory. Without one,
+    // the first analysis leads, marked so.
+    let review = crate::ledger::rules::Review::of(entries);
+    let lead = review.registered_analysis(study_id).map(|l| l.seq);
+    let analyses = || mine.iter().filter(|e| e.entry.kind == EntryKind::Analyze).copied();
+    let confirmatory = analyses().find(|a| Some(a.entry.seq) == lead);
+    let first = analyses().next();
+    let count = mine
+        .iter()
+        .rev()
+        .find(|e| matches!(e.entry.kind, EntryKind::Stop | EntryKind::Go | EntryKind::Count))
+        .copied();
+    Ok(Selected {
+        first_reg,
+        reg,
+        protocol,
+        confirmatory,
+        lead: confirmatory.or(first),
+        count,
+        mine,
+        review,
+    })
+}
+
+/// Assembles the report of `study_id` from `entries` (the ledger up to the tip the report is
+/// rendered from) and `ctx`.
+///
+/// Errors: the study has no analysis entry and its count did not stop (exit 2, with a hint to
+/// run `pledge analyze`); a stored protocol or result that cannot be read (exit 2).
+pub fn assemble(entries: &[StoredEntry], study_id: &str, ctx: Context) -> Result<Assembled> {
+    let s = select(entries, study_id)?;
+    let count_record: Option<CountRecord> = s.count.map(|c| records::read_result(c, "count")).transpose()?;
+    let analysis: Option<AnalysisRecord> = s.lead.map(|a| records::read_result(a, "analysis")).transpose()?;
+    if analysis.is_none() && s.count.map(|c| c.entry.kind) != Some(EntryKind::Stop) {
+        return Err(
+            Error::input(format!("the ledger has no analysis of study `{}` to report", study_id))
+                .with_hint("run `pledge analyze PROTOCOL --scores FILE` first"),
+        );
+    }
+    let mut svgs = BTreeMap::new();
+    let access = AccessHistory::of(entries, study_id);
+    let study = study_view(entries, &s, &access, &ctx.signature);
+    let components = match (s.count, &count_record) {
+        (Some(c), Some(r)) => ComponentsView {
+            earlier_protocol: sections::earlier_protocol(&s.mine, c, s.reg, &s.protocol),
+            ..sections::components_view(c, r, &mut svgs)?
+        },
+        _ => ComponentsView::default(),
+    };
+    let diagnostics = super::diagnostics::diagnostics_view(&s.mine, &mut svgs)?;
+    let amended = sections::amended_hypotheses(&s.mine, &access)?;
+    let results = match &analysis {
+        Some(a) => with_marks(sections::results_view(a, &s.protocol, &mut svgs)?, &amended),
+        None => ResultsView::default(),
+    };
+    let mut power = sections::power_view(&s.protocol, count_record.as_ref(), analysis.as_ref());
+    power.at_analysis = power_at_analysis(&s);
+    let pool = super::pool::pool_view(&s.protocol, analysis.as_ref());
+    let history = sections::history_view(&s.mine, &s.review, &s.protocol)?;
+    let summary = sections::summary(&s.protocol, &components, &results, &pool);
+    let reproduce = reproduce::reproduce_view(&ReproduceInputs {
+        protocol: &s.protocol,
+        reg: s.reg,
+        lead: s.lead.zip(analysis.as_ref()),
+        confirmatory: s.lead.is_some() && s.lead.map(|l| l.entry.seq) == s.confirmatory.map(|c| c.entry.seq),
+        count: s.count,
+        tip: entries.last(),
+        entries: entries.len() as u64,
+        rendered: &ctx.rendered,
+    });
+    let card = card_view(&s, analysis.as_ref(), &amended, &study, &components, &ctx);
+    Ok(Assembled {
+        data: ReportData {
+            card,
+            rendered: ctx.rendered,
+            study,
+            verification: ctx.verification,
+            summary,
+            components,
+            diagnostics,
+            power,
+            results,
+            pool,
+            changes: changes_view(&s.mine, &access),
+            history,
+            reproduce,
+        },
+        svgs,
+    })
+}
+
 /// How the registration's time stands: witnessed by a TSA or not, and whether it was written
 /// under a fixed clock.
 fn time_witness(entries: &[StoredEntry], reg: &crate::ledger::Entry) -> String {
@@ -70,163 +219,105 @@ fn time_witness(entries: &[StoredEntry], reg: &crate::ledger::Entry) -> String {
     s
 }
 
-/// Assembles the report of `study_id` from `entries`; `verification` is the ledger check's
-/// result (ok, summary line, findings).
-///
-/// Errors: the study has no analysis entry (exit 2, with a hint to run `pledge analyze`);
-/// a stored protocol or result that cannot be read (exit 2).
-pub fn assemble(entries: &[StoredEntry], study_id: &str, verification: VerificationView) -> Result<Assembled> {
-    let mine: Vec<&StoredEntry> = entries.iter().filter(|e| e.entry.study_id == study_id).collect();
-    let first_reg = mine
-        .iter()
-        .find(|e| e.entry.kind == EntryKind::Register)
-        .ok_or_else(|| Error::input(format!("study `{}` has no register entry", study_id)))?;
-    let reg = mine
-        .iter()
-        .rev()
-        .find(|e| matches!(e.entry.kind, EntryKind::Register | EntryKind::Amend))
-        .copied()
-        .unwrap_or(first_reg);
-    let text = reg.protocol_text.as_deref().ok_or_else(|| {
-        Error::input(format!(
-            "ledger entry #{} does not hold the protocol text",
-            reg.entry.seq
-        ))
-    })?;
-    let protocol: Protocol = crate::protocol::parse(
-        text,
-        Path::new(reg.entry.protocol_path.as_deref().unwrap_or("protocol.toml")),
-    )?;
-    let analyses: Vec<&StoredEntry> = mine
-        .iter()
-        .filter(|e| e.entry.kind == EntryKind::Analyze)
-        .copied()
-        .collect();
-    // The study's registered analysis, as the registration rules classify it (confirmatory, or
-    // confirmatory with deviations), leads the report; every other is exploratory. Without one,
-    // the first analysis leads, marked so.
-    let review = crate::ledger::rules::Review::of(entries);
-    let lead = review.registered_analysis(study_id);
-    let confirmatory = analyses
-        .iter()
-        .find(|a| lead.is_some_and(|l| l.seq == a.entry.seq))
-        .copied();
-    let analyze = confirmatory.or_else(|| analyses.first().copied());
-    let count = mine
-        .iter()
-        .rev()
-        .find(|e| matches!(e.entry.kind, EntryKind::Stop | EntryKind::Go | EntryKind::Count))
-        .copied();
-    if analyze.is_none() && count.map(|c| c.entry.kind) != Some(EntryKind::Stop) {
-        return Err(
-            Error::input(format!("the ledger has no analysis of study `{}` to report", study_id))
-                .with_hint("run `pledge analyze PROTOCOL --scores FILE` first"),
-        );
-    }
-    let mut svgs = BTreeMap::new();
-    let access = sections::AccessHistory::of(entries, study_id);
-    let study = StudyView {
-        id: study_id.to_string(),
-        title: protocol.study.title.clone(),
-        description: protocol.study.description.trim().to_string(),
-        registered_by: protocol.study.registered_by.clone(),
-        protocol_path: reg.entry.protocol_path.clone().unwrap_or_default(),
-        protocol_sha256: reg.entry.protocol_sha256.clone().unwrap_or_default(),
-        protocol_amended_seq: if reg.entry.seq == first_reg.entry.seq {
-            0
-        } else {
-            reg.entry.seq
-        },
-        registered_protocol_sha256: first_reg.entry.protocol_sha256.clone().unwrap_or_default(),
-        registered_at: first_reg.entry.time.clone(),
-        time_witness: time_witness(entries, &first_reg.entry),
-        registered_seq: first_reg.entry.seq,
-        registered_commit: first_reg
-            .entry
+/// The study's identity and registration: who declared it, when, witnessed or not, the
+/// declared data access and whether results had been seen.
+fn study_view(entries: &[StoredEntry], s: &Selected, access: &AccessHistory, signature: &str) -> StudyView {
+    let (first, reg, p) = (&s.first_reg.entry, &s.reg.entry, &s.protocol);
+    StudyView {
+        id: first.study_id.clone(),
+        title: p.study.title.clone(),
+        description: p.study.description.trim().to_string(),
+        registered_by: p.study.registered_by.clone(),
+        registered_by_proof: format!("declared in the protocol, not proven by it; {}", signature),
+        protocol_path: reg.protocol_path.clone().unwrap_or_default(),
+        protocol_sha256: reg.protocol_sha256.clone().unwrap_or_default(),
+        protocol_amended_seq: if reg.seq == first.seq { 0 } else { reg.seq },
+        registered_protocol_sha256: first.protocol_sha256.clone().unwrap_or_default(),
+        registered_at: first.time.clone(),
+        time_witness: time_witness(entries, first),
+        registered_seq: first.seq,
+        registered_commit: first
             .git_head
             .as_deref()
             .map(|h| crate::text::short(h, 12).to_string())
             .unwrap_or_default(),
-        data_access: first_reg.entry.data_access_label(),
+        data_access: first.data_access_label(),
         access_lowered: access.lowered.clone(),
-        registered_after_results_seen: first_reg.entry.data_access == crate::ledger::DataAccess::ResultsSeen,
-        amended_after_results_seen: mine
-            .iter()
-            .filter(|e| e.entry.kind == EntryKind::Amend && access.results_seen_by(e.entry.seq))
-            .map(|e| match access.first_results_seen() {
-                Some(d) if d == e.entry.seq => {
-                    format!("#{} ({}), which declared results-seen", e.entry.seq, e.entry.time)
-                }
-                Some(d) => format!(
-                    "#{} ({}), results-seen declared by entry #{}",
-                    e.entry.seq, e.entry.time, d
-                ),
-                None => format!("#{} ({})", e.entry.seq, e.entry.time),
-            })
-            .collect::<Vec<_>>()
-            .join("; "),
-    };
-    let count_record: Option<CountRecord> = match count {
-        Some(c) => Some(records::read_result(c, "count")?),
-        None => None,
-    };
-    let analysis: Option<AnalysisRecord> = match analyze {
-        Some(a) => Some(records::read_result(a, "analysis")?),
-        None => None,
-    };
-    let components = match (count, &count_record) {
-        (Some(c), Some(r)) => ComponentsView {
-            earlier_protocol: sections::earlier_protocol(&mine, c, reg, &protocol),
-            ..sections::components_view(c, r, &mut svgs)?
-        },
-        _ => ComponentsView::default(),
-    };
-    let diagnostics = super::diagnostics::diagnostics_view(&mine, &mut svgs)?;
-    let mut results = match &analysis {
-        Some(a) => sections::results_view(a, &protocol, &mut svgs)?,
-        None => ResultsView::default(),
-    };
-    for (name, mark) in sections::amended_hypotheses(&mine, &access)? {
-        for h in results.hypotheses.iter_mut().filter(|h| h.name == name) {
+        registered_after_results_seen: first.data_access == crate::ledger::DataAccess::ResultsSeen,
+        amended_after_results_seen: amended_after_results_seen(&s.mine, access),
+    }
+}
+
+/// The amendments made when results had been declared seen, `#N (time)` each, `; `-joined.
+fn amended_after_results_seen(mine: &[&StoredEntry], access: &AccessHistory) -> String {
+    mine.iter()
+        .filter(|e| e.entry.kind == EntryKind::Amend && access.results_seen_by(e.entry.seq))
+        .map(|e| match access.first_results_seen() {
+            Some(d) if d == e.entry.seq => {
+                format!("#{} ({}), which declared results-seen", e.entry.seq, e.entry.time)
+            }
+            Some(d) => format!(
+                "#{} ({}), results-seen declared by entry #{}",
+                e.entry.seq, e.entry.time, d
+            ),
+            None => format!("#{} ({})", e.entry.seq, e.entry.time),
+        })
+        .collect::<Vec<_>>()
+        .join("; ")
+}
+
+/// `results` with each hypothesis an amendment changed after results were seen marked.
+fn with_marks(mut results: ResultsView, amended: &[(String, String)]) -> ResultsView {
+    for (name, mark) in amended {
+        for h in results.hypotheses.iter_mut().filter(|h| &h.name == name) {
             if !h.amended.is_empty() {
                 h.amended.push(' ');
             }
-            h.amended.push_str(&mark);
+            h.amended.push_str(mark);
         }
     }
-    let mut power = sections::power_view(&protocol, count_record.as_ref(), analysis.as_ref());
-    // The analysis's own protocol: the registration or amendment in force when it ran.
-    if let Some(a) = analyze {
-        let in_force = mine
-            .iter()
-            .rev()
-            .find(|e| matches!(e.entry.kind, EntryKind::Register | EntryKind::Amend) && e.entry.seq < a.entry.seq);
-        if let Some(f) = in_force.filter(|f| f.entry.seq != reg.entry.seq) {
-            // An earlier protocol that cannot be read is said, not fatal: the report stands on
-            // the latest one.
-            let then = f.protocol_text.as_deref().map(|t| {
-                crate::protocol::parse(
-                    t,
-                    Path::new(f.entry.protocol_path.as_deref().unwrap_or("protocol.toml")),
-                )
-            });
-            power.at_analysis = match then {
-                Some(Ok(then)) => sections::power_at_analysis(&then.target, &protocol.target, f, a),
-                _ => format!(
-                    "the analysis (entry #{}) ran under entry #{}'s protocol, whose text this ledger entry does not hold in a readable form",
-                    a.entry.seq, f.entry.seq
-                ),
-            };
-        }
+    results
+}
+
+/// When the reported analysis ran under an earlier protocol than the one in force and its power
+/// target differs: that target in words (see [`sections::power_at_analysis`]); empty otherwise.
+fn power_at_analysis(s: &Selected) -> String {
+    let Some(a) = s.lead else {
+        return String::new();
+    };
+    let in_force = s
+        .mine
+        .iter()
+        .rev()
+        .find(|e| matches!(e.entry.kind, EntryKind::Register | EntryKind::Amend) && e.entry.seq < a.entry.seq);
+    let Some(f) = in_force.filter(|f| f.entry.seq != s.reg.entry.seq) else {
+        return String::new();
+    };
+    // An earlier protocol that cannot be read is said, not fatal: the report stands on the
+    // latest one.
+    let then = f.protocol_text.as_deref().map(|t| {
+        crate::protocol::parse(
+            t,
+            Path::new(f.entry.protocol_path.as_deref().unwrap_or("protocol.toml")),
+        )
+    });
+    match then {
+        Some(Ok(then)) => sections::power_at_analysis(&then.target, &s.protocol.target, f, a),
+        _ => format!(
+            "the analysis (entry #{}) ran under entry #{}'s protocol, whose text this ledger entry does not hold in a readable form",
+            a.entry.seq, f.entry.seq
+        ),
     }
-    let pool = sections::pool_view(&protocol, analysis.as_ref());
-    let history = sections::history_view(&mine, &review, &protocol)?;
+}
+
+/// Every amendment and deviation of the study, in ledger order, with what it changed.
+fn changes_view(mine: &[&StoredEntry], access: &AccessHistory) -> Vec<ChangeView> {
     let mut changes = Vec::new();
     let mut registration: Option<&StoredEntry> = None;
-    for e in &mine {
+    for e in mine {
         let fields = match e.entry.kind {
             EntryKind::Deviation => sections::deviation_fields(e),
-            EntryKind::Amend => sections::amendment_fields(registration, e, &access),
+            EntryKind::Amend => sections::amendment_fields(registration, e, access),
             _ => String::new(),
         };
         if matches!(e.entry.kind, EntryKind::Register | EntryKind::Amend) {
@@ -242,22 +333,95 @@ pub fn assemble(entries: &[StoredEntry], study_id: &str, verification: Verificat
             });
         }
     }
-    let summary = sections::summary(&protocol, &components, &results, &pool);
-    let reproduce = sections::reproduce_view(&protocol, &mine, entries, reg, analyze);
-    Ok(Assembled {
-        data: ReportData {
-            study,
-            verification,
-            summary,
-            components,
-            diagnostics,
-            power,
-            results,
-            pool,
-            changes,
-            history,
-            reproduce,
+    changes
+}
+
+/// The verdict card: the lead analysis's primary verdicts and how they stand.
+fn card_view(
+    s: &Selected,
+    analysis: Option<&AnalysisRecord>,
+    amended: &[(String, String)],
+    study: &StudyView,
+    components: &ComponentsView,
+    ctx: &Context,
+) -> VerdictCard {
+    let verdicts = analysis
+        .map(|a| card::verdict_lines(a, s.protocol.target.scale, amended))
+        .unwrap_or_default();
+    // How the lead stands is the registration rules' verdict on it, not decided here.
+    let verdict = s
+        .lead
+        .and_then(|l| s.review.verdict(l.entry.seq))
+        .and_then(|v| v.analysis.as_ref());
+    let classification = s.lead.map(|_| {
+        verdict.map_or(Classification::Exploratory, |v| Classification::from(v.classification))
+    });
+    let analysis_text = match (s.lead, verdict) {
+        (Some(l), Some(v)) if s.confirmatory.is_some() => format!(
+            "{}: entry #{} ({}), the study's registered analysis",
+            v.headline(),
+            l.entry.seq,
+            l.entry.time
+        ),
+        (Some(l), _) => format!(
+            "exploratory: no analysis matches the registration; shown is the first, entry #{} ({})",
+            l.entry.seq, l.entry.time
+        ),
+        _ => "none".to_string(),
+    };
+    let (deviation_count, deviations) = deviations_text(&s.mine);
+    VerdictCard {
+        no_verdict: match (analysis, verdicts.is_empty()) {
+            (None, _) => format!("No analysis: the stop rule decided {}.", components.decision),
+            (Some(_), true) => {
+                "No primary hypothesis is registered: the results below describe the data; they test no registered question.".into()
+            }
+            (Some(_), false) => String::new(),
         },
-        svgs,
-    })
+        verdicts,
+        classification,
+        analysis: analysis_text,
+        deviation_count,
+        deviations,
+        split: analysis.map(card::split_text).unwrap_or_else(|| "nothing was analyzed".into()),
+        time: format!(
+            "registered {} (ledger entry #{}); {}",
+            study.registered_at, study.registered_seq, study.time_witness
+        ),
+        signature: ctx.signature.clone(),
+    }
+}
+
+/// How many deviations the study recorded, and the first one in words: entry, time, the command
+/// it covers, reason and what it changed.
+fn deviations_text(mine: &[&StoredEntry]) -> (u64, String) {
+    let devs: Vec<&&StoredEntry> = mine.iter().filter(|e| e.entry.kind == EntryKind::Deviation).collect();
+    let Some(first) = devs.first() else {
+        return (0, "none".into());
+    };
+    let covers = mine
+        .iter()
+        .find(|e| e.entry.seq == first.entry.seq + 1)
+        .map(|e| format!(", for the {} entry #{}", e.entry.kind.as_str(), e.entry.seq))
+        .unwrap_or_default();
+    let fields = sections::deviation_fields(first);
+    let text = format!(
+        "{}; the first: entry #{} ({}{}): {}{}",
+        devs.len(),
+        first.entry.seq,
+        first.entry.time,
+        covers,
+        first
+            .entry
+            .reason
+            .as_deref()
+            .unwrap_or("(no reason)")
+            .replace('\n', " "),
+        if fields.is_empty() {
+            String::new()
+        } else {
+            format!(" ({})", fields)
+        }
+    );
+    (devs.len() as u64, text)
 }

@@ -60,7 +60,7 @@ pub fn to_html(markdown: &str, title: &str, svgs: &BTreeMap<String, String>) -> 
 }
 
 /// Escapes text for an HTML attribute or element: `&`, `<`, `>`, `"`, `'`.
-fn escape_html(s: &str) -> String {
+pub(crate) fn escape_html(s: &str) -> String {
     let mut out = String::with_capacity(s.len());
     for c in s.chars() {
         match c {

@@ -8,6 +8,12 @@ use serde::Serialize;
 /// Everything the template renders.
 #[derive(Debug, Clone, Serialize)]
 pub struct ReportData {
+    /// The first screen: each primary hypothesis' verdict, whether the analysis is
+    /// confirmatory, the deviations, the split and the witness status.
+    pub card: super::card::VerdictCard,
+    /// The ledger tip and template the report is rendered from (its stamp, which `pledge
+    /// verify --report` re-renders from).
+    pub rendered: RenderedFrom,
     /// Identity and registration.
     pub study: StudyView,
     /// Ledger verification result (a failure is shown at the top).
@@ -39,7 +45,10 @@ pub struct StudyView {
     pub id: String,
     pub title: String,
     pub description: String,
+    /// `registered-by` as the protocol declares it (free text, proven by nothing in itself).
     pub registered_by: String,
+    /// What stands behind `registered_by`: declared, and how the registration commit is signed.
+    pub registered_by_proof: String,
     pub protocol_path: String,
     pub protocol_sha256: String,
     /// The entry whose amended protocol is shown; 0 when it is the registered one.
@@ -267,18 +276,50 @@ pub struct InputView {
     pub sha256: String,
 }
 
-/// `reproduce.*`.
+/// `reproduce.*`: the reported analysis's own inputs, seed and options, and the read-only
+/// commands a reviewer runs in a clone.
 #[derive(Debug, Clone, Serialize)]
 pub struct ReproduceView {
     pub tool: String,
+    /// The analysis the inputs, seed and options are of: `entry #3 (confirmatory)`; empty
+    /// when nothing was analyzed.
+    pub analysis: String,
     pub generator: String,
     pub seed: String,
     pub trials: String,
+    /// The analysis's options, as the `pledge analyze` flags that gave them.
+    pub options: String,
+    /// The commit id of the ledger's tip the report was rendered from.
+    pub ledger_commit: String,
+    /// That tip entry's `entry_sha256`.
     pub ledger_tip: String,
     pub entries: u64,
+    /// The inputs the reported analysis read (its own entry's), role and path, with SHA-256.
     pub inputs: Vec<InputView>,
+    /// The count the analysis's assignment comes from: `entry #2`; empty without one.
+    pub count: String,
+    /// The inputs that count read.
+    pub count_inputs: Vec<InputView>,
     pub labels: String,
+    /// Read-only commands: none of them appends to the ledger.
     pub commands: Vec<String>,
+}
+
+/// `rendered.*`: what the report is rendered from, as its stamp states it.
+#[derive(Debug, Clone, Serialize, Default)]
+pub struct RenderedFrom {
+    /// The pledge that rendered it, e.g. `pledge 0.1.0`.
+    pub tool: String,
+    /// The ledger tip: its commit id (hex).
+    pub tip_commit: String,
+    /// The tip entry's sequence number.
+    pub tip_seq: u64,
+    /// The template: `built-in`, or its path (relative to the repository root when inside it).
+    pub template: String,
+    /// SHA-256 of the template's text.
+    pub template_sha256: String,
+    /// The directory the report was written to, as the reviewer commands name it.
+    pub report_dir: String,
 }
 
 /// Formats a value of the metric with its unit: 4 decimals on the fraction scale, 2 on points.

@@ -515,24 +515,6 @@ pub fn power_at_analysis(
     )
 }
 
-/// Pool-bias statement: from the analysis of TREC runs when it holds one, else the protocol's.
-pub fn pool_view(p: &Protocol, analysis: Option<&AnalysisRecord>) -> PoolView {
-    let from_runs = analysis
-        .and_then(|a| a.pool_bias.as_ref())
-        .map(|pb| pb.statement.clone());
-    let statement = from_runs.or_else(|| p.pool.statement.clone()).unwrap_or_else(|| {
-        if p.pool.contributors.is_empty() {
-            "The protocol does not state whether the evaluated systems contributed to the judgments.".into()
-        } else {
-            format!(
-                "Runs that contributed to the judgment pool: {}.",
-                p.pool.contributors.join(", ")
-            )
-        }
-    });
-    PoolView { statement }
-}
-
 /// The three parts of an honest report: mean and topic count, interval and reversal rate, pool
 /// bias (Sakai-style reporting; see the module docs of [`crate::stats`]).
 pub fn summary(p: &Protocol, c: &ComponentsView, r: &ResultsView, pool: &PoolView) -> Vec<String> {
@@ -559,87 +541,9 @@ pub fn summary(p: &Protocol, c: &ComponentsView, r: &ResultsView, pool: &PoolVie
     out
 }
 
-/// The reproduce section: tool, generator, seed, inputs and the commands.
-pub fn reproduce_view(
-    p: &Protocol,
-    mine: &[&StoredEntry],
-    all: &[StoredEntry],
-    reg: &StoredEntry,
-    lead: Option<&StoredEntry>,
-) -> ReproduceView {
-    use crate::ledger::{InputKey, InputRole};
-    let mut inputs: BTreeMap<InputKey, String> = BTreeMap::new();
-    for e in mine {
-        for (k, v) in &e.entry.inputs {
-            inputs.insert(k.clone(), v.clone());
-        }
-    }
-    let rng = mine
-        .iter()
-        .rev()
-        .find(|e| e.entry.kind == crate::ledger::EntryKind::Analyze)
-        .and_then(|e| e.entry.rng.clone());
-    let path = reg.entry.protocol_path.clone().unwrap_or_default();
-    let file_of = |role: InputRole| inputs.keys().find(|k| k.role == role).map(|k| k.path.clone());
-    let mut commands = vec![format!("pledge verify {}", path)];
-    if let Some(q) = file_of(InputRole::Questions) {
-        let passages = file_of(InputRole::Passages)
-            .map(|x| format!(" --passages {}", x))
-            .unwrap_or_default();
-        commands.push(format!(
-            "pledge components {}{} --questions {} --dry-run   # prints the assignment's sha256",
-            path, passages, q
-        ));
-    }
-    if let Some(cmd) = lead
-        .and_then(|e| crate::records::read_result::<AnalysisRecord>(e, "analysis").ok())
-        .and_then(|r| r.options)
-        .map(|o| analyze_command(&path, &o))
-    {
-        commands.push(cmd);
-    }
-    commands.push("pledge verify --rerun".into());
-    commands.push("pledge export ledger.jsonl && pledge verify --ledger ledger.jsonl".into());
-    ReproduceView {
-        tool: format!("{} {}", reg.entry.tool.name, reg.entry.tool.version),
-        generator: rng
-            .as_ref()
-            .map(|r| format!("{} ({})", r.name, r.version))
-            .unwrap_or_else(|| "none used".into()),
-        seed: rng
-            .as_ref()
-            .map(|r| r.seed.to_string())
-            .unwrap_or_else(|| p.analysis.seed.to_string()),
-        trials: fmt_count(p.analysis.trials as u64),
-        ledger_tip: all.last().map(|e| e.entry.entry_sha256.clone()).unwrap_or_default(),
-        entries: all.len() as u64,
-        inputs: inputs
-            .into_iter()
-            .map(|(name, sha256)| InputView {
-                name: name.to_string(),
-                sha256,
-            })
-            .collect(),
-        labels: {
-            let labels = p.labels();
-            if labels.is_empty() {
-                "none registered (the built-in CORRECT/INCORRECT, true/false, yes/no = 1/0 apply)".into()
-            } else {
-                labels
-                    .iter()
-                    .map(|(k, v)| format!("{} = {}", k, v))
-                    .collect::<Vec<_>>()
-                    .join(", ")
-            }
-        },
-        commands,
-    }
-}
-
-/// The ledger verification result shown at the top of the report (see
-/// [`crate::ledger::verify_ledger`]): every finding listed, a failure never hidden.
-pub fn verification_view(ledger: &crate::ledger::Ledger) -> Result<VerificationView> {
-    let v = crate::ledger::verify_ledger(ledger, None)?;
+/// The ledger verification result `v` as the report shows it (see
+/// [`crate::ledger::verify_at`]): every finding listed, a failure never hidden.
+pub fn verification_view(v: &crate::ledger::VerifyReport) -> VerificationView {
     let findings: Vec<FindingView> = v
         .findings
         .iter()
@@ -657,11 +561,11 @@ pub fn verification_view(ledger: &crate::ledger::Ledger) -> Result<VerificationV
     } else {
         format!("FAILED with {} finding(s), listed at the top", findings.len())
     };
-    Ok(VerificationView {
+    VerificationView {
         ok: v.ok,
         summary,
         findings,
-    })
+    }
 }
 
 /// What a deviation entry overrode, in words (empty for other entries).
@@ -890,52 +794,6 @@ pub fn amended_hypotheses(mine: &[&StoredEntry], access: &AccessHistory) -> Resu
         prev = Some(p);
     }
     Ok(out)
-}
-
-/// The `pledge analyze` command line that reads the inputs of `o` under protocol `path`.
-fn analyze_command(path: &str, o: &crate::stats::settings::RunOptions) -> String {
-    let mut c = format!("pledge analyze {}", path);
-    match &o.trec {
-        Some(t) => {
-            c.push_str(&format!(" --qrels {}", t.qrels));
-            for r in &t.runs {
-                c.push_str(&format!(" --run {}", r));
-            }
-            for r in &t.pool_runs {
-                c.push_str(&format!(" --pool-run {}", r));
-            }
-            if t.pool_partial {
-                c.push_str(" --pool-partial");
-            }
-        }
-        None => {
-            for s in &o.scores {
-                c.push_str(&format!(" --scores {}", s));
-            }
-        }
-    }
-    if let Some(m) = &o.read.measure {
-        c.push_str(&format!(" --measure {}", m));
-    }
-    if let Some(col) = &o.read.column {
-        c.push_str(&format!(" --column {}", col));
-    }
-    for (k, v) in &o.read.labels {
-        c.push_str(&format!(" --label {}={}", k, v));
-    }
-    if let Some(x) = &o.components {
-        c.push_str(&format!(" --components {}", x));
-    }
-    if let Some(x) = &o.split {
-        c.push_str(&format!(" --split {}", x));
-    }
-    if let Some(x) = &o.strata {
-        c.push_str(&format!(" --strata {}", x));
-    }
-    if let Some(x) = &o.baseline {
-        c.push_str(&format!(" --baseline {}", x));
-    }
-    c
 }
 
 /// The randomized Tukey HSD table: every pair with its difference and p, and which systems no

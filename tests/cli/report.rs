@@ -99,9 +99,10 @@ fn same_ledger_gives_the_same_report_and_json() {
     let (env, md) = demo();
     let dir = env.join("demo");
     let dir_s = dir.to_str().unwrap();
-    let again = env.run(&["-C", dir_s, "report", "--out", "again"]);
+    std::fs::remove_dir_all(dir.join("report")).unwrap();
+    let again = env.run(&["-C", dir_s, "report", "--out", "report"]);
     assert_eq!(again.code, 0, "{}", again.stderr);
-    assert_eq!(std::fs::read_to_string(dir.join("again/report.md")).unwrap(), md);
+    assert_eq!(std::fs::read_to_string(dir.join("report/report.md")).unwrap(), md);
     let json = env.run(&["-C", dir_s, "report", "--format", "json"]);
     let v: serde_json::Value = serde_json::from_str(&json.stdout).unwrap();
     assert_eq!(v["study"]["id"], "hotpotqa-100-agents");
@@ -157,10 +158,24 @@ fn template_with_an_undefined_variable_is_an_error() {
         "y",
     ]);
     assert_eq!(r.code, 0, "{}", r.stderr);
-    assert_eq!(
-        std::fs::read_to_string(dir.join("y/report.md")).unwrap(),
-        "hotpotqa-100-agents 100\n"
+    // The template's text, with pledge's notice before it and the stamp after it: a custom
+    // template cannot leave out that it is one, nor the tip and template it was rendered from.
+    let md = std::fs::read_to_string(dir.join("y/report.md")).unwrap();
+    let good = env.join("good.md.j2").display().to_string();
+    assert!(
+        md.starts_with(&format!(
+            "> **Rendered with the template `{}`, not pledge's built-in one.** Its wording is the author's; `pledge verify --report` reports it.\n\nhotpotqa-100-agents 100\n\n---\n",
+            good
+        )),
+        "{}",
+        md
     );
+    let stamp = pledge::report::stamp::Stamp::find(&md).unwrap().unwrap();
+    assert_eq!(
+        (stamp.template.as_str(), stamp.report_dir.as_str()),
+        (good.as_str(), "y")
+    );
+    assert_eq!(stamp.study, "hotpotqa-100-agents");
 }
 
 #[test]
@@ -488,7 +503,13 @@ fn markdown_tables_parse_back_with_their_columns() {
     assert_eq!(cmp[0][0], "sys|a − *b_c*");
     let (_, reg) = t.iter().find(|(h, _)| h[0] == "registration").unwrap();
     assert_eq!(reg[0], ["Study", "esc"]);
-    assert_eq!(reg[1], ["Registered by", "a <b> & `c`"]);
+    assert_eq!(
+        reg[1],
+        [
+            "Registered by",
+            "a <b> & `c` (declared in the protocol, not proven by it; the registration commit is unsigned, so nothing proves who wrote it)"
+        ]
+    );
     // The title stays one heading's text and the description plain paragraphs.
     use pulldown_cmark::{Event, Parser, Tag};
     let headings = Parser::new(&md)
@@ -496,11 +517,12 @@ fn markdown_tables_parse_back_with_their_columns() {
         .count();
     assert_eq!(headings, md.lines().filter(|l| l.starts_with('#')).count());
     assert!(md.starts_with("# Names \\*with\\* \\| pipes\n"), "{}", md);
-    // No name became a link or raw HTML.
-    assert!(!Parser::new(&md).any(|e| matches!(
-        e,
-        Event::Start(Tag::Link { .. }) | Event::Html(_) | Event::InlineHtml(_)
-    )));
+    // No name became a link or raw HTML: the only HTML is the stamp's comment.
+    assert!(!Parser::new(&md).any(|e| match e {
+        Event::Start(Tag::Link { .. }) | Event::InlineHtml(_) => true,
+        Event::Html(h) => !h.starts_with("<!-- pledge-report {"),
+        _ => false,
+    }));
     assert!(md.contains("\n\\# not a heading\n\\- not a list\n"), "{}", md);
 }
 

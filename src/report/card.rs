@@ -1,0 +1,168 @@
+//! The verdict card: the report's first screen. For each primary hypothesis the verdict at the
+//! registered α with its estimate, interval and adjusted p; then whether the analysis is
+//! confirmatory, the deviations (how many, the first one named), the split analyzed, and the
+//! witness status of the registration (time witnessed by whom, commit signed by which key).
+//! Hashes and commit ids come after it. This follows what a trial registry's results page leads
+//! with (ClinicalTrials.gov's primary outcome measures, CONSORT item 17a: the estimated effect
+//! and its precision for each primary outcome) and puts deviations beside the result.
+
+use super::model::{fmt_diff, fmt_p};
+use crate::protocol::Scale;
+use crate::records::AnalysisRecord;
+use crate::stats::analyze::Comparison;
+use serde::Serialize;
+
+crate::named_enum! {
+    /// A primary hypothesis' verdict at the registered α. The one place a verdict is named:
+    /// a new value (such as `inconclusive`) is added here and in [`Verdict::of`].
+    pub enum Verdict {
+        /// The adjusted p is below α and the difference has the expected sign.
+        Supported = "supported",
+        /// Otherwise.
+        NotSupported = "not supported",
+    }
+}
+
+impl Verdict {
+    /// The verdict the analysis recorded for a hypothesis.
+    pub fn of(h: &crate::stats::analyze::HypothesisResult) -> Verdict {
+        if h.supported {
+            Verdict::Supported
+        } else {
+            Verdict::NotSupported
+        }
+    }
+}
+
+crate::named_enum! {
+    /// How the reported analysis stands against the registration.
+    pub enum Classification {
+        /// The registered analysis, on the registered data, with nothing deviated.
+        Confirmatory = "confirmatory",
+        /// The registered analysis, after recorded deviations (each named in the report).
+        ConfirmatoryWithDeviations = "confirmatory with deviations",
+        /// Not the registered analysis: it deviated from the registration.
+        Exploratory = "exploratory",
+    }
+}
+
+impl From<crate::ledger::rules::Classification> for Classification {
+    /// The registration rules' classification, as the card words it.
+    fn from(c: crate::ledger::rules::Classification) -> Classification {
+        use crate::ledger::rules::Classification as Rules;
+        match c {
+            Rules::Confirmatory => Classification::Confirmatory,
+            Rules::ConfirmatoryWithDeviations => Classification::ConfirmatoryWithDeviations,
+            Rules::Exploratory => Classification::Exploratory,
+        }
+    }
+}
+
+/// One primary hypothesis on the card.
+#[derive(Debug, Clone, Serialize)]
+pub struct VerdictLine {
+    /// The hypothesis' registered name.
+    pub hypothesis: String,
+    /// `system − comparator`.
+    pub comparison: String,
+    /// The verdict at α.
+    pub verdict: Verdict,
+    /// The registered α, e.g. `0.05`.
+    pub alpha: String,
+    /// The difference, signed, with its unit.
+    pub estimate: String,
+    /// The interval of the resampling unit the analysis used, e.g. `[+0.0300, +0.1900]`.
+    pub interval: String,
+    /// The interval's level, e.g. `95%`.
+    pub level: String,
+    /// The adjusted p-value.
+    pub p_adjusted: String,
+    /// How it was adjusted: `holm over 1 primary hypothesis`.
+    pub adjustment: String,
+    /// What qualifies the verdict (the opposite sign, an amendment after results were seen);
+    /// empty when nothing does.
+    pub note: String,
+}
+
+/// `card.*`: the report's first screen.
+#[derive(Debug, Clone, Serialize, Default)]
+pub struct VerdictCard {
+    /// One line per primary hypothesis of the reported analysis.
+    pub verdicts: Vec<VerdictLine>,
+    /// Why there is no verdict line, when there is none (no analysis, no primary hypothesis).
+    pub no_verdict: String,
+    /// How the reported analysis stands; `None` when nothing was analyzed.
+    pub classification: Option<Classification>,
+    /// The reported analysis in words: which entry, and why it leads.
+    pub analysis: String,
+    /// How many deviations the study recorded.
+    pub deviation_count: u64,
+    /// `none`, or their number and the first one: entry, time, reason and what it changed.
+    pub deviations: String,
+    /// The split analyzed.
+    pub split: String,
+    /// The registration's time: claimed, and witnessed by whom or not.
+    pub time: String,
+    /// The registration commit's signature: by which key, or unsigned.
+    pub signature: String,
+}
+
+/// The verdict lines of the primary hypotheses of `r`, values in the protocol's `scale`.
+/// `amended` gives, by hypothesis name, the mark of an amendment after results were seen.
+pub fn verdict_lines(r: &AnalysisRecord, scale: Scale, amended: &[(String, String)]) -> Vec<VerdictLine> {
+    let level = format!("{:.0}%", r.settings.interval_level * 100.0);
+    r.comparisons
+        .iter()
+        .filter_map(|c| {
+            let h = c.hypothesis.as_ref().filter(|h| h.primary)?;
+            let b = primary_bootstrap(c);
+            let mut notes = Vec::new();
+            if !h.direction_holds {
+                notes.push("the difference has the opposite sign to the one expected".to_string());
+            }
+            notes.extend(amended.iter().filter(|(n, _)| n == &h.name).map(|(_, m)| m.clone()));
+            Some(VerdictLine {
+                hypothesis: h.name.clone(),
+                comparison: format!("{} − {}", c.system, c.baseline),
+                verdict: Verdict::of(h),
+                alpha: h.alpha.to_string(),
+                estimate: fmt_diff(c.difference, scale),
+                interval: format!(
+                    "[{}, {}]",
+                    fmt_diff(b.interval[0], scale),
+                    fmt_diff(b.interval[1], scale)
+                ),
+                level: level.clone(),
+                p_adjusted: fmt_p(h.p_adjusted),
+                adjustment: format!(
+                    "{} over {}",
+                    r.settings.adjust,
+                    crate::text::plural(h.family_size as u64, "primary hypothesis", "primary hypotheses")
+                ),
+                note: notes.join("; "),
+            })
+        })
+        .collect()
+}
+
+/// The bootstrap of the unit the analysis resampled: components when it resampled them, else
+/// topics.
+pub fn primary_bootstrap(c: &Comparison) -> &crate::stats::bootstrap::Bootstrap {
+    match (c.primary_unit.as_str(), &c.component) {
+        ("component", Some(b)) => b,
+        _ => &c.paired,
+    }
+}
+
+/// The split an analysis read, in words: the split of the assignment it was restricted to, the
+/// whole assignment, or every topic of the scores when no assignment was read.
+pub fn split_text(r: &AnalysisRecord) -> String {
+    match r.options.as_ref() {
+        Some(o) => match (&o.split, &o.components) {
+            (Some(s), _) => format!("{} (a split of the component assignment)", s),
+            (None, Some(_)) => "the whole component assignment (it has no splits)".into(),
+            (None, None) => "every topic of the scores (no component assignment was read)".into(),
+        },
+        None => "not recorded".into(),
+    }
+}
