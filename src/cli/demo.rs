@@ -4,6 +4,7 @@
 
 use super::{resolve, Ctx, Outcome, Output};
 use crate::error::exit;
+use crate::ops::demo::Step;
 use std::path::PathBuf;
 
 /// Arguments of `pledge demo`.
@@ -30,11 +31,19 @@ pub fn run(a: Args, ctx: &Ctx) -> Outcome {
         ..ctx.clone()
     };
     let mut log = String::new();
-    for step in crate::ops::demo::steps() {
-        log.push_str(&format!("==> pledge {}\n", step.join(" ")));
-        let mut args = vec![std::ffi::OsString::from("pledge")];
-        args.extend(step.iter().map(std::ffi::OsString::from));
-        let out = super::run(args, &sub);
+    for step in crate::ops::demo::plan() {
+        log.push_str(&format!("==> {}\n", step.command_line()));
+        let out = match &step {
+            Step::Pledge(args) => {
+                let mut argv = vec![std::ffi::OsString::from("pledge")];
+                argv.extend(args.iter().map(std::ffi::OsString::from));
+                super::run(argv, &sub)
+            }
+            Step::Commit { paths, message } => {
+                crate::ops::demo::commit(&dir, ctx.now, paths, message)?;
+                Output::ok(String::new(), &vec![])
+            }
+        };
         log.push_str(&indent(&out.stdout));
         log.push_str(&indent(&out.stderr));
         if out.code != exit::OK {
@@ -44,9 +53,9 @@ pub fn run(a: Args, ctx: &Ctx) -> Outcome {
                 "a step failed"
             };
             log.push_str(&format!(
-                "error: demo: {} at `pledge {}` (exit {}); the scratch directory {} is kept\n",
+                "error: demo: {} at `{}` (exit {}); the scratch directory {} is kept\n",
                 what,
-                step.join(" "),
+                step.command_line(),
                 out.code,
                 dir.display()
             ));

@@ -19,11 +19,13 @@ rules, entry times (RFC 3339, in order), every time-stamp token offline and, wit
 the latest registration of its study (a difference in line endings only passes with a note). Exit
 1 lists every finding; one failing protocol fails the whole run. The output ends with a reviewer
 summary per study (registered when and by whom, witnessed or not, amendments, deviations,
-analyses, the tip id to cite).
+analyses, the tip id to cite). With --report, each report is rendered again from the ledger at
+the tip and with the template its stamp names, and compared byte for byte.
 
 Examples:
   pledge verify protocols/hotpotqa.toml
   pledge verify protocols/*.toml
+  pledge verify protocols/hotpotqa.toml --rerun --report report
   pledge verify --remote ../ledger-mirror.git
   pledge verify --ledger ledger.jsonl --format json
   curl -s https://example.org/ledger.jsonl | pledge verify --ledger - --allowed-signers .allowed_signers
@@ -42,6 +44,11 @@ pub struct VerifyArgs {
     /// and result hashes match.
     #[arg(long, conflicts_with = "ledger")]
     pub rerun: bool,
+    /// Also check a report (its directory, report.md, the --html page or the --latex table):
+    /// render it again from the ledger at the tip and with the template it states, and compare;
+    /// an edited report, another template or an unknown tip is a finding. Repeatable.
+    #[arg(long, value_name = "DIR|FILE", conflicts_with = "ledger")]
+    pub report: Vec<PathBuf>,
     /// The tip commit id the ledger must end at (e.g. from a published repository or a paper;
     /// 40 hex digits, or a prefix of at least 7); another tip is the finding `tip-mismatch`.
     #[arg(long, value_name = "ID")]
@@ -74,6 +81,7 @@ pub fn verify(a: VerifyArgs, ctx: &Ctx) -> Outcome {
             .transpose()?,
         remote: a.remote.clone(),
         rerun: a.rerun,
+        reports: a.report.iter().map(|p| resolve(ctx, p)).collect(),
         expect_tip: a.expect_tip.clone(),
         tsa_trust: a.tsa_trust.as_deref().map(|p| resolve(ctx, p)),
         allowed_signers: a.allowed_signers.as_deref().map(|p| resolve(ctx, p)),

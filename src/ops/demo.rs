@@ -13,7 +13,60 @@ const CORRECTNESS: &[u8] = include_bytes!("../../tests/data/hotpotqa-100/correct
 const PROVENANCE: &[u8] = include_bytes!("../../tests/data/hotpotqa-100/PROVENANCE.txt");
 const MARKER: &str = ".pledge-demo";
 
-/// The pipeline's steps, as a user would type them in the demo directory.
+/// One step of the demo.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Step {
+    /// `pledge ARGS`.
+    Pledge(Vec<&'static str>),
+    /// `git add PATHS && git commit -m MESSAGE`: what a reviewer's clone needs (the assignment
+    /// an analysis reads, the report) is committed, as the untracked-input warnings ask.
+    Commit {
+        /// Files or directories to add.
+        paths: Vec<&'static str>,
+        /// The commit message.
+        message: &'static str,
+    },
+}
+
+impl Step {
+    /// The step as a user types it.
+    pub fn command_line(&self) -> String {
+        match self {
+            Step::Pledge(args) => format!("pledge {}", args.join(" ")),
+            Step::Commit { paths, message } => format!("git add {} && git commit -m '{}'", paths.join(" "), message),
+        }
+    }
+}
+
+/// The demo's steps, as a user would type them in the demo directory: the pipeline, each file a
+/// reviewer needs committed, and the reviewer's own check at the end.
+pub fn plan() -> Vec<Step> {
+    let mut out: Vec<Step> = steps().into_iter().map(Step::Pledge).collect();
+    let at = |out: &[Step], cmd: &str| {
+        out.iter()
+            .position(|s| matches!(s, Step::Pledge(a) if a[0] == cmd))
+            .map_or(out.len(), |i| i + 1)
+    };
+    let i = at(&out, "components");
+    out.insert(
+        i,
+        Step::Commit {
+            paths: vec!["components.csv"],
+            message: "The component assignment of the count",
+        },
+    );
+    let i = at(&out, "report");
+    out.insert(
+        i,
+        Step::Commit {
+            paths: vec!["report"],
+            message: "The report",
+        },
+    );
+    out
+}
+
+/// The `pledge` commands of the demo, in order (see [`plan`]).
 pub fn steps() -> Vec<Vec<&'static str>> {
     vec![
         vec!["init"],
@@ -35,7 +88,7 @@ pub fn steps() -> Vec<Vec<&'static str>> {
             "components.csv",
         ],
         vec!["report", "--out", "report"],
-        vec!["verify", "protocols/hotpotqa.toml"],
+        vec!["verify", "protocols/hotpotqa.toml", "--rerun", "--report", "report"],
     ]
 }
 
@@ -75,11 +128,26 @@ pub fn prepare(dir: &Path, now: DateTime<Utc>) -> Result<()> {
 
 fn commit_files(dir: &Path, now: DateTime<Utc>, names: &[&str]) -> Result<()> {
     let g = |e| Error::git("preparing the demo repository", e);
-    let repo = git2::Repository::init(dir).map_err(g)?;
+    git2::Repository::init(dir).map_err(g)?;
+    commit(
+        dir,
+        now,
+        names,
+        "Example study: 100 HotpotQA questions and six agents' correctness",
+    )
+}
+
+/// Adds `paths` (files, or directories whose files are added) of the demo repository in `dir`
+/// and commits them with `message` at `now`, as `git add PATHS && git commit -m MESSAGE` does.
+///
+/// Errors (exit 70): git cannot add or commit.
+pub fn commit(dir: &Path, now: DateTime<Utc>, paths: &[&str], message: &str) -> Result<()> {
+    let g = |e| Error::git("committing in the demo repository", e);
+    let repo = git2::Repository::open(dir).map_err(g)?;
     let mut index = repo.index().map_err(g)?;
-    for n in names {
-        index.add_path(Path::new(n)).map_err(g)?;
-    }
+    index
+        .add_all(paths.iter(), git2::IndexAddOption::DEFAULT, None)
+        .map_err(g)?;
     index.write().map_err(g)?;
     let tree = repo.find_tree(index.write_tree().map_err(g)?).map_err(g)?;
     let sig = git2::Signature::new(
@@ -88,13 +156,17 @@ fn commit_files(dir: &Path, now: DateTime<Utc>, names: &[&str]) -> Result<()> {
         &git2::Time::new(now.timestamp(), 0),
     )
     .map_err(g)?;
+    let parent = match repo.head() {
+        Ok(h) => Some(h.peel_to_commit().map_err(g)?),
+        Err(_) => None,
+    };
     repo.commit(
         Some("HEAD"),
         &sig,
         &sig,
-        "Example study: 100 HotpotQA questions and six agents' correctness",
+        message,
         &tree,
-        &[],
+        &parent.iter().collect::<Vec<_>>(),
     )
     .map_err(g)?;
     Ok(())

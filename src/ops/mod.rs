@@ -23,6 +23,7 @@ pub mod publish;
 pub mod query;
 pub mod register;
 pub mod report;
+pub mod report_check;
 pub mod rerun;
 pub mod timestamp;
 pub mod verify;

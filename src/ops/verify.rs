@@ -21,6 +21,10 @@ pub struct VerifyOptions {
     pub remote: Option<String>,
     /// Also recompute every recorded analysis.
     pub rerun: bool,
+    /// Reports to check against the ledger (a report directory, `report.md`, the HTML page or
+    /// the LaTeX table): each is rendered again at the tip and with the template its stamp
+    /// names, and compared.
+    pub reports: Vec<PathBuf>,
     /// The tip commit id (or a prefix of at least 7 hex digits) the ledger must end at, e.g. the
     /// id a reviewer got from a published repository, a paper or a timestamp; another tip is the
     /// finding `tip-mismatch`.
@@ -99,12 +103,15 @@ pub fn verify(ledger: Option<&Ledger>, o: &VerifyOptions, cwd: &Path) -> Result<
     if o.rerun && !unreadable {
         super::rerun::rerun_all(l, &mut report)?;
     }
-    ledger::witness::check_ledger(l, ledger::LEDGER_REF, &mut report, &wo)?;
-    if report
+    let readable = report
         .findings
         .iter()
-        .all(|f| !matches!(f.code, FindingCode::MalformedEntry | FindingCode::LedgerUnreadable))
-    {
+        .all(|f| !matches!(f.code, FindingCode::MalformedEntry | FindingCode::LedgerUnreadable));
+    if readable {
+        super::report_check::check_reports(l, &o.reports, &mut report)?;
+    }
+    ledger::witness::check_ledger(l, ledger::LEDGER_REF, &mut report, &wo)?;
+    if readable {
         deviation_notes(l, &mut report)?;
     }
     check_tip(&mut report, expect.as_deref());
