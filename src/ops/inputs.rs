@@ -265,3 +265,46 @@ pub fn untracked_warning<'a>(
         fix
     )))
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A repository with `committed.csv` committed, then: `new.csv` never added, `staged.csv`
+    /// added only, `ignored.csv` matched by `.gitignore`, and `changed.csv` edited after its
+    /// commit.
+    #[test]
+    fn tracking_tells_what_a_clone_would_lack() {
+        let dir = tempfile::tempdir().unwrap();
+        let repo = git2::Repository::init(dir.path()).unwrap();
+        let write = |name: &str, text: &str| std::fs::write(dir.path().join(name), text).unwrap();
+        for f in ["committed.csv", "changed.csv"] {
+            write(f, "a\n");
+        }
+        write(".gitignore", "ignored.csv\n");
+        let mut index = repo.index().unwrap();
+        for f in ["committed.csv", "changed.csv", ".gitignore"] {
+            index.add_path(Path::new(f)).unwrap();
+        }
+        index.write().unwrap();
+        let tree = repo.find_tree(index.write_tree().unwrap()).unwrap();
+        let sig = git2::Signature::new("t", "t@example.org", &git2::Time::new(0, 0)).unwrap();
+        repo.commit(Some("HEAD"), &sig, &sig, "c", &tree, &[]).unwrap();
+        write("changed.csv", "a\nb\n");
+        write("new.csv", "x\n");
+        write("ignored.csv", "x\n");
+        write("staged.csv", "x\n");
+        index.add_path(Path::new("staged.csv")).unwrap();
+        index.write().unwrap();
+        let t = |p: &str| tracking(&repo, p);
+        assert_eq!(t("committed.csv"), None);
+        assert_eq!(t("new.csv"), Some(Tracking::Untracked));
+        assert_eq!(t("ignored.csv"), Some(Tracking::Ignored));
+        assert_eq!(t("staged.csv"), Some(Tracking::Staged));
+        assert_eq!(t("changed.csv"), Some(Tracking::Changed));
+        assert_eq!(t("/etc/hosts"), Some(Tracking::Outside));
+        assert_eq!(t("../x.csv"), Some(Tracking::Outside));
+        assert_eq!(t("-"), None);
+        assert_eq!(t("no-such-file.csv"), None);
+    }
+}

@@ -88,6 +88,24 @@ impl Env {
         run_output(cmd.output().expect("running sh"))
     }
 
+    /// Runs the shell command line `line` with `sh -c` in `dir` (relative to the scratch
+    /// directory), hermetically, with the fixed clock and the `pledge` under test first on the
+    /// `PATH`: a command exactly as a user would paste it.
+    pub fn sh(&self, dir: &str, line: &str) -> Run {
+        let mut cmd = Command::new("sh");
+        hermetic(&mut cmd);
+        let bin = Path::new(env!("CARGO_BIN_EXE_pledge")).parent().unwrap().to_path_buf();
+        let path = std::env::var_os("PATH").unwrap_or_default();
+        let mut paths = vec![bin];
+        paths.extend(std::env::split_paths(&path));
+        cmd.env("PLEDGE_NOW", NOW)
+            .env("PATH", std::env::join_paths(paths).unwrap())
+            .arg("-c")
+            .arg(line)
+            .current_dir(self.join(dir));
+        run_output(cmd.output().expect("running sh"))
+    }
+
     /// Runs `git ARGS` in the scratch directory, hermetically.
     pub fn git(&self, args: &[&str]) -> Run {
         let mut cmd = Command::new("git");

@@ -24,6 +24,7 @@ mod protocol;
 mod readers_fuzz;
 mod registration;
 mod report;
+mod reviewing;
 mod trec;
 mod walkthroughs;
 mod witness;
