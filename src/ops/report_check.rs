@@ -81,23 +81,24 @@ fn check_one(ledger: &Ledger, entries: &[StoredEntry], path: &Path) -> Result<Ve
     let shown = ledger.relative(&file);
     let text = crate::io::read_text(&file)?.replace("\r\n", "\n");
     let finding = |code: FindingCode, msg: String| Finding::new(code, None, msg);
-    let stamp =
-        match Stamp::find(&text) {
-            None => return Ok(vec![finding(
+    let stamp = match Stamp::find(&text) {
+        None => {
+            return Ok(vec![finding(
                 FindingCode::ReportUnstamped,
                 format!(
                     "{} carries no pledge report stamp: it is not a report pledge rendered, or its stamp was removed",
                     shown
                 ),
-            )]),
-            Some(Err(why)) => {
-                return Ok(vec![finding(
-                    FindingCode::ReportUnstamped,
-                    format!("{}: its pledge report stamp cannot be read ({})", shown, why),
-                )])
-            }
-            Some(Ok(s)) => s,
-        };
+            )])
+        }
+        Some(Err(why)) => {
+            return Ok(vec![finding(
+                FindingCode::ReportUnstamped,
+                format!("{}: its pledge report stamp cannot be read ({})", shown, why),
+            )])
+        }
+        Some(Ok(s)) => s,
+    };
     let Some(tip) = entries.iter().find(|e| e.commit == stamp.tip) else {
         return Ok(vec![finding(
             FindingCode::ReportTipUnknown,

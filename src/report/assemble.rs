@@ -163,7 +163,7 @@ pub fn assemble(entries: &[StoredEntry], study_id: &str, ctx: Context) -> Result
     let diagnostics = super::diagnostics::diagnostics_view(&s.mine, &mut svgs)?;
     let amended = sections::amended_hypotheses(&s.mine, &access)?;
     let results = match &analysis {
-        Some(a) => with_marks(sections::results_view(a, &s.protocol, &mut svgs)?, &amended),
+        Some(a) => with_marks(super::results::results_view(a, &s.protocol, &mut svgs)?, &amended),
         None => ResultsView::default(),
     };
     let mut power = sections::power_view(&s.protocol, count_record.as_ref(), analysis.as_ref());

@@ -139,6 +139,19 @@ fn plot_err<E: std::fmt::Debug>(e: E) -> Error {
     Error::internal("drawing the sensitivity chart").caused_by(format!("{:?}", e))
 }
 
+/// The colours of the shingle sizes' lines, in order.
+const PALETTE: [RGBColor; 6] = [
+    RGBColor(70, 110, 170),
+    RGBColor(230, 140, 40),
+    RGBColor(60, 150, 80),
+    RGBColor(150, 80, 160),
+    RGBColor(120, 120, 120),
+    RGBColor(200, 60, 60),
+];
+
+/// Which count a panel plots.
+type Get = fn(&crate::components::count::Snapshot) -> usize;
+
 /// SVG (960 × 400) of a sensitivity curve: components in all (left) and components holding
 /// candidates (right) against the Jaccard threshold, one line per shingle size (log scale), the
 /// registered rule marked by a vertical line and a ring. Text is 12 px or larger.
@@ -152,14 +165,6 @@ pub fn sensitivity_svg(s: &Sensitivity) -> Result<String> {
         .iter()
         .fold((1.0f64, 0.0f64), |(lo, hi), p| (lo.min(p.jaccard), hi.max(p.jaccard)));
     let pad = ((j1 - j0) * 0.04).max(0.01);
-    let palette = [
-        RGBColor(70, 110, 170),
-        RGBColor(230, 140, 40),
-        RGBColor(60, 150, 80),
-        RGBColor(150, 80, 160),
-        RGBColor(120, 120, 120),
-        RGBColor(200, 60, 60),
-    ];
     let mut out = String::new();
     {
         let root = SVGBackend::with_string(&mut out, (960, 400)).into_drawing_area();
@@ -171,78 +176,91 @@ pub fn sensitivity_svg(s: &Sensitivity) -> Result<String> {
             )
             .map_err(plot_err)?;
         let panels = root.split_evenly((1, 2));
-        type Get = fn(&crate::components::count::Snapshot) -> usize;
         let what: [(&str, Get); 2] = [
             ("components (all)", |c| c.components),
             ("components with candidates", |c| c.with_candidates),
         ];
         for (area, (title, get)) in panels.iter().zip(what) {
-            let ymax = s.points.iter().map(|p| get(&p.counts)).max().unwrap_or(1).max(1) as f64 * 2.0;
-            let mut chart = ChartBuilder::on(area)
-                .caption(title, ("sans-serif", 17))
-                .margin(10)
-                .x_label_area_size(40)
-                .y_label_area_size(56)
-                .build_cartesian_2d((j0 - pad)..(j1 + pad), (0.7f64..ymax).log_scale())
-                .map_err(plot_err)?;
-            chart
-                .configure_mesh()
-                .disable_mesh()
-                .x_desc("Jaccard threshold")
-                .y_desc("components (log scale)")
-                .label_style(("sans-serif", 15))
-                .axis_desc_style(("sans-serif", 15))
-                .x_label_formatter(&|v| format!("{:.2}", v))
-                .y_label_formatter(&|v| format!("{:.0}", v))
-                .draw()
-                .map_err(plot_err)?;
-            chart
-                .draw_series(LineSeries::new(
-                    vec![(s.registered_jaccard, 0.7), (s.registered_jaccard, ymax)],
-                    RED.stroke_width(1),
-                ))
-                .map_err(plot_err)?
-                .label(format!(
-                    "registered: n = {}, J ≥ {}",
-                    s.registered_shingle_size, s.registered_jaccard
-                ))
-                .legend(|(x, y)| PathElement::new(vec![(x, y), (x + 16, y)], RED));
-            for (i, &n) in sizes.iter().enumerate() {
-                let color = palette[i % palette.len()];
-                let line: Vec<(f64, f64)> = s
-                    .points
-                    .iter()
-                    .filter(|p| p.shingle_size == n)
-                    .map(|p| (p.jaccard, get(&p.counts) as f64))
-                    .collect();
-                let width = if n == s.registered_shingle_size { 3 } else { 1 };
-                chart
-                    .draw_series(LineSeries::new(line.clone(), color.stroke_width(width)))
-                    .map_err(plot_err)?
-                    .label(format!("shingle size {}", n))
-                    .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 16, y)], color.stroke_width(width)));
-                chart
-                    .draw_series(line.iter().map(|&p| Circle::new(p, 2, color.filled())))
-                    .map_err(plot_err)?;
-            }
-            chart
-                .draw_series(
-                    s.points
-                        .iter()
-                        .filter(|p| p.registered)
-                        .map(|p| Circle::new((p.jaccard, get(&p.counts) as f64), 7, RED.stroke_width(2))),
-                )
-                .map_err(plot_err)?;
-            chart
-                .configure_series_labels()
-                .label_font(("sans-serif", 15))
-                .background_style(WHITE.mix(0.8))
-                .border_style(BLACK)
-                .position(SeriesLabelPosition::UpperLeft)
-                .draw()
-                .map_err(plot_err)?;
+            draw_panel(area, title, get, s, &sizes, (j0 - pad, j1 + pad))?;
         }
         root.present().map_err(plot_err)?;
     }
     Ok(out)
+}
+
+/// One panel of [`sensitivity_svg`]: the count `get` picks against the Jaccard threshold over
+/// `x`, one line per shingle size of `sizes`, the registered rule marked.
+fn draw_panel(
+    area: &DrawingArea<SVGBackend<'_>, plotters::coord::Shift>,
+    title: &str,
+    get: Get,
+    s: &Sensitivity,
+    sizes: &[usize],
+    x: (f64, f64),
+) -> Result<()> {
+    let ymax = s.points.iter().map(|p| get(&p.counts)).max().unwrap_or(1).max(1) as f64 * 2.0;
+    let mut chart = ChartBuilder::on(area)
+        .caption(title, ("sans-serif", 17))
+        .margin(10)
+        .x_label_area_size(40)
+        .y_label_area_size(56)
+        .build_cartesian_2d(x.0..x.1, (0.7f64..ymax).log_scale())
+        .map_err(plot_err)?;
+    chart
+        .configure_mesh()
+        .disable_mesh()
+        .x_desc("Jaccard threshold")
+        .y_desc("components (log scale)")
+        .label_style(("sans-serif", 15))
+        .axis_desc_style(("sans-serif", 15))
+        .x_label_formatter(&|v| format!("{:.2}", v))
+        .y_label_formatter(&|v| format!("{:.0}", v))
+        .draw()
+        .map_err(plot_err)?;
+    chart
+        .draw_series(LineSeries::new(
+            vec![(s.registered_jaccard, 0.7), (s.registered_jaccard, ymax)],
+            RED.stroke_width(1),
+        ))
+        .map_err(plot_err)?
+        .label(format!(
+            "registered: n = {}, J ≥ {}",
+            s.registered_shingle_size, s.registered_jaccard
+        ))
+        .legend(|(x, y)| PathElement::new(vec![(x, y), (x + 16, y)], RED));
+    for (i, &n) in sizes.iter().enumerate() {
+        let color = PALETTE[i % PALETTE.len()];
+        let line: Vec<(f64, f64)> = s
+            .points
+            .iter()
+            .filter(|p| p.shingle_size == n)
+            .map(|p| (p.jaccard, get(&p.counts) as f64))
+            .collect();
+        let width = if n == s.registered_shingle_size { 3 } else { 1 };
+        chart
+            .draw_series(LineSeries::new(line.clone(), color.stroke_width(width)))
+            .map_err(plot_err)?
+            .label(format!("shingle size {}", n))
+            .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 16, y)], color.stroke_width(width)));
+        chart
+            .draw_series(line.iter().map(|&p| Circle::new(p, 2, color.filled())))
+            .map_err(plot_err)?;
+    }
+    chart
+        .draw_series(
+            s.points
+                .iter()
+                .filter(|p| p.registered)
+                .map(|p| Circle::new((p.jaccard, get(&p.counts) as f64), 7, RED.stroke_width(2))),
+        )
+        .map_err(plot_err)?;
+    chart
+        .configure_series_labels()
+        .label_font(("sans-serif", 15))
+        .background_style(WHITE.mix(0.8))
+        .border_style(BLACK)
+        .position(SeriesLabelPosition::UpperLeft)
+        .draw()
+        .map_err(plot_err)?;
+    Ok(())
 }

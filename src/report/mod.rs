@@ -21,6 +21,7 @@ pub mod model;
 mod pool;
 mod render;
 mod reproduce;
+mod results;
 mod sections;
 pub mod stamp;
 pub mod svg;

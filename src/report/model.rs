@@ -174,8 +174,8 @@ pub struct HypothesisView {
     pub interval: String,
     pub reversal: String,
     pub p_adjusted: String,
-    /// `supported` or `not supported`.
-    pub outcome: String,
+    /// The verdict at α.
+    pub outcome: super::card::Verdict,
     /// The test behind the outcome: "at α = 0.05: difference …, adjusted p = … over …".
     pub verdict: String,
     /// Whether the achieved detectable difference is larger than the registered target.

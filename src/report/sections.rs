@@ -2,13 +2,12 @@
 //! commands stored in the ledger ([`crate::records`]), so a report renders from the ledger alone.
 
 use super::model::*;
-use super::svg::{self, Histogram};
+use super::svg;
 use crate::components::stop::StopDecision;
 use crate::error::Result;
 use crate::ledger::StoredEntry;
-use crate::protocol::{Protocol, Scale, StopCount};
+use crate::protocol::{Protocol, StopCount};
 use crate::records::{AnalysisRecord, CountRecord};
-use crate::stats::bootstrap::Bootstrap;
 use std::collections::BTreeMap;
 
 fn unit_word(unit: &str, n: u64) -> String {
@@ -50,7 +49,10 @@ fn listed_rule(rule: &str, c: &crate::components::pairs::SampleCheck) -> String 
     )
 }
 
-/// Component section from the latest count/stop/go entry `e` and its record `r`.
+/// Component section from the latest count/stop/go entry `e` and its record `r`; the picture
+/// of component sizes goes into `svgs`.
+///
+/// Errors: a picture that cannot be drawn (exit 2).
 pub fn components_view(
     e: &StoredEntry,
     r: &CountRecord,
@@ -59,8 +61,40 @@ pub fn components_view(
     let count = &r.count;
     let stop = &r.stop;
     let unit = count.unit.as_str();
-    let questions = count.questions as u64;
     let units = count.units as u64;
+    let (rows, mermaid) = ablation(r);
+    let name = "component-sizes.svg".to_string();
+    svgs.insert(name.clone(), sizes_picture(r)?);
+    Ok(ComponentsView {
+        present: true,
+        when: format!("at {} (ledger entry #{})", e.entry.time, e.entry.seq),
+        questions: fmt_count(count.questions as u64),
+        units: if unit == "question" {
+            "each question its own node".into()
+        } else {
+            format!("{} {}", fmt_count(units), unit_word(unit, units))
+        },
+        rows,
+        mermaid,
+        counted: fmt_count(stop.counted as u64),
+        counted_what: match stop.count {
+            StopCount::All => "all components".into(),
+            StopCount::WithCandidates => "components holding at least one candidate question".into(),
+        },
+        required: stop.required.map(fmt_count).unwrap_or_else(|| "none set".into()),
+        required_how: required_how(r),
+        decision: decision_text(r),
+        sizes_svg: name,
+        earlier_protocol: String::new(),
+    })
+}
+
+/// The ablation table (no rule, then each link rule added in order) and the same steps as a
+/// Mermaid flowchart.
+fn ablation(r: &CountRecord) -> (Vec<AblationRow>, String) {
+    let count = &r.count;
+    let unit = count.unit.as_str();
+    let (questions, units) = (count.questions as u64, count.units as u64);
     let b = &count.before_rules;
     let mut rows = vec![AblationRow {
         rule: "(each question with its own passages, no rule)".into(),
@@ -99,9 +133,14 @@ pub fn components_view(
             fmt_count(k.with_candidates as u64)
         ));
     }
+    (rows, chart.join("\n"))
+}
+
+/// The histogram of component sizes (by number of candidate questions) as an SVG.
+fn sizes_picture(r: &CountRecord) -> Result<String> {
     let mut sizes: Vec<(u64, u64)> = Vec::new();
     let mut labels: Vec<String> = Vec::new();
-    for bin in &count.histogram {
+    for bin in &r.count.histogram {
         sizes.push((bin.min as u64, bin.components as u64));
         labels.push(if bin.min == bin.max {
             bin.min.to_string()
@@ -109,13 +148,13 @@ pub fn components_view(
             format!("{}–{}", bin.min, bin.max)
         });
     }
-    let name = "component-sizes.svg".to_string();
-    svgs.insert(
-        name.clone(),
-        svg::component_sizes_svg("Components by number of candidate questions", &sizes, &labels)?,
-    );
-    let counted = stop.counted as u64;
-    let splits: Vec<String> = stop
+    svg::component_sizes_svg("Components by number of candidate questions", &sizes, &labels)
+}
+
+/// How the required count was reached: the rule and each split's requirement and its source.
+fn required_how(r: &CountRecord) -> String {
+    let splits: Vec<String> = r
+        .stop
         .splits
         .iter()
         .map(|sp| {
@@ -129,45 +168,24 @@ pub fn components_view(
             format!("{} {} ({})", sp.name, fmt_count(sp.required), how)
         })
         .collect();
-    let required = stop.required;
-    Ok(ComponentsView {
-        present: true,
-        when: format!("at {} (ledger entry #{})", e.entry.time, e.entry.seq),
-        questions: fmt_count(questions),
-        units: if unit == "question" {
-            "each question its own node".into()
-        } else {
-            format!("{} {}", fmt_count(units), unit_word(unit, units))
-        },
-        rows,
-        mermaid: chart.join("\n"),
-        counted: fmt_count(counted),
-        counted_what: match stop.count {
-            StopCount::All => "all components".into(),
-            StopCount::WithCandidates => "components holding at least one candidate question".into(),
-        },
-        required: required.map(fmt_count).unwrap_or_else(|| "none set".into()),
-        required_how: if splits.is_empty() {
-            "no splits registered".into()
-        } else {
-            format!("{}: {}", stop.required_rule, splits.join("; "))
-        },
-        decision: match stop.decision {
-            StopDecision::Stop => format!(
-                "stop — {} counted < {} required",
-                fmt_count(counted),
-                required.map(fmt_count).unwrap_or_default()
-            ),
-            StopDecision::Go => format!(
-                "go — {} counted ≥ {} required",
-                fmt_count(counted),
-                required.map(fmt_count).unwrap_or_default()
-            ),
-            StopDecision::Count => StopDecision::Count.to_string(),
-        },
-        sizes_svg: name,
-        earlier_protocol: String::new(),
-    })
+    if splits.is_empty() {
+        "no splits registered".into()
+    } else {
+        format!("{}: {}", r.stop.required_rule, splits.join("; "))
+    }
+}
+
+/// The stop rule's decision with the counted and required numbers.
+fn decision_text(r: &CountRecord) -> String {
+    let (counted, required) = (
+        fmt_count(r.stop.counted as u64),
+        r.stop.required.map(fmt_count).unwrap_or_default(),
+    );
+    match r.stop.decision {
+        StopDecision::Stop => format!("stop — {} counted < {} required", counted, required),
+        StopDecision::Go => format!("go — {} counted ≥ {} required", counted, required),
+        StopDecision::Count => StopDecision::Count.to_string(),
+    }
 }
 
 /// A rule name as Mermaid node text: quotes and angle brackets as Mermaid's entity codes
@@ -179,246 +197,6 @@ fn mermaid_label(name: &str) -> String {
         .replace('>', "#gt;")
         .replace('`', "'")
         .replace(['\n', '\r'], " ")
-}
-
-fn interval(b: &Bootstrap, scale: Scale) -> String {
-    format!(
-        "[{}, {}]",
-        fmt_diff(b.interval[0], scale),
-        fmt_diff(b.interval[1], scale)
-    )
-}
-
-fn file_safe(name: &str) -> String {
-    name.chars()
-        .map(|c| {
-            if c.is_ascii_alphanumeric() || c == '-' || c == '.' {
-                c
-            } else {
-                '_'
-            }
-        })
-        .take(80)
-        .collect()
-}
-
-/// Results section from the analysis record `r`.
-pub fn results_view(r: &AnalysisRecord, p: &Protocol, svgs: &mut BTreeMap<String, String>) -> Result<ResultsView> {
-    let scale = p.target.scale;
-    let settings = &r.settings;
-    let systems = r
-        .systems
-        .iter()
-        .map(|sy| SystemView {
-            name: sy.name.clone(),
-            mean: fmt_value(sy.mean, scale),
-            unfiltered_mean: r
-                .topic_filter
-                .as_ref()
-                .and_then(|f| f.unfiltered_means.iter().find(|(n, _)| n == &sy.name))
-                .map(|(_, m)| fmt_value(*m, scale))
-                .unwrap_or_default(),
-            topics: fmt_count(sy.topics as u64),
-            components: sy.components.map(|c| fmt_count(c as u64)).unwrap_or_else(|| "—".into()),
-        })
-        .collect();
-    let mut comparisons = Vec::new();
-    for (i, c) in r.comparisons.iter().enumerate() {
-        let name = format!("{} − {}", c.system, c.baseline);
-        let primary = match (c.primary_unit.as_str(), &c.component) {
-            ("component", Some(b)) => b,
-            _ => &c.paired,
-        };
-        let file = format!("bootstrap-{}-{}.svg", i + 1, file_safe(&c.system));
-        let h = &primary.histogram;
-        if !h.counts.is_empty() {
-            let width = if h.bin_width > 0.0 { h.bin_width } else { 1e-3 };
-            let edges: Vec<f64> = (0..=h.counts.len()).map(|k| h.min + k as f64 * width).collect();
-            let title = format!("{} ({} bootstrap)", name, primary.unit);
-            svgs.insert(
-                file.clone(),
-                svg::bootstrap_svg(
-                    &title,
-                    &Histogram {
-                        edges,
-                        counts: h.counts.clone(),
-                    },
-                    primary.interval[0],
-                    primary.interval[1],
-                    primary.observed,
-                )?,
-            );
-        }
-        let mut flags = c.flags.clone();
-        let m = &c.mde;
-        if m.meets_target == Some(false) {
-            flags.push(format!(
-                "with {} {}s the detectable difference is {}, larger than the registered {}",
-                m.n,
-                m.unit,
-                m.achieved.map(|v| fmt_value(v, scale)).unwrap_or_default(),
-                // The target the analysis recorded (an amendment after it does not move it).
-                fmt_value(m.target.unwrap_or(p.target.mde), scale)
-            ));
-        }
-        comparisons.push(ComparisonView {
-            name,
-            diff: fmt_diff(c.difference, scale),
-            paired_ci: interval(&c.paired, scale),
-            component_ci: c
-                .component
-                .as_ref()
-                .map(|b| interval(b, scale))
-                .unwrap_or_else(|| "—".into()),
-            reversal: primary
-                .reversal_rate
-                .map(fmt_pct)
-                .unwrap_or_else(|| "— (no difference)".into()),
-            ties: fmt_pct(primary.ties_share),
-            t_p: c.t_test.p.map(fmt_p).unwrap_or_else(|| "—".into()),
-            rand_p: fmt_p(c.randomization.p),
-            adj_p: fmt_p(c.p_adjusted.p),
-            effect: match (c.effect_size.estimate, c.effect_size.ci) {
-                (Some(d), Some([lo, hi])) => format!("{:+.3} [{:+.3}, {:+.3}]", d, lo, hi),
-                (Some(d), None) => format!("{:+.3}", d),
-                _ => "—".into(),
-            },
-            flags: flags.join("; "),
-            svg: file,
-        });
-    }
-    let hypotheses = r
-        .comparisons
-        .iter()
-        .filter_map(|c| {
-            let h = c.hypothesis.as_ref()?;
-            let primary = match (c.primary_unit.as_str(), &c.component) {
-                ("component", Some(b)) => b,
-                _ => &c.paired,
-            };
-            let est = fmt_diff(c.difference, scale);
-            let iv = interval(primary, scale);
-            let m = &c.mde;
-            let power = match (m.achieved, m.target) {
-                (Some(a), Some(t)) if a <= t => format!(
-                    "detectable difference {} at {} {}s meets the registered {}",
-                    fmt_value(a, scale),
-                    m.n,
-                    m.unit,
-                    fmt_value(t, scale)
-                ),
-                (Some(a), Some(t)) => format!(
-                    "the detectable difference at {} {}s is {}, larger than the registered {}",
-                    m.n,
-                    m.unit,
-                    fmt_value(a, scale),
-                    fmt_value(t, scale)
-                ),
-                (Some(a), None) => format!("detectable difference {}", fmt_value(a, scale)),
-                _ => format!(
-                    "detectable difference undefined ({})",
-                    m.flag.as_deref().unwrap_or("no data")
-                ),
-            };
-            let verdict = format!(
-                "at α = {}: difference {} {}, {} test, adjusted {} over {}{}",
-                h.alpha,
-                est,
-                iv,
-                sides_word(h.sides),
-                crate::stats::pvalue::p_phrase(h.p_adjusted, 4),
-                crate::text::plural(
-                    h.family_size as u64,
-                    &format!("{} hypothesis", h.family),
-                    &format!("{} hypotheses", h.family)
-                ),
-                if h.direction_holds {
-                    ""
-                } else {
-                    "; the difference has the opposite sign to the one expected"
-                }
-            );
-            Some(HypothesisView {
-                name: h.name.clone(),
-                family: h.family.clone(),
-                comparison: format!("{} − {}", c.system, c.baseline),
-                direction: h.direction.to_string(),
-                estimate: est,
-                interval: iv,
-                reversal: primary
-                    .reversal_rate
-                    .map(fmt_pct)
-                    .unwrap_or_else(|| "— (no difference)".into()),
-                p_adjusted: fmt_p(h.p_adjusted),
-                outcome: if h.supported { "supported" } else { "not supported" }.into(),
-                verdict,
-                underpowered: matches!((m.achieved, m.target), (Some(a), Some(t)) if a > t),
-                power,
-                amended: String::new(),
-            })
-        })
-        .collect();
-    let estimator = r
-        .comparisons
-        .first()
-        .map(|c| c.estimator.clone())
-        .filter(|e| !e.is_empty())
-        .unwrap_or_else(|| "mean over topics".into());
-    // The components' estimator applies to component resampling only: say so where the
-    // registration resamples topics, so "mean over topics" does not read as a deviation from it.
-    let estimator = if p.analysis.resampling_unit == crate::protocol::ResamplingUnit::Topic
-        && estimator == "mean over topics"
-    {
-        format!(
-            "mean over topics (the registered resampling unit is the topic; the components' estimator, {}, applies to component resampling)",
-            p.components.estimator.as_str()
-        )
-    } else {
-        estimator
-    };
-    let topics = &r.topics;
-    let mut notes = r.notes.clone();
-    if topics.filled_with_zero > 0 {
-        notes.push(format!("{} missing scores were filled with 0", topics.filled_with_zero));
-    }
-    if topics.dropped_missing > 0 {
-        notes.push(format!(
-            "{} topics missing for some system were dropped",
-            topics.dropped_missing
-        ));
-    }
-    Ok(ResultsView {
-        present: true,
-        metric: format!(
-            "{} ({} scale)",
-            p.target.metric,
-            if scale == Scale::Points {
-                "points, 0–100"
-            } else {
-                "fraction, 0–1"
-            }
-        ),
-        missing_policy: format!(
-            "{} ({} topics in the scores, {} analyzed)",
-            topics.policy,
-            fmt_count(topics.in_scores as u64),
-            fmt_count(topics.analyzed as u64)
-        ),
-        interval_desc: format!(
-            "Intervals are {:.0}% percentile intervals ({} percentile) from {} bootstrap trials; the reversal rate is the share of resamples whose difference has the opposite sign to the observed one, ties counted separately.",
-            settings.interval_level * 100.0,
-            crate::stats::percentile::method_name(settings.percentile),
-            fmt_count(settings.trials as u64)
-        ),
-        adjust: settings.adjust.to_string(),
-        tukey: tukey_view(r, settings.alpha, scale),
-        filter: r.topic_filter.as_ref().map(|f| f.statement.clone()).unwrap_or_default(),
-        hypotheses,
-        estimator,
-        systems,
-        comparisons,
-        notes,
-    })
 }
 
 /// Power section: registered target, the count's requirement and the detectable difference
@@ -479,7 +257,7 @@ pub fn power_view(p: &Protocol, count: Option<&CountRecord>, analysis: Option<&A
 }
 
 /// `one-sided` for a one-sided test (`sides` = 1), else `two-sided`.
-fn sides_word(sides: u8) -> &'static str {
+pub(super) fn sides_word(sides: u8) -> &'static str {
     if sides == 1 {
         "one-sided"
     } else {
@@ -637,103 +415,24 @@ fn deviation_of<'a>(mine: &[&'a StoredEntry], e: &StoredEntry) -> Option<&'a Sto
 /// Every count and every analysis of the study, in ledger order: counts with their decision
 /// and inputs; analyses as the registration rules classify them (`review`: confirmatory,
 /// confirmatory with deviations, exploratory), with what differed and why.
+///
+/// Errors: an entry's summary that does not read as its kind's (exit 2).
 pub fn history_view(mine: &[&StoredEntry], review: &crate::ledger::rules::Review, p: &Protocol) -> Result<HistoryView> {
     let study = mine.first().map(|e| e.entry.study_id.as_str()).unwrap_or("");
     let lead = review.registered_analysis(study);
-    use crate::ledger::{EntryKind, InputRole};
+    use crate::ledger::EntryKind;
     let mut counts = Vec::new();
     let mut analyses = Vec::new();
     for e in mine {
         let dev = deviation_of(mine, e);
         let reason = dev
             .and_then(|d| d.entry.reason.clone())
-            .unwrap_or_default()
-            .replace('\n', " ");
+            .map(|r| r.replace('\n', " "))
+            .filter(|r| !r.is_empty())
+            .unwrap_or_else(|| "—".into());
         match e.entry.kind {
-            EntryKind::Count | EntryKind::Stop | EntryKind::Go => {
-                let s: crate::records::CountSummary = crate::records::read_summary(&e.entry, "count")?;
-                let inputs: Vec<InputView> = e
-                    .entry
-                    .inputs
-                    .iter()
-                    .filter(|(k, _)| matches!(k.role, InputRole::Questions | InputRole::Passages))
-                    .map(|(k, h)| InputView {
-                        name: k.to_string(),
-                        sha256: crate::text::short(h, 12).to_string(),
-                    })
-                    .collect();
-                counts.push(CountHistoryView {
-                    seq: e.entry.seq,
-                    time: e.entry.time.clone(),
-                    decision: s.decision.to_string(),
-                    counted: fmt_count(s.counted as u64),
-                    required: s.required.map(fmt_count).unwrap_or_else(|| "—".into()),
-                    inputs,
-                    reason: if reason.is_empty() { "—".into() } else { reason },
-                });
-            }
-            EntryKind::Analyze => {
-                let s: crate::records::AnalyzeSummary = crate::records::read_summary(&e.entry, "analyze")?;
-                let role = review
-                    .verdict(e.entry.seq)
-                    .and_then(|v| v.analysis.as_ref())
-                    .map_or("exploratory", |a| match a.classification {
-                        crate::ledger::rules::Classification::Confirmatory => "confirmatory",
-                        crate::ledger::rules::Classification::ConfirmatoryWithDeviations => {
-                            "confirmatory with deviations"
-                        }
-                        crate::ledger::rules::Classification::Exploratory => "exploratory",
-                    });
-                let results: Vec<String> = s
-                    .comparisons
-                    .iter()
-                    .map(|c| {
-                        format!(
-                            "{} − {} {} [{}, {}]",
-                            c.system,
-                            c.baseline,
-                            fmt_diff(c.difference, p.target.scale),
-                            fmt_diff(c.interval[0], p.target.scale),
-                            fmt_diff(c.interval[1], p.target.scale)
-                        )
-                    })
-                    .collect();
-                analyses.push(AnalysisHistoryView {
-                    seq: e.entry.seq,
-                    time: e.entry.time.clone(),
-                    role: role.into(),
-                    differed: {
-                        let amendments: Vec<String> = mine
-                            .iter()
-                            .filter(|r| r.entry.seq < e.entry.seq && r.entry.kind == EntryKind::Amend)
-                            .map(|r| format!("#{}", r.entry.seq))
-                            .collect();
-                        let against = match amendments.len() {
-                            0 => String::new(),
-                            1 => format!(", with amendment {}", amendments[0]),
-                            _ => format!(", with amendments {}", amendments.join(", ")),
-                        };
-                        match dev {
-                            Some(d) => {
-                                let f = deviation_fields(d);
-                                let f = if f.is_empty() {
-                                    "declared a deviation".to_string()
-                                } else {
-                                    f
-                                };
-                                if against.is_empty() {
-                                    f
-                                } else {
-                                    format!("{} (from the registration{})", f, against)
-                                }
-                            }
-                            None => format!("nothing: as registered{}", against),
-                        }
-                    },
-                    reason: if reason.is_empty() { "—".into() } else { reason },
-                    results: results.join("; "),
-                });
-            }
+            EntryKind::Count | EntryKind::Stop | EntryKind::Go => counts.push(count_history(e, reason)?),
+            EntryKind::Analyze => analyses.push(analysis_history(mine, e, dev, review, p, reason)?),
             _ => {}
         }
     }
@@ -754,6 +453,106 @@ pub fn history_view(mine: &[&StoredEntry], review: &crate::ledger::rules::Review
         (None, None) => String::new(),
     };
     Ok(HistoryView { counts, analyses, lead })
+}
+
+/// One count of the history: its decision, numbers, questions and passages files, and reason.
+fn count_history(e: &StoredEntry, reason: String) -> Result<CountHistoryView> {
+    use crate::ledger::InputRole;
+    let s: crate::records::CountSummary = crate::records::read_summary(&e.entry, "count")?;
+    let inputs: Vec<InputView> = e
+        .entry
+        .inputs
+        .iter()
+        .filter(|(k, _)| matches!(k.role, InputRole::Questions | InputRole::Passages))
+        .map(|(k, h)| InputView {
+            name: k.to_string(),
+            sha256: crate::text::short(h, 12).to_string(),
+        })
+        .collect();
+    Ok(CountHistoryView {
+        seq: e.entry.seq,
+        time: e.entry.time.clone(),
+        decision: s.decision.to_string(),
+        counted: fmt_count(s.counted as u64),
+        required: s.required.map(fmt_count).unwrap_or_else(|| "—".into()),
+        inputs,
+        reason,
+    })
+}
+
+/// One analysis of the history: confirmatory or exploratory, what differed from the
+/// registration (its deviation `dev`, the amendments before it), why, and its results.
+fn analysis_history(
+    mine: &[&StoredEntry],
+    e: &StoredEntry,
+    dev: Option<&StoredEntry>,
+    review: &crate::ledger::rules::Review,
+    p: &Protocol,
+    reason: String,
+) -> Result<AnalysisHistoryView> {
+    use crate::ledger::rules::Classification;
+    let s: crate::records::AnalyzeSummary = crate::records::read_summary(&e.entry, "analyze")?;
+    // The role is the registration rules' classification of this analysis.
+    let role = review
+        .verdict(e.entry.seq)
+        .and_then(|v| v.analysis.as_ref())
+        .map_or("exploratory", |a| match a.classification {
+            Classification::Confirmatory => "confirmatory",
+            Classification::ConfirmatoryWithDeviations => "confirmatory with deviations",
+            Classification::Exploratory => "exploratory",
+        });
+    let scale = p.target.scale;
+    let results: Vec<String> = s
+        .comparisons
+        .iter()
+        .map(|c| {
+            format!(
+                "{} − {} {} [{}, {}]",
+                c.system,
+                c.baseline,
+                fmt_diff(c.difference, scale),
+                fmt_diff(c.interval[0], scale),
+                fmt_diff(c.interval[1], scale)
+            )
+        })
+        .collect();
+    Ok(AnalysisHistoryView {
+        seq: e.entry.seq,
+        time: e.entry.time.clone(),
+        role: role.into(),
+        differed: differed(mine, e, dev),
+        reason,
+        results: results.join("; "),
+    })
+}
+
+/// What analysis `e` did otherwise than the registration: its deviation's fields, or
+/// `nothing: as registered`, each with the amendments made before it.
+fn differed(mine: &[&StoredEntry], e: &StoredEntry, dev: Option<&StoredEntry>) -> String {
+    let amendments: Vec<String> = mine
+        .iter()
+        .filter(|r| r.entry.seq < e.entry.seq && r.entry.kind == crate::ledger::EntryKind::Amend)
+        .map(|r| format!("#{}", r.entry.seq))
+        .collect();
+    let against = match amendments.len() {
+        0 => String::new(),
+        1 => format!(", with amendment {}", amendments[0]),
+        _ => format!(", with amendments {}", amendments.join(", ")),
+    };
+    let Some(d) = dev else {
+        return format!("nothing: as registered{}", against);
+    };
+    let f = deviation_fields(d);
+    let f = if f.is_empty() {
+        "declared a deviation".to_string()
+    } else {
+        f
+    };
+    if against.is_empty() {
+        f
+    } else {
+        format!("{} (from the registration{})", f, against)
+    }
 }
 
 /// Hypotheses changed by an amendment made after results were seen (the amend entry declares
@@ -794,63 +593,6 @@ pub fn amended_hypotheses(mine: &[&StoredEntry], access: &AccessHistory) -> Resu
         prev = Some(p);
     }
     Ok(out)
-}
-
-/// The randomized Tukey HSD table: every pair with its difference and p, and which systems no
-/// pair test tells apart at α (connected groups of indistinguishable systems).
-fn tukey_view(r: &AnalysisRecord, alpha: f64, scale: Scale) -> TukeyView {
-    let Some(t) = &r.tukey_hsd else {
-        return TukeyView::default();
-    };
-    let rows = t
-        .pairs
-        .iter()
-        .map(|p| TukeyRowView {
-            pair: format!("{} − {}", p.system, p.other),
-            difference: fmt_diff(p.difference, scale),
-            p: fmt_p(p.p),
-            distinguishable: if p.p < alpha { "yes".into() } else { "no".into() },
-        })
-        .collect();
-    // Groups: systems joined by a pair that is not distinguishable, transitively.
-    let k = t.systems.len();
-    let mut group: Vec<usize> = (0..k).collect();
-    fn root(g: &mut [usize], mut i: usize) -> usize {
-        while g[i] != i {
-            g[i] = g[g[i]];
-            i = g[i];
-        }
-        i
-    }
-    let idx = |s: &str| t.systems.iter().position(|x| x == s);
-    for p in &t.pairs {
-        if p.p >= alpha {
-            if let (Some(a), Some(b)) = (idx(&p.system), idx(&p.other)) {
-                let (ra, rb) = (root(&mut group, a), root(&mut group, b));
-                group[ra] = rb;
-            }
-        }
-    }
-    let mut groups: BTreeMap<usize, Vec<&str>> = BTreeMap::new();
-    for (i, s) in t.systems.iter().enumerate() {
-        let r = root(&mut group, i);
-        groups.entry(r).or_default().push(s.as_str());
-    }
-    let mut listed: Vec<String> = groups.values().map(|g| format!("{{{}}}", g.join(", "))).collect();
-    listed.sort();
-    TukeyView {
-        present: true,
-        description: format!(
-            "Randomized Tukey HSD ({}, {} {}s, {} assignments): {}",
-            t.method, t.units, t.unit, t.assignments, t.statistic
-        ),
-        rows,
-        groups: format!(
-            "Systems not told apart at α = {} (joined through pairs with p ≥ α): {}",
-            alpha,
-            listed.join("; ")
-        ),
-    }
 }
 
 /// The data access declared for a study, read entry by entry (its own entries and the

@@ -49,14 +49,26 @@ fn author(env: &Env, register: &str) -> Run {
     env.copy_from_repo("protocols/hotpotqa.toml", "author/protocols/hotpotqa.toml");
     env.copy_from_repo("tests/data/hotpotqa-100/questions.json", "author/data/questions.json");
     env.copy_from_repo("tests/data/hotpotqa-100/correctness.csv", "author/data/correctness.csv");
-    ok(env, "author", "pledge init && git add -A && git commit -qm 'protocol and data'");
-    ok(env, "author", &format!("pledge register protocols/hotpotqa.toml {}", register));
+    ok(
+        env,
+        "author",
+        "pledge init && git add -A && git commit -qm 'protocol and data'",
+    );
+    ok(
+        env,
+        "author",
+        &format!("pledge register protocols/hotpotqa.toml {}", register),
+    );
     ok(
         env,
         "author",
         "pledge components protocols/hotpotqa.toml --questions data/questions.json --out components.csv",
     );
-    ok(env, "author", "git add components.csv && git commit -qm 'the assignment'");
+    ok(
+        env,
+        "author",
+        "git add components.csv && git commit -qm 'the assignment'",
+    );
     ok(
         env,
         "author",
@@ -105,7 +117,10 @@ fn a_reviewer_runs_exactly_the_reports_commands_in_a_clone_and_nothing_is_append
     let recorded = ok(&env, "author", "sha256sum components.csv").stdout;
     let recorded = recorded.split_whitespace().next().unwrap();
     assert!(
-        md.contains(&format!("--dry-run   # prints the assignment's SHA-256; the ledger records {}\n", recorded)),
+        md.contains(&format!(
+            "--dry-run   # prints the assignment's SHA-256; the ledger records {}\n",
+            recorded
+        )),
         "{}",
         md
     );
@@ -158,12 +173,13 @@ fn verify_report_finds_edits_other_templates_and_unknown_tips() {
     ok(&env, &d, "pledge report --out again --html page.html --latex table.tex");
     let r = verify("--report page.html --report table.tex --report again/report.md");
     assert_eq!(r.code, 0, "{}", r.stdout);
-    assert_eq!(
-        codes(&r, "notes").iter().filter(|c| *c == "report-matches").count(),
-        3
-    );
+    assert_eq!(codes(&r, "notes").iter().filter(|c| *c == "report-matches").count(), 3);
     // Hand-edited: the first differing line is named.
-    ok(&env, &d, "cp -r report edited && sed -i 's/[*][*]supported[*][*]/**strongly supported**/' edited/report.md");
+    ok(
+        &env,
+        &d,
+        "cp -r report edited && sed -i 's/[*][*]supported[*][*]/**strongly supported**/' edited/report.md",
+    );
     let r = verify("--report edited");
     assert_eq!(r.code, 1, "{}", r.stdout);
     assert_eq!(codes(&r, "findings"), ["report-edited"]);
@@ -176,11 +192,19 @@ fn verify_report_finds_edits_other_templates_and_unknown_tips() {
         m
     );
     // Same for an edited HTML page, and a picture taken out of the report's directory.
-    ok(&env, &d, "sed -i 's/0.0191/0.0091/' page.html && rm again/component-sizes.svg");
+    ok(
+        &env,
+        &d,
+        "sed -i 's/0.0191/0.0091/' page.html && rm again/component-sizes.svg",
+    );
     let r = verify("--report page.html --report again");
     assert_eq!(codes(&r, "findings"), ["report-edited", "report-edited"]);
     let all = r.stdout.clone();
-    assert!(all.contains("page.html differs from the report the ledger gives: line"), "{}", all);
+    assert!(
+        all.contains("page.html differs from the report the ledger gives: line"),
+        "{}",
+        all
+    );
     assert!(
         all.contains("again/component-sizes.svg is missing: the report shows it"),
         "{}",
@@ -188,7 +212,11 @@ fn verify_report_finds_edits_other_templates_and_unknown_tips() {
     );
     // Another template: named at the top of the report, and a finding even when the text is
     // what the ledger gives with it.
-    ok(&env, &d, "printf 'Study {{ study.id }}: all good.\\n' > mine.md.j2 && pledge report --out custom --template mine.md.j2");
+    ok(
+        &env,
+        &d,
+        "printf 'Study {{ study.id }}: all good.\\n' > mine.md.j2 && pledge report --out custom --template mine.md.j2",
+    );
     let md = std::fs::read_to_string(env.join("demo/custom/report.md")).unwrap();
     assert!(
         md.starts_with("> **Rendered with the template `mine.md.j2`, not pledge's built-in one.** Its wording is the author's; `pledge verify --report` reports it.\n\nStudy hotpotqa-100-agents: all good.\n"),
@@ -198,9 +226,8 @@ fn verify_report_finds_edits_other_templates_and_unknown_tips() {
     let r = verify("--report custom");
     assert_eq!(r.code, 1, "{}", r.stdout);
     assert_eq!(codes(&r, "findings"), ["report-template"]);
-    assert!(message(&r, "findings", "report-template").starts_with(
-        "custom/report.md was rendered with the template mine.md.j2 (SHA-256 "
-    ));
+    assert!(message(&r, "findings", "report-template")
+        .starts_with("custom/report.md was rendered with the template mine.md.j2 (SHA-256 "));
     assert!(codes(&r, "notes").contains(&"report-matches".to_string()));
     ok(&env, &d, "rm mine.md.j2");
     let r = verify("--report custom");
@@ -211,7 +238,10 @@ fn verify_report_finds_edits_other_templates_and_unknown_tips() {
         r.stdout
     );
     // A tip the ledger does not hold: the ledger cut back by one entry.
-    let tip = ok(&env, &d, "git rev-parse refs/pledge/ledger").stdout.trim().to_string();
+    let tip = ok(&env, &d, "git rev-parse refs/pledge/ledger")
+        .stdout
+        .trim()
+        .to_string();
     ok(&env, &d, "git update-ref refs/pledge/ledger refs/pledge/ledger~1");
     let r = verify("--report report");
     assert_eq!(r.code, 1, "{}", r.stdout);
@@ -302,7 +332,11 @@ fn untracked_inputs_are_warned_about_and_a_clone_says_they_were_not_committed() 
         "not committed to the repository: assignment:components.csv (untracked), scores:data/correctness.csv (untracked); a reviewer's clone will not have them (git add, then git commit)"
     );
     // The reviewer's clone does not have them, and says so without calling it tampering.
-    ok(&env, ".", "git clone -q a b && cd b && git fetch -q origin 'refs/pledge/*:refs/pledge/*'");
+    ok(
+        &env,
+        ".",
+        "git clone -q a b && cd b && git fetch -q origin 'refs/pledge/*:refs/pledge/*'",
+    );
     let v = env.sh("b", "pledge verify --rerun --format json");
     assert_eq!(v.code, 1, "{}", v.stdout);
     assert_eq!(codes(&v, "findings"), ["rerun-mismatch"]);
@@ -311,7 +345,11 @@ fn untracked_inputs_are_warned_about_and_a_clone_says_they_were_not_committed() 
         "assignment:components.csv: not in the repository (was it committed?); scores:data/correctness.csv: not in the repository (was it committed?)"
     );
     // Committed, then deleted: git knows it, and says how to restore it.
-    ok(&env, "a", "git add -A && git commit -qm data && rm data/correctness.csv");
+    ok(
+        &env,
+        "a",
+        "git add -A && git commit -qm data && rm data/correctness.csv",
+    );
     let v = env.sh("a", "pledge verify --rerun --format json");
     assert_eq!(
         message(&v, "findings", "rerun-mismatch"),
@@ -336,7 +374,11 @@ fn the_reproduce_section_is_the_confirmatory_analysis_own() {
     ok(&env, &d, "pledge report --out again");
     let md = std::fs::read_to_string(env.join("demo/again/report.md")).unwrap();
     let rep = &md[md.find("## Reproduce and verify").unwrap()..];
-    assert!(rep.contains("The analysis reported above, entry #3 (the confirmatory analysis), ran with:"), "{}", rep);
+    assert!(
+        rep.contains("The analysis reported above, entry #3 (the confirmatory analysis), ran with:"),
+        "{}",
+        rep
+    );
     assert!(rep.contains("| Seed | 20261130 |"), "{}", rep);
     assert!(
         rep.contains("| Options (as `pledge analyze` flags) | `--scores data/correctness.csv --components components.csv --label HALTED=0` |"),
@@ -415,7 +457,10 @@ fn without_registered_contributors_the_pool_statement_says_the_contribution_is_u
         .map(|r| r["unjudged_at_k"].as_f64().unwrap())
         .fold(0.0, f64::max);
     let pct = |x: f64| format!("{:.1}%", 100.0 * x);
-    let (lo, hi) = (judged.iter().cloned().fold(1.0, f64::min), judged.iter().cloned().fold(0.0, f64::max));
+    let (lo, hi) = (
+        judged.iter().cloned().fold(1.0, f64::min),
+        judged.iter().cloned().fold(0.0, f64::max),
+    );
     // The analysis itself no longer claims "0 of the 2 evaluated runs contributed".
     assert!(
         pb["statement"].as_str().unwrap().starts_with(

@@ -1,0 +1,351 @@
+//! The report's results section from the analysis record: per-system means, each comparison
+//! with its intervals, tests and bootstrap picture, the registered hypotheses' answers, and the
+//! randomized Tukey HSD table when it is the adjustment.
+
+use super::card::{primary_bootstrap, Verdict};
+use super::model::*;
+use super::svg::{self, Histogram};
+use crate::error::Result;
+use crate::protocol::{Protocol, Scale};
+use crate::records::AnalysisRecord;
+use crate::stats::analyze::{Comparison, HypothesisResult};
+use crate::stats::bootstrap::Bootstrap;
+use crate::stats::mde::AchievedMde as Mde;
+use std::collections::BTreeMap;
+
+/// Results section from the analysis record `r` under the protocol `p`; each comparison's
+/// bootstrap picture goes into `svgs`.
+///
+/// Errors: a picture that cannot be drawn (exit 2).
+pub fn results_view(r: &AnalysisRecord, p: &Protocol, svgs: &mut BTreeMap<String, String>) -> Result<ResultsView> {
+    let scale = p.target.scale;
+    let settings = &r.settings;
+    let topics = &r.topics;
+    Ok(ResultsView {
+        present: true,
+        metric: format!(
+            "{} ({} scale)",
+            p.target.metric,
+            if scale == Scale::Points {
+                "points, 0–100"
+            } else {
+                "fraction, 0–1"
+            }
+        ),
+        missing_policy: format!(
+            "{} ({} topics in the scores, {} analyzed)",
+            topics.policy,
+            fmt_count(topics.in_scores as u64),
+            fmt_count(topics.analyzed as u64)
+        ),
+        interval_desc: format!(
+            "Intervals are {:.0}% percentile intervals ({} percentile) from {} bootstrap trials; the reversal rate is the share of resamples whose difference has the opposite sign to the observed one, ties counted separately.",
+            settings.interval_level * 100.0,
+            crate::stats::percentile::method_name(settings.percentile),
+            fmt_count(settings.trials as u64)
+        ),
+        adjust: settings.adjust.to_string(),
+        tukey: tukey_view(r, settings.alpha, scale),
+        filter: r.topic_filter.as_ref().map(|f| f.statement.clone()).unwrap_or_default(),
+        hypotheses: r.comparisons.iter().filter_map(|c| hypothesis_view(c, scale)).collect(),
+        estimator: estimator_text(r, p),
+        systems: systems_view(r, scale),
+        comparisons: comparisons_view(r, p, svgs)?,
+        notes: notes_of(r),
+    })
+}
+
+/// One row per system: its mean (and, with a topic filter, its mean over all topics), topics
+/// and components.
+fn systems_view(r: &AnalysisRecord, scale: Scale) -> Vec<SystemView> {
+    r.systems
+        .iter()
+        .map(|sy| SystemView {
+            name: sy.name.clone(),
+            mean: fmt_value(sy.mean, scale),
+            unfiltered_mean: r
+                .topic_filter
+                .as_ref()
+                .and_then(|f| f.unfiltered_means.iter().find(|(n, _)| n == &sy.name))
+                .map(|(_, m)| fmt_value(*m, scale))
+                .unwrap_or_default(),
+            topics: fmt_count(sy.topics as u64),
+            components: sy.components.map(|c| fmt_count(c as u64)).unwrap_or_else(|| "—".into()),
+        })
+        .collect()
+}
+
+/// One row per comparison, each with its bootstrap picture (drawn into `svgs`).
+fn comparisons_view(
+    r: &AnalysisRecord,
+    p: &Protocol,
+    svgs: &mut BTreeMap<String, String>,
+) -> Result<Vec<ComparisonView>> {
+    let scale = p.target.scale;
+    let mut out = Vec::new();
+    for (i, c) in r.comparisons.iter().enumerate() {
+        let name = format!("{} − {}", c.system, c.baseline);
+        let primary = primary_bootstrap(c);
+        let file = format!("bootstrap-{}-{}.svg", i + 1, file_safe(&c.system));
+        if let Some(picture) = bootstrap_picture(&name, primary)? {
+            svgs.insert(file.clone(), picture);
+        }
+        let mut flags = c.flags.clone();
+        let m = &c.mde;
+        if m.meets_target == Some(false) {
+            flags.push(format!(
+                "with {} {}s the detectable difference is {}, larger than the registered {}",
+                m.n,
+                m.unit,
+                m.achieved.map(|v| fmt_value(v, scale)).unwrap_or_default(),
+                // The target the analysis recorded (an amendment after it does not move it).
+                fmt_value(m.target.unwrap_or(p.target.mde), scale)
+            ));
+        }
+        out.push(ComparisonView {
+            name,
+            diff: fmt_diff(c.difference, scale),
+            paired_ci: interval(&c.paired, scale),
+            component_ci: c
+                .component
+                .as_ref()
+                .map(|b| interval(b, scale))
+                .unwrap_or_else(|| "—".into()),
+            reversal: reversal(primary),
+            ties: fmt_pct(primary.ties_share),
+            t_p: c.t_test.p.map(fmt_p).unwrap_or_else(|| "—".into()),
+            rand_p: fmt_p(c.randomization.p),
+            adj_p: fmt_p(c.p_adjusted.p),
+            effect: match (c.effect_size.estimate, c.effect_size.ci) {
+                (Some(d), Some([lo, hi])) => format!("{:+.3} [{:+.3}, {:+.3}]", d, lo, hi),
+                (Some(d), None) => format!("{:+.3}", d),
+                _ => "—".into(),
+            },
+            flags: flags.join("; "),
+            svg: file,
+        });
+    }
+    Ok(out)
+}
+
+/// The bootstrap distribution of comparison `name` as an SVG histogram with its interval and
+/// the observed difference; `None` when the record holds no histogram.
+fn bootstrap_picture(name: &str, b: &Bootstrap) -> Result<Option<String>> {
+    let h = &b.histogram;
+    if h.counts.is_empty() {
+        return Ok(None);
+    }
+    let width = if h.bin_width > 0.0 { h.bin_width } else { 1e-3 };
+    let edges: Vec<f64> = (0..=h.counts.len()).map(|k| h.min + k as f64 * width).collect();
+    let title = format!("{} ({} bootstrap)", name, b.unit);
+    let histogram = Histogram {
+        edges,
+        counts: h.counts.clone(),
+    };
+    Ok(Some(svg::bootstrap_svg(
+        &title,
+        &histogram,
+        b.interval[0],
+        b.interval[1],
+        b.observed,
+    )?))
+}
+
+/// The reversal rate, or a dash when the observed difference is zero.
+fn reversal(b: &Bootstrap) -> String {
+    b.reversal_rate
+        .map(fmt_pct)
+        .unwrap_or_else(|| "— (no difference)".into())
+}
+
+/// The registered hypothesis comparison `c` answers, if any, with its verdict and power.
+fn hypothesis_view(c: &Comparison, scale: Scale) -> Option<HypothesisView> {
+    let h = c.hypothesis.as_ref()?;
+    let primary = primary_bootstrap(c);
+    let estimate = fmt_diff(c.difference, scale);
+    let iv = interval(primary, scale);
+    let m = &c.mde;
+    Some(HypothesisView {
+        name: h.name.clone(),
+        family: h.family.clone(),
+        comparison: format!("{} − {}", c.system, c.baseline),
+        direction: h.direction.to_string(),
+        verdict: verdict_text(h, &estimate, &iv),
+        estimate,
+        interval: iv,
+        reversal: reversal(primary),
+        p_adjusted: fmt_p(h.p_adjusted),
+        outcome: Verdict::of(h),
+        underpowered: matches!((m.achieved, m.target), (Some(a), Some(t)) if a > t),
+        power: power_text(m, scale),
+        amended: String::new(),
+    })
+}
+
+/// The test behind a verdict: `at α = 0.05: difference +0.11 [+0.03, +0.19], two-sided test,
+/// adjusted p = 0.0191 over 1 primary hypothesis`.
+fn verdict_text(h: &HypothesisResult, estimate: &str, interval: &str) -> String {
+    format!(
+        "at α = {}: difference {} {}, {} test, adjusted {} over {}{}",
+        h.alpha,
+        estimate,
+        interval,
+        super::sections::sides_word(h.sides),
+        crate::stats::pvalue::p_phrase(h.p_adjusted, 4),
+        crate::text::plural(
+            h.family_size as u64,
+            &format!("{} hypothesis", h.family),
+            &format!("{} hypotheses", h.family)
+        ),
+        if h.direction_holds {
+            ""
+        } else {
+            "; the difference has the opposite sign to the one expected"
+        }
+    )
+}
+
+/// The detectable difference achieved against the registered target, in words.
+fn power_text(m: &Mde, scale: Scale) -> String {
+    match (m.achieved, m.target) {
+        (Some(a), Some(t)) if a <= t => format!(
+            "detectable difference {} at {} {}s meets the registered {}",
+            fmt_value(a, scale),
+            m.n,
+            m.unit,
+            fmt_value(t, scale)
+        ),
+        (Some(a), Some(t)) => format!(
+            "the detectable difference at {} {}s is {}, larger than the registered {}",
+            m.n,
+            m.unit,
+            fmt_value(a, scale),
+            fmt_value(t, scale)
+        ),
+        (Some(a), None) => format!("detectable difference {}", fmt_value(a, scale)),
+        _ => format!(
+            "detectable difference undefined ({})",
+            m.flag.as_deref().unwrap_or("no data")
+        ),
+    }
+}
+
+/// The estimator, in words. The components' estimator applies to component resampling only:
+/// where the registration resamples topics, it says so, so that "mean over topics" does not
+/// read as a deviation from it.
+fn estimator_text(r: &AnalysisRecord, p: &Protocol) -> String {
+    let estimator = r
+        .comparisons
+        .first()
+        .map(|c| c.estimator.clone())
+        .filter(|e| !e.is_empty())
+        .unwrap_or_else(|| "mean over topics".into());
+    if p.analysis.resampling_unit == crate::protocol::ResamplingUnit::Topic && estimator == "mean over topics" {
+        format!(
+            "mean over topics (the registered resampling unit is the topic; the components' estimator, {}, applies to component resampling)",
+            p.components.estimator.as_str()
+        )
+    } else {
+        estimator
+    }
+}
+
+/// The analysis's notes, and how many missing scores were filled or topics dropped.
+fn notes_of(r: &AnalysisRecord) -> Vec<String> {
+    let topics = &r.topics;
+    let mut notes = r.notes.clone();
+    if topics.filled_with_zero > 0 {
+        notes.push(format!("{} missing scores were filled with 0", topics.filled_with_zero));
+    }
+    if topics.dropped_missing > 0 {
+        notes.push(format!(
+            "{} topics missing for some system were dropped",
+            topics.dropped_missing
+        ));
+    }
+    notes
+}
+
+fn interval(b: &Bootstrap, scale: Scale) -> String {
+    format!(
+        "[{}, {}]",
+        fmt_diff(b.interval[0], scale),
+        fmt_diff(b.interval[1], scale)
+    )
+}
+
+fn file_safe(name: &str) -> String {
+    name.chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || c == '-' || c == '.' {
+                c
+            } else {
+                '_'
+            }
+        })
+        .take(80)
+        .collect()
+}
+
+/// The randomized Tukey HSD table: every pair with its difference and p, and which systems no
+/// pair test tells apart at α (connected groups of indistinguishable systems).
+fn tukey_view(r: &AnalysisRecord, alpha: f64, scale: Scale) -> TukeyView {
+    let Some(t) = &r.tukey_hsd else {
+        return TukeyView::default();
+    };
+    let rows = t
+        .pairs
+        .iter()
+        .map(|p| TukeyRowView {
+            pair: format!("{} − {}", p.system, p.other),
+            difference: fmt_diff(p.difference, scale),
+            p: fmt_p(p.p),
+            distinguishable: if p.p < alpha { "yes".into() } else { "no".into() },
+        })
+        .collect();
+    let listed = tukey_groups(t, alpha);
+    TukeyView {
+        present: true,
+        description: format!(
+            "Randomized Tukey HSD ({}, {} {}s, {} assignments): {}",
+            t.method, t.units, t.unit, t.assignments, t.statistic
+        ),
+        rows,
+        groups: format!(
+            "Systems not told apart at α = {} (joined through pairs with p ≥ α): {}",
+            alpha,
+            listed.join("; ")
+        ),
+    }
+}
+
+/// The systems no pair test tells apart at `alpha`, grouped: systems joined by a pair that is
+/// not distinguishable, transitively (union-find), each group `{a, b}`, the groups sorted.
+fn tukey_groups(t: &crate::stats::tukey::TukeyHsd, alpha: f64) -> Vec<String> {
+    let k = t.systems.len();
+    let mut group: Vec<usize> = (0..k).collect();
+    fn root(g: &mut [usize], mut i: usize) -> usize {
+        while g[i] != i {
+            g[i] = g[g[i]];
+            i = g[i];
+        }
+        i
+    }
+    let idx = |s: &str| t.systems.iter().position(|x| x == s);
+    for p in &t.pairs {
+        if p.p >= alpha {
+            if let (Some(a), Some(b)) = (idx(&p.system), idx(&p.other)) {
+                let (ra, rb) = (root(&mut group, a), root(&mut group, b));
+                group[ra] = rb;
+            }
+        }
+    }
+    let mut groups: BTreeMap<usize, Vec<&str>> = BTreeMap::new();
+    for (i, s) in t.systems.iter().enumerate() {
+        let r = root(&mut group, i);
+        groups.entry(r).or_default().push(s.as_str());
+    }
+    let mut listed: Vec<String> = groups.values().map(|g| format!("{{{}}}", g.join(", "))).collect();
+    listed.sort();
+    listed
+}
