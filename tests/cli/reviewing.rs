@@ -288,6 +288,11 @@ fn the_demo_report_opens_with_the_verdict_card() {
             "",
         ]
     );
+    // The walk-through in the book shows the same card.
+    let book = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/docs/tutorial/hotpotqa.md")).unwrap();
+    let start = book.find("```markdown\n").unwrap() + "```markdown\n".len();
+    let shown = &book[start..start + book[start..].find("```").unwrap()];
+    assert_eq!(shown.lines().collect::<Vec<_>>(), &first_screen[2..13]);
     // Hashes and commit ids come after the card.
     let card_end = md.find("- **Signature:**").unwrap();
     assert!(md.find("SHA-256").unwrap() > card_end);
