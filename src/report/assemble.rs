@@ -353,9 +353,9 @@ fn card_view(
         .lead
         .and_then(|l| s.review.verdict(l.entry.seq))
         .and_then(|v| v.analysis.as_ref());
-    let classification = s.lead.map(|_| {
-        verdict.map_or(Classification::Exploratory, |v| Classification::from(v.classification))
-    });
+    let classification = s
+        .lead
+        .map(|_| verdict.map_or(Classification::Exploratory, |v| Classification::from(v.classification)));
     let analysis_text = match (s.lead, verdict) {
         (Some(l), Some(v)) if s.confirmatory.is_some() => format!(
             "{}: entry #{} ({}), the study's registered analysis",

@@ -280,7 +280,7 @@ fn the_demo_report_opens_with_the_verdict_card() {
             "|---|---|---|---|",
             "| gpt-4 beats gpt-3.5-turbo (cot_context_gpt-4_trial1 − cot_context_gpt-3.5-turbo_trial1) | **supported** at α = 0.05 | +0.1100 [+0.0300, +0.1900] (95%) | 0.0191 (holm over 1 primary hypothesis) |",
             "",
-            "- **Analysis:** confirmatory: entry #3 (2026-11-30T12:00:00Z), the first analysis that matches the registration.",
+            "- **Analysis:** confirmatory: entry #3 (2026-11-30T12:00:00Z), the study's registered analysis.",
             "- **Deviations:** none.",
             "- **Split analyzed:** the whole component assignment (it has no splits).",
             "- **Time:** registered 2026-11-30T12:00:00Z (ledger entry #1); time not witnessed; written under a fixed clock (PLEDGE_NOW), so the time is declared.",
