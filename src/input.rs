@@ -353,6 +353,9 @@ impl Compression {
     }
 }
 
+/// The magic number that starts an LZ4 frame (LZ4 Frame Format, "Magic Number").
+pub const LZ4_MAGIC: [u8; 4] = [0x04, 0x22, 0x4d, 0x18];
+
 /// What the (decompressed) bytes hold, as far as magic bytes tell.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
 #[serde(rename_all = "kebab-case")]
@@ -363,6 +366,9 @@ pub enum Kind {
     Zip,
     /// An Apache Parquet file (`PAR1` at both ends).
     Parquet,
+    /// An LZ4 frame (`04 22 4d 18`, LZ4 Frame Format), kept as bytes for its reader: a ranx run
+    /// saved as `.lz4`.
+    Lz4,
 }
 
 impl Kind {
@@ -371,6 +377,8 @@ impl Kind {
             Kind::Parquet
         } else if bytes.starts_with(b"PK\x03\x04") || bytes.starts_with(b"PK\x05\x06") {
             Kind::Zip
+        } else if bytes.starts_with(&LZ4_MAGIC) {
+            Kind::Lz4
         } else {
             Kind::Text
         }
@@ -611,6 +619,12 @@ impl Input {
                 return Err(Error::in_file(
                     &self.name,
                     "is a Parquet file, expected a text file here",
+                ))
+            }
+            Kind::Lz4 => {
+                return Err(Error::in_file(
+                    &self.name,
+                    "is LZ4-compressed (a ranx run saved as .lz4?), expected a text file here",
                 ))
             }
         }
@@ -1077,7 +1091,11 @@ pub fn parse_size(s: &str) -> Result<u64> {
 /// NUL bytes in the first block of what is neither compressed nor a known container: binary
 /// data where text is expected (`/dev/zero`, an image, an executable).
 fn check_binary(name: &Path, block: &[u8], expect: &str) -> Result<()> {
-    if Compression::detect(block) != Compression::None || block.starts_with(b"PK") || block.starts_with(b"PAR1") {
+    if Compression::detect(block) != Compression::None
+        || block.starts_with(b"PK")
+        || block.starts_with(b"PAR1")
+        || block.starts_with(&LZ4_MAGIC)
+    {
         return Ok(());
     }
     if let Some(at) = block.iter().position(|&b| b == 0) {

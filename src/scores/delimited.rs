@@ -25,6 +25,12 @@ pub(super) fn read_table(table: &Table, opts: &ReadOptions) -> Result<ScoreTable
             "no data rows after the header (expected per-topic scores)",
         ));
     }
+    if !super::promptfoo::csv_systems(table).is_empty() {
+        return super::promptfoo::read_table(table, opts);
+    }
+    if super::inspect_samples::is_samples(table) {
+        return super::inspect_samples::read_table(table, opts);
+    }
     let col = |name: &str| table.column(name);
     let topic = match &opts.topic_column {
         Some(tc) => Some(table.require(tc, "topic-id")?),

@@ -15,6 +15,10 @@ pub enum ScoreFormat {
     IrMeasures,
     /// pytrec_eval's `evaluate()` result as JSON: `{query: {measure: value}}`.
     PytrecEval,
+    /// ranx's per-query scores as JSON (`json.dump(run.scores, f)`): `{metric: {query: value}}`.
+    RanxScores,
+    /// promptfoo `eval -o` results: JSON, JSON Lines or CSV (one system per prompt and provider).
+    Promptfoo,
     /// lm-evaluation-harness `--log_samples` JSON Lines (`samples_TASK_DATE.jsonl`).
     LmEval,
     /// inspect_ai `.eval` log (a ZIP archive).
@@ -37,11 +41,13 @@ pub enum ScoreFormat {
 
 impl ScoreFormat {
     /// Every format, in the order [`detect`] tries them.
-    pub const ALL: [ScoreFormat; 11] = [
+    pub const ALL: [ScoreFormat; 13] = [
         ScoreFormat::InspectEval,
         ScoreFormat::Parquet,
         ScoreFormat::InspectJson,
+        ScoreFormat::Promptfoo,
         ScoreFormat::PytrecEval,
+        ScoreFormat::RanxScores,
         ScoreFormat::Helm,
         ScoreFormat::LmEval,
         ScoreFormat::Jsonl,
@@ -57,6 +63,8 @@ impl ScoreFormat {
             ScoreFormat::TrecEval => "trec-eval",
             ScoreFormat::IrMeasures => "ir-measures",
             ScoreFormat::PytrecEval => "pytrec-eval",
+            ScoreFormat::RanxScores => "ranx-scores",
+            ScoreFormat::Promptfoo => "promptfoo",
             ScoreFormat::LmEval => "lm-eval",
             ScoreFormat::InspectEval => "inspect-eval",
             ScoreFormat::InspectJson => "inspect-json",
@@ -117,6 +125,13 @@ pub fn detect(input: &Input) -> Result<ScoreFormat> {
     match input.kind() {
         Kind::Zip => return Ok(ScoreFormat::InspectEval),
         Kind::Parquet => return Ok(ScoreFormat::Parquet),
+        Kind::Lz4 => {
+            return Err(Error::in_file(
+                path,
+                "is a ranx run saved as LZ4 (documents and their scores), not per-topic scores",
+            )
+            .with_hint("evaluate runs with --qrels QRELS --run RUN (pledge eval reads ranx LZ4 runs)"))
+        }
         Kind::Text => {}
     }
     let text = input.text()?;
@@ -127,6 +142,9 @@ pub fn detect(input: &Input) -> Result<ScoreFormat> {
     else {
         return Err(Error::in_file(path, "file is empty (expected per-topic scores)"));
     };
+    if is_promptfoo_csv(text) {
+        return Ok(ScoreFormat::Promptfoo);
+    }
     let lead = first.trim_start();
     if lead.starts_with('{') || lead.starts_with('[') {
         return detect_json(input, text);
@@ -135,6 +153,21 @@ pub fn detect(input: &Input) -> Result<ScoreFormat> {
         return Ok(f);
     }
     Ok(ScoreFormat::Delimited)
+}
+
+/// Whether delimited text has promptfoo's CSV header: a `[PROVIDER] PROMPT` column followed by
+/// `Status` and `Score` (the header may span lines: a prompt holds newlines).
+fn is_promptfoo_csv(text: &str) -> bool {
+    let head = &text[..text.len().min(1 << 16)];
+    if !head.contains(",Status,Score") {
+        return false;
+    }
+    let mut rdr = csv::ReaderBuilder::new().has_headers(true).from_reader(head.as_bytes());
+    let Ok(h) = rdr.headers() else {
+        return false;
+    };
+    let h: Vec<&str> = h.iter().map(str::trim).collect();
+    (0..h.len().saturating_sub(2)).any(|i| h[i].starts_with('[') && h[i + 1] == "Status" && h[i + 2] == "Score")
 }
 
 fn detect_json(input: &Input, text: &str) -> Result<ScoreFormat> {
@@ -162,6 +195,9 @@ fn detect_json(input: &Input, text: &str) -> Result<ScoreFormat> {
                 {
                     return Ok(ScoreFormat::InspectJson);
                 }
+                if super::promptfoo::is_output(m) {
+                    return Ok(ScoreFormat::Promptfoo);
+                }
                 if m.contains_key("results") && (m.contains_key("configs") || m.contains_key("versions")) {
                     return Err(Error::in_file(
                         path,
@@ -172,6 +208,7 @@ fn detect_json(input: &Input, text: &str) -> Result<ScoreFormat> {
                 if let Some(kind) = nested_kind(m) {
                     return match kind {
                         Nested::Measures => Ok(ScoreFormat::PytrecEval),
+                        Nested::MeasuresOutside => Ok(ScoreFormat::RanxScores),
                         Nested::Documents => Err(Error::in_file(
                             path,
                             "looks like a ranx run or qrels (JSON {query: {document: number}}), not per-topic scores",
@@ -180,6 +217,9 @@ fn detect_json(input: &Input, text: &str) -> Result<ScoreFormat> {
                             "evaluate runs with --qrels QRELS --run RUN (pledge eval reads ranx JSON runs and qrels)",
                         )),
                     };
+                }
+                if is_document(text, m) {
+                    return Err(super::unknown::unknown_json(path, m));
                 }
             }
             Value::Array(a) => {
@@ -196,7 +236,9 @@ fn detect_json(input: &Input, text: &str) -> Result<ScoreFormat> {
     }
     match &first {
         Value::Object(m) => {
-            if m.contains_key("doc_id") && (m.contains_key("filter") || m.contains_key("doc")) {
+            if super::promptfoo::is_result(m) {
+                Ok(ScoreFormat::Promptfoo)
+            } else if m.contains_key("doc_id") && (m.contains_key("filter") || m.contains_key("doc")) {
                 Ok(ScoreFormat::LmEval)
             } else if m.contains_key("topic") && (m.contains_key("system") || m.contains_key("score")) {
                 Ok(ScoreFormat::Jsonl)
@@ -212,9 +254,17 @@ fn detect_json(input: &Input, text: &str) -> Result<ScoreFormat> {
     }
 }
 
+/// Whether a lone JSON object is a document rather than one JSON Lines record: it spans several
+/// lines (pretty-printed) or holds objects or arrays.
+fn is_document(text: &str, m: &serde_json::Map<String, Value>) -> bool {
+    text.trim().lines().count() > 1 || m.values().any(|v| v.is_object() || v.is_array())
+}
+
 enum Nested {
     /// Every query has the same keys: measures (pytrec_eval).
     Measures,
+    /// The outer keys are measures and the inner ones queries (ranx's `run.scores`).
+    MeasuresOutside,
     /// Keys differ between queries: documents (a ranx run or qrels).
     Documents,
 }
@@ -237,6 +287,9 @@ fn nested_kind(m: &serde_json::Map<String, Value>) -> Option<Nested> {
             Some(prev) => same &= *prev == k,
         }
     }
+    if m.keys().all(|k| looks_like_measure(k)) && !keys.iter().flatten().all(|k| looks_like_measure(k)) {
+        return Some(Nested::MeasuresOutside);
+    }
     // A single query cannot tell measures from documents by repetition: known measure names do.
     let measures = keys.unwrap_or_default();
     let named = measures.iter().all(|k| looks_like_measure(k));
@@ -247,8 +300,11 @@ fn nested_kind(m: &serde_json::Map<String, Value>) -> Option<Nested> {
     }
 }
 
-/// Whether `k` looks like a trec_eval / ir_measures measure name.
+/// Whether `k` looks like a trec_eval / ir_measures / ranx measure name.
 fn looks_like_measure(k: &str) -> bool {
+    if crate::trec::resolve(k).is_ok() {
+        return true;
+    }
     const NAMES: [&str; 24] = [
         "map",
         "ndcg",

@@ -201,7 +201,7 @@ fn stated_metric(header: &Value, scorer: &str) -> Option<f64> {
 }
 
 /// inspect_ai's default `value_to_float` (see the module docs), after the user's labels.
-fn to_float(v: &Value, opts: &ReadOptions) -> std::result::Result<f64, String> {
+pub(super) fn to_float(v: &Value, opts: &ReadOptions) -> std::result::Result<f64, String> {
     match v {
         Value::Number(n) => n.as_f64().ok_or_else(|| "not a number".to_string()),
         Value::Bool(t) => Ok(f64::from(u8::from(*t))),

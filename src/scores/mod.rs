@@ -40,12 +40,15 @@ mod delimited;
 mod detect;
 mod helm;
 mod inspect;
+mod inspect_samples;
 mod jsonl;
 mod lm_eval;
 mod measure_long;
 mod merge;
+mod promptfoo;
 mod pytrec;
 mod trec_eval;
+mod unknown;
 mod value;
 
 use crate::error::{Error, Result};
@@ -173,6 +176,11 @@ fn read_as(input: &Input, format: ScoreFormat, opts: &ReadOptions) -> Result<Sco
                 ScoreFormat::TrecEval => trec_eval::read(path, text, opts)?,
                 ScoreFormat::IrMeasures => measure_long::read_ir_measures(path, text, opts)?,
                 ScoreFormat::PytrecEval => pytrec::read(path, text, opts)?,
+                ScoreFormat::RanxScores => pytrec::read_ranx_scores(path, text, opts)?,
+                ScoreFormat::Promptfoo if !text.trim_start().starts_with('{') => {
+                    delimited::read_table(&crate::tabular::Table::parse(path, text, None)?, opts)?
+                }
+                ScoreFormat::Promptfoo => promptfoo::read_json(path, text, opts)?,
                 ScoreFormat::LmEval => lm_eval::read(path, text, opts)?,
                 ScoreFormat::InspectJson => inspect::read_json(path, text, opts)?,
                 ScoreFormat::Helm => helm::read(path, text, opts)?,

@@ -51,3 +51,37 @@ pub(super) fn read(path: &Path, text: &str, opts: &ReadOptions) -> Result<ScoreT
     }
     Ok(b.finish())
 }
+
+/// Reads ranx's per-query scores saved as JSON (`json.dump(run.scores, f)` after
+/// `evaluate(qrels, run, metrics)`): `{metric: {query_id: value}}`, metric names as ranx
+/// writes them (`ndcg@10`, `map`, `precision@10`). One metric is used
+/// ([`ReadOptions::measure`], under any tool's name of it, else the only one); the system is
+/// named by the file ([`ReadOptions::system_name`]).
+pub(super) fn read_ranx_scores(path: &Path, text: &str, opts: &ReadOptions) -> Result<ScoreTable> {
+    let doc: crate::tabular::OrderedObject = serde_json::from_str(text).map_err(|e| {
+        Error::at(path, e.line(), "malformed JSON (expected ranx's run.scores: {metric: {query: value}})")
+            .caused_by(e)
+    })?;
+    let found: Vec<String> = doc.0.iter().map(|(k, _)| k.clone()).collect();
+    let measure = choose(path, "measure", &found, opts.measure.as_deref(), "--measure")?;
+    let system = opts.system_name(path);
+    let mut b = Builder::default();
+    b.system(&system);
+    let Some((_, Value::Object(per))) = doc.0.iter().find(|(k, _)| *k == measure) else {
+        return Err(Error::in_file(
+            path,
+            format!("metric `{}`: expected an object of queries (ranx run.scores)", measure),
+        ));
+    };
+    for (q, x) in per {
+        let x = x
+            .as_f64()
+            .filter(|x| x.is_finite())
+            .ok_or_else(|| Error::in_file(path, format!("query `{}`: `{}` is not a finite number", q, measure)))?;
+        let _ = b.set(q, &system, x);
+    }
+    if b.is_empty() {
+        return Err(Error::in_file(path, format!("no query has a value of `{}`", measure)));
+    }
+    Ok(b.finish())
+}

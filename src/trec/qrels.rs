@@ -51,6 +51,12 @@ impl Qrels {
         let pairs = match input.kind() {
             Kind::Parquet => Some(super::ranx::parquet_pairs(input, "qrels")?),
             Kind::Zip => return Err(Error::in_file(path, "is a ZIP archive, expected qrels")),
+            Kind::Lz4 => {
+                return Err(Error::in_file(
+                    path,
+                    "is LZ4-compressed: ranx saves runs as .lz4, not qrels; expected qrels",
+                ))
+            }
             Kind::Text => {
                 let text = input.text()?;
                 if text.trim_start().starts_with('{') {

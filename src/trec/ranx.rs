@@ -1,5 +1,6 @@
-//! ranx runs and qrels as saved by `Run.save` / `Qrels.save`: JSON `{query: {doc: number}}`
-//! and Parquet with the columns `q_id`, `doc_id`, `score` (pandas `to_parquet`).
+//! ranx runs and qrels as saved by `Run.save` / `Qrels.save`: JSON `{query: {doc: number}}`,
+//! Parquet with the columns `q_id`, `doc_id`, `score` (pandas `to_parquet`), and a run's LZ4
+//! file (`Run.save("run.lz4")`: the run as CBOR, LZ4-frame compressed twice, ranx's `io.save_lz4`).
 
 use crate::error::{Error, Result};
 use crate::input::Input;
@@ -40,6 +41,76 @@ pub(super) fn json_pairs(path: &Path, text: &str, what: &str) -> Result<Pairs> {
         out.push((q, list));
     }
     Ok(out)
+}
+
+/// Whether `bytes` begin an LZ4 frame.
+fn is_lz4(bytes: &[u8]) -> bool {
+    bytes.starts_with(&crate::input::LZ4_MAGIC)
+}
+
+/// Decompresses LZ4 frames (every frame in `bytes`), reading at most `limit` bytes out.
+fn unlz4(path: &Path, bytes: &[u8], limit: u64) -> Result<Vec<u8>> {
+    use std::io::Read;
+    let mut out = Vec::new();
+    lz4_flex::frame::FrameDecoder::new(bytes)
+        .take(limit.saturating_add(1))
+        .read_to_end(&mut out)
+        .map_err(|e| Error::in_file(path, "is an LZ4 frame that cannot be decompressed").caused_by(e))?;
+    if out.len() as u64 > limit {
+        return Err(Error::in_file(
+            path,
+            format!("decompresses to more than the input size limit of {} bytes", limit),
+        ));
+    }
+    Ok(out)
+}
+
+/// Reads a ranx LZ4 run (see the module docs): the frames are undone (twice, as ranx compresses
+/// twice) and the CBOR map `{query: {document: number}}` read in order.
+///
+/// Errors (exit 2): frames that do not decompress; CBOR of another shape.
+pub(super) fn lz4_pairs(input: &Input, what: &str) -> Result<Pairs> {
+    let path = input.path();
+    let limit = crate::input::Limits::default().max_bytes;
+    let mut bytes = unlz4(path, input.bytes(), limit)?;
+    while is_lz4(&bytes) {
+        bytes = unlz4(path, &bytes, limit)?;
+    }
+    let expected = format!("a ranx {} saved as LZ4: CBOR {{query: {{document: number}}}}", what);
+    let doc: ciborium::Value = ciborium::from_reader(bytes.as_slice())
+        .map_err(|e| Error::in_file(path, format!("is not CBOR (expected {})", expected)).caused_by(e))?;
+    let shape = || Error::in_file(path, format!("expected {}", expected));
+    let mut out = Vec::new();
+    for (q, docs) in doc.into_map().map_err(|_| shape())? {
+        let q = cbor_text(q).ok_or_else(shape)?;
+        let mut list = Vec::new();
+        for (d, x) in docs.into_map().map_err(|_| shape())? {
+            let d = cbor_text(d).ok_or_else(shape)?;
+            let x = match x {
+                ciborium::Value::Float(x) => x,
+                ciborium::Value::Integer(i) => i128::from(i) as f64,
+                _ => return Err(shape()),
+            };
+            if !x.is_finite() {
+                return Err(Error::in_file(
+                    path,
+                    format!("query `{}` document `{}`: expected a finite number", q, d),
+                ));
+            }
+            list.push((d, x));
+        }
+        out.push((q, list));
+    }
+    Ok(out)
+}
+
+/// A CBOR text or integer key as text.
+fn cbor_text(v: ciborium::Value) -> Option<String> {
+    match v {
+        ciborium::Value::Text(s) => Some(s),
+        ciborium::Value::Integer(i) => Some(i128::from(i).to_string()),
+        _ => None,
+    }
 }
 
 /// Reads a ranx Parquet file (`q_id`, `doc_id`, `score`); `what` names the expectation.

@@ -1,9 +1,13 @@
 //! Run reader: `qid Q0 docno rank score tag` per line (spaces or tabs), and ranx runs saved as
 //! JSON (`{query: {doc: score}}`) or Parquet (`q_id`, `doc_id`, `score`), detected from the
 //! content (compression too, see [`crate::input`]); a ranx run's tag is its file name without
-//! extensions. The rank column is ignored: documents are ordered as trec_eval orders them (score
+//! extensions. ranx's LZ4 runs (`Run.save("run.lz4")`: CBOR in two LZ4 frames) and MS MARCO
+//! 3-column runs (`qid<TAB>docid<TAB>rank`, as Anserini and pyserini write them; each document's
+//! score is `1/rank`, as pyserini's `convert_msmarco_run_to_trec_run` gives it) are read too. The rank column is ignored: documents are ordered as trec_eval orders them (score
 //! descending, then docno descending in byte order; `form_res_rels.c`, `comp_sim_docno`), with
 //! scores compared in single precision by default (see [`ScorePrecision`]).
+
+mod msmarco;
 
 use super::parse::{fields, Duplicates};
 use crate::error::{Error, Result};
@@ -72,12 +76,16 @@ impl Run {
         let pairs = match input.kind() {
             Kind::Parquet => super::ranx::parquet_pairs(input, "run")?,
             Kind::Zip => return Err(Error::in_file(path, "is a ZIP archive, expected a TREC run")),
+            Kind::Lz4 => super::ranx::lz4_pairs(input, "run")?,
             Kind::Text => {
                 let text = input.text()?;
-                if !text.trim_start().starts_with('{') {
+                if msmarco::detect(text) {
+                    msmarco::pairs(path, text)?
+                } else if !text.trim_start().starts_with('{') {
                     return Run::parse_with(text, path, dups, precision);
+                } else {
+                    super::ranx::json_pairs(path, text, "run")?
                 }
-                super::ranx::json_pairs(path, text, "run")?
             }
         };
         let mut topics = BTreeMap::new();
