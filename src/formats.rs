@@ -123,6 +123,27 @@ const FORMATS: &[Format] = &[
         command: "pledge compare --scores runs/S/RUN_A/per_instance_stats.json --scores runs/S/RUN_B/per_instance_stats.json --measure exact_match",
     },
     Format {
+        name: "promptfoo",
+        role: Role::Scores,
+        reads: "promptfoo eval -o out.json / out.jsonl / out.csv (one system per prompt and provider: `[PROVIDER] PROMPT`)",
+        detected: "JSON with `evalId` and `results.results`; JSON Lines with `promptIdx` and `testIdx`; CSV with `[..]`, Status, Score columns",
+        command: "pledge compare --scores out.json  (--measure pass for pass/fail, or a named score)",
+    },
+    Format {
+        name: "ranx-scores",
+        role: Role::Scores,
+        reads: "ranx per-query scores: json.dump(run.scores) after evaluate() ({metric: {query: value}})",
+        detected: "a JSON object whose keys are measure names and whose inner keys are not",
+        command: "pledge compare --scores a.json=A --scores b.json=B --measure ndcg@10",
+    },
+    Format {
+        name: "inspect-samples",
+        role: Role::Scores,
+        reads: "inspect_ai samples_df(logs) saved with to_csv / to_parquet (id, epoch, score_SCORER; model when asked); epochs averaged",
+        detected: "a table with `sample_id`, `id`, `epoch` and a `score_` column (read as delimited or parquet)",
+        command: "pledge compare --scores samples.csv --measure match",
+    },
+    Format {
         name: "trec-run",
         role: Role::Run,
         reads: "TREC run: qid Q0 docno rank score tag",
@@ -132,9 +153,16 @@ const FORMATS: &[Format] = &[
     Format {
         name: "ranx-run",
         role: Role::Run,
-        reads: "ranx Run.save(\"run.json\") / Run.save(\"run.parquet\"): {query: {doc: score}} / q_id, doc_id, score",
-        detected: "a JSON object (first character `{`), or Parquet magic bytes",
+        reads: "ranx Run.save(\"run.json\") / (\"run.parquet\") / (\"run.lz4\"): {query: {doc: score}} / q_id, doc_id, score / CBOR in LZ4",
+        detected: "a JSON object (first character `{`), Parquet or LZ4 frame magic bytes",
         command: "pledge eval qrels.json run.json",
+    },
+    Format {
+        name: "msmarco-run",
+        role: Role::Run,
+        reads: "MS MARCO run (Anserini/pyserini --output-format msmarco): qid docid rank; score 1/rank",
+        detected: "3 fields on the first line, the third a positive integer",
+        command: "pledge eval qrels.dev.tsv run.dev.tsv -m recip_rank_cut_10",
     },
     Format {
         name: "trec-qrels",

@@ -86,7 +86,7 @@ impl ScoreFormat {
             "inspect" | "eval" => "inspect-eval",
             "pytrec" | "pytrec-eval-terrier" => "pytrec-eval",
             "lm-evaluation-harness" => "lm-eval",
-            "pyterrier" => "delimited",
+            "pyterrier" | "inspect-samples" | "samples-df" => "delimited",
             other => other,
         };
         ScoreFormat::ALL.into_iter().find(|f| f.name() == alias).ok_or_else(|| {

@@ -111,49 +111,20 @@ fn scores(
     let system = opts.system.clone().unwrap_or_else(|| model.to_string());
     let mut b = Builder::default();
     b.system(&system);
-    let mut values = Vec::new();
     let reduced = reductions.and_then(Value::as_array).and_then(|rs| {
         rs.iter()
             .find(|r| r.get("scorer").and_then(Value::as_str) == Some(scorer.as_str()))
     });
-    let mut source = "the log's reductions";
-    if let (Some(r), true) = (reduced, opts.labels.is_empty()) {
-        for s in r.get("samples").and_then(Value::as_array).into_iter().flatten() {
-            let id = id_text(s.get("sample_id")).ok_or_else(|| {
-                Error::in_file(path, format!("a reduction of scorer `{}` has no `sample_id`", scorer))
-            })?;
-            let x = s.get("value").and_then(Value::as_f64).ok_or_else(|| {
-                Error::in_file(
-                    path,
-                    format!("sample `{}`: reduced value of `{}` is not a number", id, scorer),
-                )
-            })?;
-            values.push(x);
-            let _ = b.set(&id, &system, x);
-        }
-    } else {
-        source = "the sample scores";
-        let mut per: BTreeMap<String, (usize, Vec<f64>)> = BTreeMap::new();
-        for (i, s) in samples.iter().enumerate() {
-            let Some(id) = id_text(s.get("id")) else {
-                return Err(Error::in_file(path, format!("sample {} has no `id`", i + 1)));
-            };
-            let Some(score) = s.get("scores").and_then(|sc| sc.get(&scorer)) else {
-                continue;
-            };
-            let x = to_float(score.get("value").unwrap_or(&Value::Null), opts)
-                .map_err(|m| Error::in_file(path, format!("sample `{}` scorer `{}`: {}", id, scorer, m)))?;
-            let n = per.len();
-            per.entry(id).or_insert((n, Vec::new())).1.push(x);
-        }
-        let mut ordered: Vec<(String, (usize, Vec<f64>))> = per.into_iter().collect();
-        ordered.sort_by_key(|(_, (n, _))| *n);
-        for (id, (_, xs)) in ordered {
-            let x = xs.iter().sum::<f64>() / xs.len() as f64;
-            values.push(x);
-            let _ = b.set(&id, &system, x);
-        }
-    }
+    let (values, source) = match (reduced, opts.labels.is_empty()) {
+        (Some(r), true) => (
+            reduced_values(path, r, &scorer, &system, &mut b)?,
+            "the log's reductions",
+        ),
+        _ => (
+            sample_values(path, samples, &scorer, &system, opts, &mut b)?,
+            "the sample scores",
+        ),
+    };
     if b.is_empty() {
         return Err(Error::in_file(
             path,
@@ -178,6 +149,57 @@ fn scores(
         }
     }
     Ok(b.finish())
+}
+
+/// The log's reduced value of each sample for `scorer` (inspect_ai's epoch reducer), set in `b`.
+fn reduced_values(path: &Path, r: &Value, scorer: &str, system: &str, b: &mut Builder) -> Result<Vec<f64>> {
+    let mut values = Vec::new();
+    for s in r.get("samples").and_then(Value::as_array).into_iter().flatten() {
+        let id = id_text(s.get("sample_id"))
+            .ok_or_else(|| Error::in_file(path, format!("a reduction of scorer `{}` has no `sample_id`", scorer)))?;
+        let x = s.get("value").and_then(Value::as_f64).ok_or_else(|| {
+            Error::in_file(
+                path,
+                format!("sample `{}`: reduced value of `{}` is not a number", id, scorer),
+            )
+        })?;
+        values.push(x);
+        let _ = b.set(&id, system, x);
+    }
+    Ok(values)
+}
+
+/// Each sample's scores for `scorer` mapped to numbers and averaged over epochs, set in `b`.
+fn sample_values(
+    path: &Path,
+    samples: &[Value],
+    scorer: &str,
+    system: &str,
+    opts: &ReadOptions,
+    b: &mut Builder,
+) -> Result<Vec<f64>> {
+    let mut values = Vec::new();
+    let mut per: BTreeMap<String, (usize, Vec<f64>)> = BTreeMap::new();
+    for (i, s) in samples.iter().enumerate() {
+        let Some(id) = id_text(s.get("id")) else {
+            return Err(Error::in_file(path, format!("sample {} has no `id`", i + 1)));
+        };
+        let Some(score) = s.get("scores").and_then(|sc| sc.get(scorer)) else {
+            continue;
+        };
+        let x = to_float(score.get("value").unwrap_or(&Value::Null), opts)
+            .map_err(|m| Error::in_file(path, format!("sample `{}` scorer `{}`: {}", id, scorer, m)))?;
+        let n = per.len();
+        per.entry(id).or_insert((n, Vec::new())).1.push(x);
+    }
+    let mut ordered: Vec<(String, (usize, Vec<f64>))> = per.into_iter().collect();
+    ordered.sort_by_key(|(_, (n, _))| *n);
+    for (id, (_, xs)) in ordered {
+        let x = xs.iter().sum::<f64>() / xs.len() as f64;
+        values.push(x);
+        let _ = b.set(&id, system, x);
+    }
+    Ok(values)
 }
 
 fn id_text(v: Option<&Value>) -> Option<String> {

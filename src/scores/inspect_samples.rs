@@ -63,7 +63,10 @@ pub(super) fn read_table(t: &Table, opts: &ReadOptions) -> Result<ScoreTable> {
         });
         let e = r.get(epoch).to_string();
         if epochs.iter().any(|(x, _)| *x == e) {
-            return Err(t.err(r, format!("sample `{}` epoch {} of `{}` appears twice", key.1, e, key.0)));
+            return Err(t.err(
+                r,
+                format!("sample `{}` epoch {} of `{}` appears twice", key.1, e, key.0),
+            ));
         }
         epochs.push((e, x));
     }

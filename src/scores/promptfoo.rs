@@ -20,12 +20,17 @@ use std::path::Path;
 
 /// Whether a JSON object is one promptfoo result row (a JSON Lines record).
 pub(super) fn is_result(m: &serde_json::Map<String, Value>) -> bool {
-    m.contains_key("promptIdx") && m.contains_key("testIdx") && (m.contains_key("gradingResult") || m.contains_key("score"))
+    m.contains_key("promptIdx")
+        && m.contains_key("testIdx")
+        && (m.contains_key("gradingResult") || m.contains_key("score"))
 }
 
 /// Whether a JSON document is a promptfoo results file.
 pub(super) fn is_output(m: &serde_json::Map<String, Value>) -> bool {
-    m.contains_key("evalId") && m.get("results").and_then(|r| r.get("results")).is_some_and(Value::is_array)
+    m.contains_key("evalId")
+        && m.get("results")
+            .and_then(|r| r.get("results"))
+            .is_some_and(Value::is_array)
 }
 
 /// The CSV columns of each system: (system name, its `Status` column, its `Score` column).
@@ -42,8 +47,14 @@ pub(super) fn read_json(path: &Path, text: &str, opts: &ReadOptions) -> Result<S
     let (rows, prompts) = match serde_json::from_str::<Value>(text) {
         Ok(Value::Object(doc)) if is_output(&doc) => {
             let results = doc.get("results");
-            let rows = results.and_then(|r| r.get("results")).and_then(Value::as_array).cloned();
-            let prompts = results.and_then(|r| r.get("prompts")).and_then(Value::as_array).cloned();
+            let rows = results
+                .and_then(|r| r.get("results"))
+                .and_then(Value::as_array)
+                .cloned();
+            let prompts = results
+                .and_then(|r| r.get("prompts"))
+                .and_then(Value::as_array)
+                .cloned();
             (rows.unwrap_or_default(), prompts.unwrap_or_default())
         }
         _ => (json_lines(path, text)?, Vec::new()),
@@ -61,16 +72,25 @@ pub(super) fn read_json(path: &Path, text: &str, opts: &ReadOptions) -> Result<S
     let mut b = Builder::default();
     for (i, r) in rows.iter().enumerate() {
         let at = |m: &str| Error::in_file(path, format!("result {}: {}", i + 1, m));
-        let topic = r.get("testIdx").and_then(Value::as_u64).ok_or_else(|| at("no `testIdx`"))?;
+        let topic = r
+            .get("testIdx")
+            .and_then(Value::as_u64)
+            .ok_or_else(|| at("no `testIdx`"))?;
         let system = system_of(r);
         let x = match measure.as_str() {
             "score" => r.get("score").and_then(Value::as_f64),
-            "pass" => r.get("success").and_then(Value::as_bool).map(|p| f64::from(u8::from(p))),
+            "pass" => r
+                .get("success")
+                .and_then(Value::as_bool)
+                .map(|p| f64::from(u8::from(p))),
             named => r.get("namedScores").and_then(|n| n.get(named)).and_then(Value::as_f64),
         };
         let Some(x) = x.filter(|x| x.is_finite()) else {
             if measure == "score" || measure == "pass" {
-                return Err(at(&format!("no finite `{}`", if measure == "pass" { "success" } else { "score" })));
+                return Err(at(&format!(
+                    "no finite `{}`",
+                    if measure == "pass" { "success" } else { "score" }
+                )));
             }
             continue;
         };
@@ -78,7 +98,10 @@ pub(super) fn read_json(path: &Path, text: &str, opts: &ReadOptions) -> Result<S
             .map_err(|_| at(&format!("test {} of `{}` appears twice", topic, system)))?;
     }
     if b.is_empty() {
-        return Err(Error::in_file(path, format!("promptfoo results: no test has a `{}`", measure)));
+        return Err(Error::in_file(
+            path,
+            format!("promptfoo results: no test has a `{}`", measure),
+        ));
     }
     let table = b.finish();
     Ok(check_prompts(path, table, &prompts, &measure))
@@ -156,8 +179,7 @@ pub(super) fn read_table(t: &Table, opts: &ReadOptions) -> Result<ScoreTable> {
     let found = vec!["score".to_string(), "pass".to_string()];
     let measure = match opts.measure.as_deref() {
         None => "score".to_string(),
-        Some(w) => choose(&t.path, "measure", &found, Some(w), "--measure")
-            .map_err(|e| e.with_hint("promptfoo's CSV holds `score` and `pass`; named scores are in its JSON output"))?,
+        Some(w) => choose(&t.path, "measure", &found, Some(w), "--measure")?,
     };
     let mut b = Builder::default();
     let rows: Vec<&Record> = t.records.iter().filter(|r| !r.is_blank()).collect();

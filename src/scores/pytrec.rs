@@ -59,8 +59,12 @@ pub(super) fn read(path: &Path, text: &str, opts: &ReadOptions) -> Result<ScoreT
 /// named by the file ([`ReadOptions::system_name`]).
 pub(super) fn read_ranx_scores(path: &Path, text: &str, opts: &ReadOptions) -> Result<ScoreTable> {
     let doc: crate::tabular::OrderedObject = serde_json::from_str(text).map_err(|e| {
-        Error::at(path, e.line(), "malformed JSON (expected ranx's run.scores: {metric: {query: value}})")
-            .caused_by(e)
+        Error::at(
+            path,
+            e.line(),
+            "malformed JSON (expected ranx's run.scores: {metric: {query: value}})",
+        )
+        .caused_by(e)
     })?;
     let found: Vec<String> = doc.0.iter().map(|(k, _)| k.clone()).collect();
     let measure = choose(path, "measure", &found, opts.measure.as_deref(), "--measure")?;

@@ -7,10 +7,40 @@ use std::path::Path;
 
 /// The JSON documents the score readers know, with the top-level keys that mark each.
 const KINDS: &[(&str, &[&str])] = &[
-    ("an inspect_ai .json log", &["version", "status", "eval", "plan", "results", "stats", "samples", "reductions"]),
-    ("a promptfoo results file (promptfoo eval -o out.json)", &["evalId", "results", "config", "shareableUrl", "metadata"]),
-    ("lm-evaluation-harness's aggregated results (use its samples_TASK.jsonl)", &["results", "groups", "configs", "versions", "n-shot", "higher_is_better", "n-samples", "config"]),
-    ("a HELM stats file (use per_instance_stats.json)", &["name", "count", "sum", "mean", "stats"]),
+    (
+        "an inspect_ai .json log",
+        &[
+            "version",
+            "status",
+            "eval",
+            "plan",
+            "results",
+            "stats",
+            "samples",
+            "reductions",
+        ],
+    ),
+    (
+        "a promptfoo results file (promptfoo eval -o out.json)",
+        &["evalId", "results", "config", "shareableUrl", "metadata"],
+    ),
+    (
+        "lm-evaluation-harness's aggregated results (use its samples_TASK.jsonl)",
+        &[
+            "results",
+            "groups",
+            "configs",
+            "versions",
+            "n-shot",
+            "higher_is_better",
+            "n-samples",
+            "config",
+        ],
+    ),
+    (
+        "a HELM stats file (use per_instance_stats.json)",
+        &["name", "count", "sum", "mean", "stats"],
+    ),
 ];
 
 /// The other JSON kinds, told by shape rather than keys.

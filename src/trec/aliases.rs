@@ -398,46 +398,70 @@ fn rbp_params(spec: &str, base: &str, params: Option<&str>) -> Result<RbpParams>
     Ok((persistence_value, levels, Some(p.to_string())))
 }
 
+/// A trec_eval measure by its base name and `.`-parameters (`P.5,10`, `ndcg.1=3`), in the named
+/// steps below: a measure without parameters, a nickname, a family over cutoffs, a measure with
+/// parameters of its own, else a refusal that says why.
 fn trec(spec: &str, base: &'static str, params: Option<&str>) -> Result<Vec<Measure>> {
     if params == Some("") {
         return Err(bad(spec, "empty parameter list after `.`"));
     }
+    if let Some(m) = plain(base) {
+        return one(spec, base, params, m);
+    }
+    if let Some(ms) = nickname(base) {
+        no_params(spec, base, params)?;
+        return Ok(ms);
+    }
+    if let Some(ms) = cutoff_family(spec, base, params)? {
+        return Ok(ms);
+    }
+    if let Some(ms) = with_params(spec, base, params)? {
+        return Ok(ms);
+    }
+    Err(refused(spec, base))
+}
+
+/// A trec_eval measure that takes no parameters.
+fn plain(base: &str) -> Option<Measure> {
+    Some(match base {
+        "num_ret" => Measure::NumRet,
+        "num_rel" => Measure::NumRel,
+        "num_rel_ret" => Measure::NumRelRet,
+        "map" => Measure::Map,
+        "gm_map" => Measure::GmMap,
+        "Rprec" => Measure::Rprec,
+        "bpref" => Measure::Bpref,
+        "recip_rank" => Measure::RecipRank,
+        "infAP" => Measure::InfAp,
+        "gm_bpref" => Measure::GmBpref,
+        "binG" => Measure::BinG,
+        "set_P" => Measure::SetP,
+        "set_relative_P" => Measure::SetRelativeP,
+        "set_recall" => Measure::SetRecall,
+        "set_map" => Measure::SetMap,
+        "num_nonrel_judged_ret" => Measure::NumNonrelJudgedRet,
+        "yaap" => Measure::Yaap,
+        "ndcg_burges" => Measure::NdcgBurges,
+        _ => return None,
+    })
+}
+
+/// trec_eval's nicknames and pseudo-measures: the measures they stand for (`runid` and `num_q`
+/// give none: pledge always prints them).
+fn nickname(base: &str) -> Option<Vec<Measure>> {
+    Some(match base {
+        "runid" | "num_q" => Vec::new(),
+        "all_trec" | "all" => Measure::all_trec(),
+        "official" => Measure::defaults(),
+        "set" => Measure::set_measures(),
+        _ => return None,
+    })
+}
+
+/// The measures of a family over cutoffs (`P.5,10`, `recall`, `iprec_at_recall.0.5`).
+fn cutoff_family(spec: &str, base: &str, params: Option<&str>) -> Result<Option<Vec<Measure>>> {
     let cuts = |default: &[u32]| long_cutoffs(spec, params, default);
-    Ok(match base {
-        "num_ret" => one(spec, base, params, Measure::NumRet)?,
-        "num_rel" => one(spec, base, params, Measure::NumRel)?,
-        "num_rel_ret" => one(spec, base, params, Measure::NumRelRet)?,
-        "map" => one(spec, base, params, Measure::Map)?,
-        "gm_map" => one(spec, base, params, Measure::GmMap)?,
-        "Rprec" => one(spec, base, params, Measure::Rprec)?,
-        "bpref" => one(spec, base, params, Measure::Bpref)?,
-        "recip_rank" => one(spec, base, params, Measure::RecipRank)?,
-        "infAP" => one(spec, base, params, Measure::InfAp)?,
-        "gm_bpref" => one(spec, base, params, Measure::GmBpref)?,
-        "binG" => one(spec, base, params, Measure::BinG)?,
-        "set_P" => one(spec, base, params, Measure::SetP)?,
-        "set_relative_P" => one(spec, base, params, Measure::SetRelativeP)?,
-        "set_recall" => one(spec, base, params, Measure::SetRecall)?,
-        "set_map" => one(spec, base, params, Measure::SetMap)?,
-        "num_nonrel_judged_ret" => one(spec, base, params, Measure::NumNonrelJudgedRet)?,
-        "yaap" => one(spec, base, params, Measure::Yaap)?,
-        "ndcg_burges" => one(spec, base, params, Measure::NdcgBurges)?,
-        "runid" | "num_q" => {
-            no_params(spec, base, params)?;
-            Vec::new()
-        }
-        "all_trec" | "all" => {
-            no_params(spec, base, params)?;
-            Measure::all_trec()
-        }
-        "official" => {
-            no_params(spec, base, params)?;
-            Measure::defaults()
-        }
-        "set" => {
-            no_params(spec, base, params)?;
-            Measure::set_measures()
-        }
+    Ok(Some(match base {
         "iprec_at_recall" => double_cutoffs(spec, params, &RECALL_LEVELS)?
             .into_iter()
             .map(Measure::IprecAtRecall)
@@ -469,6 +493,13 @@ fn trec(spec: &str, base: &'static str, params: Option<&str>) -> Result<Vec<Meas
             };
             cuts(&[])?.into_iter().map(f).collect()
         }
+        _ => return Ok(None),
+    }))
+}
+
+/// A measure with parameters of its own (`relstring.20`, `utility.1,-1,0,0`, gains, `rbp`).
+fn with_params(spec: &str, base: &str, params: Option<&str>) -> Result<Option<Vec<Measure>>> {
+    Ok(Some(match base {
         "relstring" => {
             let len = match params {
                 None => 10,
@@ -532,20 +563,23 @@ fn trec(spec: &str, base: &'static str, params: Option<&str>) -> Result<Vec<Meas
             let (p, _, text) = rbp_params(spec, base, params)?;
             vec![Measure::RbpResid { p, params: text }]
         }
-        "map_avgjg" | "P_avgjg" | "Rprec_mult_avgjg" | "qrels_jg" => {
-            return Err(bad(
-                spec,
-                "needs trec_eval's judgment-group qrels (`-R qrels_jg`), which pledge does not read",
-            ))
-        }
-        "all_prefs" | "prefs" => {
-            return Err(bad(
-                spec,
-                "needs trec_eval's preference judgments (`-R prefs`), which pledge does not read",
-            ))
-        }
-        _ => return Err(unknown(spec, spec)),
-    })
+        _ => return Ok(None),
+    }))
+}
+
+/// Why a trec_eval name pledge knows is not read, else the unknown-name error.
+fn refused(spec: &str, base: &str) -> Error {
+    match base {
+        "map_avgjg" | "P_avgjg" | "Rprec_mult_avgjg" | "qrels_jg" => bad(
+            spec,
+            "needs trec_eval's judgment-group qrels (`-R qrels_jg`), which pledge does not read",
+        ),
+        "all_prefs" | "prefs" => bad(
+            spec,
+            "needs trec_eval's preference judgments (`-R prefs`), which pledge does not read",
+        ),
+        _ => unknown(spec, spec),
+    }
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -681,9 +715,52 @@ fn cutoff(spec: &str, v: &Value) -> Result<u32> {
     }
 }
 
-/// An ir_measures measure (`ir_measures/measures/*.py`) with its parameters.
+/// ir_measures' parameters of one measure, as given (`Name(key=value)@k`).
+#[derive(Debug, Default)]
+struct IrArgs {
+    cut: Option<u32>,
+    dcg: Option<String>,
+    gains: Option<Vec<(i64, f64)>>,
+    p: Option<f64>,
+    beta: Option<f64>,
+    relative: bool,
+    recall: Option<f64>,
+}
+
+/// An ir_measures or ranx measure with its parameters, in the named steps below: the canonical
+/// name, the parameters it allows, the parameters given, then the measure.
 fn ir(spec: &str, name: &'static str, args: &[(String, Value)], at: Option<Value>) -> Result<Option<Measure>> {
-    let canonical = match name {
+    let canonical = ir_canonical(name);
+    let allowed = ir_allowed(spec, name, canonical)?;
+    let mut given: Vec<(&str, Value)> = args.iter().map(|(k, v)| (k.as_str(), v.clone())).collect();
+    if let Some(a) = at {
+        given.push((if canonical == "IPrec" { "recall" } else { "cutoff" }, a));
+    }
+    let mut a = IrArgs::default();
+    for (k, v) in &given {
+        if !allowed.contains(k) {
+            return Err(bad(
+                spec,
+                format!(
+                    "`{}` takes {}; not `{}`",
+                    name,
+                    if allowed.is_empty() {
+                        "no parameters".to_string()
+                    } else {
+                        allowed.join(", ")
+                    },
+                    k
+                ),
+            ));
+        }
+        ir_arg(spec, k, v, &mut a)?;
+    }
+    ir_measure(spec, name, canonical, &a)
+}
+
+/// ir_measures' name for an alias it registers (`MAP` is `AP`, `MRR` is `RR`, ...).
+fn ir_canonical(name: &'static str) -> &'static str {
+    match name {
         "MAP" => "AP",
         "NDCG" => "nDCG",
         "Precision" => "P",
@@ -692,8 +769,13 @@ fn ir(spec: &str, name: &'static str, args: &[(String, Value)], at: Option<Value
         "RPrec" => "Rprec",
         "BPref" => "Bpref",
         n => n,
-    };
-    let allowed: &[&str] = match canonical {
+    }
+}
+
+/// The parameters an ir_measures measure takes; a measure without a trec_eval counterpart is
+/// refused.
+fn ir_allowed(spec: &str, name: &str, canonical: &str) -> Result<&'static [&'static str]> {
+    Ok(match canonical {
         "AP" | "P" | "R" | "RR" | "Success" => &["cutoff", "rel", "judged_only"],
         "nDCG" => &["cutoff", "dcg", "gains", "judged_only"],
         "Rprec" => &["rel", "judged_only"],
@@ -715,141 +797,133 @@ fn ir(spec: &str, name: &'static str, args: &[(String, Value)], at: Option<Value
                 ),
             ))
         }
-    };
-    let mut cut: Option<u32> = None;
-    let (mut dcg, mut gains_arg, mut p, mut beta, mut relative, mut recall) = (None, None, None, None, false, None);
-    let mut given: Vec<(&str, Value)> = args.iter().map(|(k, v)| (k.as_str(), v.clone())).collect();
-    if let Some(a) = at {
-        given.push((if canonical == "IPrec" { "recall" } else { "cutoff" }, a));
-    }
-    for (k, v) in &given {
-        if !allowed.contains(k) {
-            return Err(bad(
-                spec,
-                format!(
-                    "`{}` takes {}; not `{}`",
-                    name,
-                    if allowed.is_empty() {
-                        "no parameters".to_string()
-                    } else {
-                        allowed.join(", ")
-                    },
-                    k
-                ),
-            ));
+    })
+}
+
+/// Records one parameter in `a`, refusing those pledge does not apply per measure.
+fn ir_arg(spec: &str, k: &str, v: &Value, a: &mut IrArgs) -> Result<()> {
+    match k {
+        "cutoff" => a.cut = Some(cutoff(spec, v)?),
+        "rel" => {
+            return Err(bad(spec, "per-measure `rel=` is not supported").with_hint(
+                "pledge applies one relevance level to every measure: pass `-l N` to `pledge eval` (trec_eval -l)",
+            ))
         }
-        match *k {
-            "cutoff" => cut = Some(cutoff(spec, v)?),
-            "rel" => {
-                return Err(bad(spec, "per-measure `rel=` is not supported").with_hint(
-                    "pledge applies one relevance level to every measure: pass `-l N` to `pledge eval` (trec_eval -l)",
-                ))
+        "judged_only" => match v {
+            Value::Bool(false) => {}
+            Value::Bool(true) => {
+                return Err(bad(spec, "per-measure `judged_only=True` is not supported")
+                    .with_hint("pass `-J` to `pledge eval` (trec_eval -J) to drop unjudged documents"))
             }
-            "judged_only" => match v {
-                Value::Bool(false) => {}
-                Value::Bool(true) => {
-                    return Err(bad(spec, "per-measure `judged_only=True` is not supported")
-                        .with_hint("pass `-J` to `pledge eval` (trec_eval -J) to drop unjudged documents"))
-                }
-                _ => return Err(bad(spec, "judged_only must be True or False")),
-            },
-            "dcg" => match v {
-                Value::Str(s) if s == "log2" || s == "exp-log2" => dcg = Some(s.clone()),
-                _ => return Err(bad(spec, "dcg must be 'log2' or 'exp-log2'")),
-            },
-            "gains" => match v {
-                Value::Dict(entries) => {
-                    let mut g = Vec::new();
-                    for (level, gain) in entries {
-                        match (level, gain.as_f64()) {
-                            (Value::Int(l), Some(x)) => g.push((*l, x)),
-                            _ => {
-                                return Err(bad(
-                                    spec,
-                                    "gains must map integer grades to numbers, e.g. {0:0, 1:1, 2:3}",
-                                ))
-                            }
+            _ => return Err(bad(spec, "judged_only must be True or False")),
+        },
+        "dcg" => match v {
+            Value::Str(s) if s == "log2" || s == "exp-log2" => a.dcg = Some(s.clone()),
+            _ => return Err(bad(spec, "dcg must be 'log2' or 'exp-log2'")),
+        },
+        "gains" => match v {
+            Value::Dict(entries) => {
+                let mut g = Vec::new();
+                for (level, gain) in entries {
+                    match (level, gain.as_f64()) {
+                        (Value::Int(l), Some(x)) => g.push((*l, x)),
+                        _ => {
+                            return Err(bad(
+                                spec,
+                                "gains must map integer grades to numbers, e.g. {0:0, 1:1, 2:3}",
+                            ))
                         }
                     }
-                    gains_arg = Some(g);
                 }
-                _ => return Err(bad(spec, "gains must be a dict such as {0:0, 1:1, 2:3}")),
-            },
-            "p" => p = Some(persistence(spec, v.as_f64().unwrap_or(f64::NAN))?),
-            "beta" => match v.as_f64() {
-                Some(b) if b > 0.0 => beta = Some(b),
-                _ => return Err(bad(spec, "beta must be a positive number")),
-            },
-            "relative" => match v {
-                Value::Bool(b) => relative = *b,
-                _ => return Err(bad(spec, "relative must be True or False")),
-            },
-            "recall" => match v.as_f64() {
-                Some(r) if (0.0..=1.0).contains(&r) => recall = Some(r),
-                _ => return Err(bad(spec, "the recall level must be in [0, 1]")),
-            },
-            _ => {}
-        }
+                a.gains = Some(g);
+            }
+            _ => return Err(bad(spec, "gains must be a dict such as {0:0, 1:1, 2:3}")),
+        },
+        "p" => a.p = Some(persistence(spec, v.as_f64().unwrap_or(f64::NAN))?),
+        "beta" => match v.as_f64() {
+            Some(b) if b > 0.0 => a.beta = Some(b),
+            _ => return Err(bad(spec, "beta must be a positive number")),
+        },
+        "relative" => match v {
+            Value::Bool(b) => a.relative = *b,
+            _ => return Err(bad(spec, "relative must be True or False")),
+        },
+        "recall" => match v.as_f64() {
+            Some(r) if (0.0..=1.0).contains(&r) => a.recall = Some(r),
+            _ => return Err(bad(spec, "the recall level must be in [0, 1]")),
+        },
+        _ => {}
     }
+    Ok(())
+}
+
+/// The nDCG variant the parameters ask for.
+fn ir_ndcg(spec: &str, a: &IrArgs) -> Result<Measure> {
+    Ok(match (a.dcg.as_deref(), a.gains.clone(), a.cut) {
+        (Some("exp-log2"), Some(_), _) => {
+            return Err(bad(spec, "gains= and dcg='exp-log2' together are not supported"))
+        }
+        (Some("exp-log2"), None, None) => Measure::NdcgBurges,
+        (Some("exp-log2"), None, Some(k)) => Measure::NdcgBurgesCut(k),
+        (_, None, None) => Measure::Ndcg(Gains::default()),
+        (_, None, Some(k)) => Measure::NdcgCut(k),
+        (_, Some(g), None) => {
+            let text = g
+                .iter()
+                .map(|(l, x)| format!("{}={}", l, x))
+                .collect::<Vec<_>>()
+                .join(",");
+            Measure::Ndcg(Gains {
+                pairs: g,
+                params: Some(text),
+            })
+        }
+        (_, Some(_), Some(_)) => {
+            return Err(bad(spec, "custom gains with a cutoff are not supported").with_hint(
+                "trec_eval's ndcg_cut uses the grades as gains; custom gains work without a cutoff (ndcg.1=3,2=9)",
+            ))
+        }
+    })
+}
+
+/// The measure an ir_measures name and its parameters denote (`None` for `NumQ`).
+fn ir_measure(spec: &str, name: &str, canonical: &str, a: &IrArgs) -> Result<Option<Measure>> {
     let need_cutoff = |what: &str| -> Result<u32> {
-        cut.ok_or_else(|| bad(spec, format!("`{}` needs a cutoff, e.g. `{}@10`", what, what)))
+        a.cut
+            .ok_or_else(|| bad(spec, format!("`{}` needs a cutoff, e.g. `{}@10`", what, what)))
     };
     Ok(Some(match canonical {
-        "AP" => cut.map_or(Measure::Map, Measure::MapCut),
-        "nDCG" => match (dcg.as_deref(), gains_arg, cut) {
-            (Some("exp-log2"), Some(_), _) => {
-                return Err(bad(spec, "gains= and dcg='exp-log2' together are not supported"))
-            }
-            (Some("exp-log2"), None, None) => Measure::NdcgBurges,
-            (Some("exp-log2"), None, Some(k)) => Measure::NdcgBurgesCut(k),
-            (_, None, None) => Measure::Ndcg(Gains::default()),
-            (_, None, Some(k)) => Measure::NdcgCut(k),
-            (_, Some(g), None) => {
-                let text = g
-                    .iter()
-                    .map(|(l, x)| format!("{}={}", l, x))
-                    .collect::<Vec<_>>()
-                    .join(",");
-                Measure::Ndcg(Gains {
-                    pairs: g,
-                    params: Some(text),
-                })
-            }
-            (_, Some(_), Some(_)) => {
-                return Err(bad(spec, "custom gains with a cutoff are not supported").with_hint(
-                    "trec_eval's ndcg_cut uses the grades as gains; custom gains work without a cutoff (ndcg.1=3,2=9)",
-                ))
-            }
-        },
+        "AP" => a.cut.map_or(Measure::Map, Measure::MapCut),
+        "nDCG" => ir_ndcg(spec, a)?,
         "P" => Measure::P(need_cutoff(name)?),
         "R" => Measure::Recall(need_cutoff(name)?),
-        "RR" => cut.map_or(Measure::RecipRank, Measure::RecipRankCut),
+        "RR" => a.cut.map_or(Measure::RecipRank, Measure::RecipRankCut),
         "Rprec" => Measure::Rprec,
         "Bpref" => Measure::Bpref,
         "infAP" => Measure::InfAp,
-        "IPrec" => match recall {
+        "IPrec" => match a.recall {
             Some(r) => Measure::IprecAtRecall(r),
             None => return Err(bad(spec, "`IPrec` needs a recall level, e.g. `IPrec@0.5`")),
         },
-        "Judged" => Measure::JudgedRet(cut),
+        "Judged" => Measure::JudgedRet(a.cut),
         "NumQ" => return Ok(None),
         "NumRel" => Measure::NumRel,
         "NumRet" => Measure::NumRet,
         "NumRelRet" => Measure::NumRelRet,
         "RBP" => {
-            if cut.is_some() {
+            if a.cut.is_some() {
                 return Err(
                     bad(spec, "RBP with a cutoff is not supported (trec_eval's rbp has none)")
                         .with_hint("for ranx's `rbp.95` persistence write `RBP(p=0.95)` or `rbp.p=0.95`"),
                 );
             }
-            default_rbp(p.unwrap_or(0.8))
+            default_rbp(a.p.unwrap_or(0.8))
         }
-        "SetP" if relative => Measure::SetRelativeP,
+        "SetP" if a.relative => Measure::SetRelativeP,
         "SetP" => Measure::SetP,
         "SetRelP" => Measure::SetRelativeP,
         "SetR" => Measure::SetRecall,
-        "SetF" => match beta {
+        "SetF" => match a.beta {
             None | Some(1.0) => Measure::SetF {
                 beta: 1.0,
                 params: None,

@@ -641,9 +641,6 @@ pub fn topic_values(
     opts: &TopicOptions,
 ) -> TopicValues {
     let t = Topic::new(grades, tq, opts);
-    let n = t.n();
-    let r = t.num_rel;
-    let rr = t.num_rel_ret;
     let mut relstring = None;
     let mut values = Vec::with_capacity(measures.len());
     for m in measures {
@@ -652,137 +649,193 @@ pub fn topic_values(
                 relstring = Some(t.relstring(*len));
                 continue;
             }
-            Measure::NumRet => n as f64,
-            Measure::NumRel => r as f64,
-            Measure::NumRelRet => rr as f64,
-            Measure::Map | Measure::GmMap => {
-                if rr > 0 {
-                    ratio(t.ap_prefix[n], r as f64)
-                } else {
-                    0.0
-                }
-            }
-            Measure::Rprec => {
-                let m = n.min(r);
-                if m == 0 {
-                    0.0
-                } else {
-                    t.rel_prefix[m] as f64 / r as f64
-                }
-            }
-            Measure::Bpref | Measure::GmBpref => t.bpref(),
-            Measure::RecipRank => t.first_rel.map_or(0.0, |f| 1.0 / f as f64),
-            Measure::IprecAtRecall(x) => t.interpolated(&[(x * r as f64).round() as i64])[0],
-            Measure::P(k) => t.rel_at(*k as usize) as f64 / *k as f64,
-            Measure::Recall(k) => ratio(t.rel_at(*k as usize) as f64, r as f64),
-            Measure::InfAp => t.inf_ap(),
-            Measure::RprecMult(x) => {
-                let cut = (x * r as f64 + 0.9) as i64;
-                if cut <= 0 {
-                    0.0
-                } else {
-                    t.rel_at(cut as usize) as f64 / cut as f64
-                }
-            }
-            Measure::Utility { coefficients: c, .. } => {
-                // i128: -N comes from the user and may be near i64::MAX.
-                let (a, n, r) = (rr as i128, n as i128, r as i128);
-                c[0] * a as f64
-                    + c[1] * (n - a) as f64
-                    + c[2] * (r - a) as f64
-                    + c[3] * (opts.num_docs_in_coll as i128 + a - n - r) as f64
-            }
-            Measure::ElevenPtAvg { levels, .. } => {
-                let cuts: Vec<i64> = levels.iter().map(|x| (x * r as f64).round() as i64).collect();
-                let sum = t.interpolated(&cuts).iter().fold(0.0, |a, x| a + x);
-                ratio(sum, levels.len() as f64)
-            }
-            Measure::BinG => t.bin_g(),
-            Measure::G(g) => t.g(g),
-            Measure::Dcg(g) => t.dcg(g).0,
-            Measure::IdealDcg(g) => t.dcg(g).1,
-            Measure::Ndcg(g) => {
-                let (d, i) = t.dcg(g);
-                ratio(d, i)
-            }
-            Measure::NdcgRel(g) => t.ndcg_rel(g),
-            Measure::Rndcg(g) => t.rndcg(g),
-            Measure::NdcgCut(k) => t.ndcg_cut(*k as usize),
-            Measure::MapCut(k) => {
-                if r == 0 {
-                    0.0
-                } else {
-                    t.ap_prefix[(*k as usize).min(n)] / r as f64
-                }
-            }
-            Measure::RelativeP(k) => {
-                if r == 0 {
-                    0.0
-                } else {
-                    t.rel_at(*k as usize) as f64 / (*k as usize).min(r) as f64
-                }
-            }
-            Measure::Success(k) => {
-                if t.rel_at(*k as usize) > 0 {
-                    1.0
-                } else {
-                    0.0
-                }
-            }
-            Measure::SetP => ratio(rr as f64, n as f64),
-            Measure::SetRelativeP => {
-                if n > 0 && r > 0 {
-                    rr as f64 / n.min(r) as f64
-                } else {
-                    0.0
-                }
-            }
-            Measure::SetRecall => ratio(rr as f64, r as f64),
-            Measure::SetMap => {
-                if n > 0 && r > 0 {
-                    (rr as f64 * rr as f64) / (n as f64 * r as f64)
-                } else {
-                    0.0
-                }
-            }
-            Measure::SetF { beta, .. } => {
-                if rr > 0 {
-                    let p = rr as f64 / n as f64;
-                    let rc = rr as f64 / r as f64;
-                    (beta + 1.0) * p * rc / (beta * p + rc)
-                } else {
-                    0.0
-                }
-            }
-            // Signed: with a relevance level below 0 (-l -1) unjudged documents count as
-            // relevant and this goes negative, as in trec_eval.
-            Measure::NumNonrelJudgedRet => (n as i64 - t.nonpool as i64 - t.unjudged as i64 - rr as i64) as f64,
-            Measure::Yaap => {
-                let s = t.ap_prefix[n];
-                ((1.0 + s) / (1.0 + r as f64 - s)).ln()
-            }
-            Measure::Rbp { p, gains } => t.rbp(*p, gains),
-            Measure::RbpResid { p, .. } => t.rbp_resid(*p),
-            Measure::Unj(k) => {
-                let k = *k as usize;
-                let m = k.min(n);
-                (m - t.judged_prefix[m]) as f64 / k as f64
-            }
-            Measure::Judged(k) => t.judged_prefix[(*k as usize).min(n)] as f64 / *k as f64,
-            Measure::JudgedRet(k) => {
-                let m = k.map_or(n, |k| (k as usize).min(n));
-                ratio(t.judged_prefix[m] as f64, m as f64)
-            }
-            Measure::RecipRankCut(k) => match t.first_rel {
-                Some(f) if f <= *k as usize => 1.0 / f as f64,
-                _ => 0.0,
-            },
-            Measure::NdcgBurges => t.ndcg_burges(None),
-            Measure::NdcgBurgesCut(k) => t.ndcg_burges(Some(*k as usize)),
+            Measure::NumRet
+            | Measure::NumRel
+            | Measure::NumRelRet
+            | Measure::Utility { .. }
+            | Measure::SetP
+            | Measure::SetRelativeP
+            | Measure::SetRecall
+            | Measure::SetMap
+            | Measure::SetF { .. }
+            | Measure::NumNonrelJudgedRet
+            | Measure::Unj(_)
+            | Measure::Judged(_)
+            | Measure::JudgedRet(_) => counted(&t, m, opts),
+            Measure::BinG
+            | Measure::G(_)
+            | Measure::Dcg(_)
+            | Measure::IdealDcg(_)
+            | Measure::Ndcg(_)
+            | Measure::NdcgRel(_)
+            | Measure::Rndcg(_)
+            | Measure::NdcgCut(_)
+            | Measure::Rbp { .. }
+            | Measure::RbpResid { .. }
+            | Measure::NdcgBurges
+            | Measure::NdcgBurgesCut(_) => graded(&t, m),
+            _ => ranked(&t, m),
         };
         values.push(v);
     }
     TopicValues { values, relstring }
+}
+
+/// The measures of counts and sets (`num_ret`, `utility`, `set_F`, `judged`, ...).
+// Each measure keeps its own zero case beside its formula, as trec_eval writes it.
+#[allow(clippy::collapsible_match)]
+fn counted(t: &Topic, m: &Measure, opts: &TopicOptions) -> f64 {
+    let (n, r, rr) = (t.n(), t.num_rel, t.num_rel_ret);
+    match m {
+        Measure::NumRet => n as f64,
+        Measure::NumRel => r as f64,
+        Measure::NumRelRet => rr as f64,
+        Measure::Utility { coefficients: c, .. } => {
+            // i128: -N comes from the user and may be near i64::MAX.
+            let (a, n, r) = (rr as i128, n as i128, r as i128);
+            c[0] * a as f64
+                + c[1] * (n - a) as f64
+                + c[2] * (r - a) as f64
+                + c[3] * (opts.num_docs_in_coll as i128 + a - n - r) as f64
+        }
+        Measure::SetP => ratio(rr as f64, n as f64),
+        Measure::SetRelativeP => {
+            if n > 0 && r > 0 {
+                rr as f64 / n.min(r) as f64
+            } else {
+                0.0
+            }
+        }
+        Measure::SetRecall => ratio(rr as f64, r as f64),
+        Measure::SetMap => {
+            if n > 0 && r > 0 {
+                (rr as f64 * rr as f64) / (n as f64 * r as f64)
+            } else {
+                0.0
+            }
+        }
+        Measure::SetF { beta, .. } => {
+            if rr > 0 {
+                let p = rr as f64 / n as f64;
+                let rc = rr as f64 / r as f64;
+                (beta + 1.0) * p * rc / (beta * p + rc)
+            } else {
+                0.0
+            }
+        }
+        // Signed: with a relevance level below 0 (-l -1) unjudged documents count as
+        // relevant and this goes negative, as in trec_eval.
+        Measure::NumNonrelJudgedRet => (n as i64 - t.nonpool as i64 - t.unjudged as i64 - rr as i64) as f64,
+        Measure::Unj(k) => {
+            let k = *k as usize;
+            let m = k.min(n);
+            (m - t.judged_prefix[m]) as f64 / k as f64
+        }
+        Measure::Judged(k) => t.judged_prefix[(*k as usize).min(n)] as f64 / *k as f64,
+        Measure::JudgedRet(k) => {
+            let m = k.map_or(n, |k| (k as usize).min(n));
+            ratio(t.judged_prefix[m] as f64, m as f64)
+        }
+        _ => 0.0,
+    }
+}
+
+/// The measures of graded gains (`ndcg`, `dcg`, `G`, `rbp`, ...).
+// Each measure keeps its own zero case beside its formula, as trec_eval writes it.
+#[allow(clippy::collapsible_match)]
+fn graded(t: &Topic, m: &Measure) -> f64 {
+    match m {
+        Measure::BinG => t.bin_g(),
+        Measure::G(g) => t.g(g),
+        Measure::Dcg(g) => t.dcg(g).0,
+        Measure::IdealDcg(g) => t.dcg(g).1,
+        Measure::Ndcg(g) => {
+            let (d, i) = t.dcg(g);
+            ratio(d, i)
+        }
+        Measure::NdcgRel(g) => t.ndcg_rel(g),
+        Measure::Rndcg(g) => t.rndcg(g),
+        Measure::NdcgCut(k) => t.ndcg_cut(*k as usize),
+        Measure::Rbp { p, gains } => t.rbp(*p, gains),
+        Measure::RbpResid { p, .. } => t.rbp_resid(*p),
+        Measure::NdcgBurges => t.ndcg_burges(None),
+        Measure::NdcgBurgesCut(k) => t.ndcg_burges(Some(*k as usize)),
+
+        _ => 0.0,
+    }
+}
+
+/// The measures of the ranks of relevant documents (`map`, `P`, `recall`, `bpref`, ...).
+// Each measure keeps its own zero case beside its formula, as trec_eval writes it.
+#[allow(clippy::collapsible_match)]
+fn ranked(t: &Topic, m: &Measure) -> f64 {
+    let (n, r, rr) = (t.n(), t.num_rel, t.num_rel_ret);
+    match m {
+        Measure::Map | Measure::GmMap => {
+            if rr > 0 {
+                ratio(t.ap_prefix[n], r as f64)
+            } else {
+                0.0
+            }
+        }
+        Measure::Rprec => {
+            let m = n.min(r);
+            if m == 0 {
+                0.0
+            } else {
+                t.rel_prefix[m] as f64 / r as f64
+            }
+        }
+        Measure::Bpref | Measure::GmBpref => t.bpref(),
+        Measure::RecipRank => t.first_rel.map_or(0.0, |f| 1.0 / f as f64),
+        Measure::IprecAtRecall(x) => t.interpolated(&[(x * r as f64).round() as i64])[0],
+        Measure::P(k) => t.rel_at(*k as usize) as f64 / *k as f64,
+        Measure::Recall(k) => ratio(t.rel_at(*k as usize) as f64, r as f64),
+        Measure::InfAp => t.inf_ap(),
+        Measure::RprecMult(x) => {
+            let cut = (x * r as f64 + 0.9) as i64;
+            if cut <= 0 {
+                0.0
+            } else {
+                t.rel_at(cut as usize) as f64 / cut as f64
+            }
+        }
+        Measure::ElevenPtAvg { levels, .. } => {
+            let cuts: Vec<i64> = levels.iter().map(|x| (x * r as f64).round() as i64).collect();
+            let sum = t.interpolated(&cuts).iter().fold(0.0, |a, x| a + x);
+            ratio(sum, levels.len() as f64)
+        }
+        Measure::MapCut(k) => {
+            if r == 0 {
+                0.0
+            } else {
+                t.ap_prefix[(*k as usize).min(n)] / r as f64
+            }
+        }
+        Measure::RelativeP(k) => {
+            if r == 0 {
+                0.0
+            } else {
+                t.rel_at(*k as usize) as f64 / (*k as usize).min(r) as f64
+            }
+        }
+        Measure::Success(k) => {
+            if t.rel_at(*k as usize) > 0 {
+                1.0
+            } else {
+                0.0
+            }
+        }
+        Measure::Yaap => {
+            let s = t.ap_prefix[n];
+            ((1.0 + s) / (1.0 + r as f64 - s)).ln()
+        }
+        Measure::RecipRankCut(k) => match t.first_rel {
+            Some(f) if f <= *k as usize => 1.0 / f as f64,
+            _ => 0.0,
+        },
+        _ => 0.0,
+    }
 }
 
 /// `a / b`, or 0 when `b` is 0 (trec_eval leaves such values at 0).

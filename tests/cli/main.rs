@@ -21,6 +21,7 @@ mod names;
 mod power;
 mod precommit;
 mod protocol;
+mod readers;
 mod readers_fuzz;
 mod registration;
 mod report;
