@@ -48,21 +48,23 @@ fn is_lz4(bytes: &[u8]) -> bool {
     bytes.starts_with(&crate::input::LZ4_MAGIC)
 }
 
-/// Decompresses LZ4 frames (every frame in `bytes`), reading at most `limit` bytes out.
-fn unlz4(path: &Path, bytes: &[u8], limit: u64) -> Result<Vec<u8>> {
+/// Decompresses LZ4 frames (every frame in `bytes`) of the input `input`, in pieces checked
+/// against the input's size and compression-ratio limits as they arrive.
+fn unlz4(input: &Input, bytes: &[u8]) -> Result<Vec<u8>> {
     use std::io::Read;
+    let (path, limits, raw) = (input.path(), input.limits(), input.raw().len() as u64);
+    let mut decoder = lz4_flex::frame::FrameDecoder::new(bytes);
     let mut out = Vec::new();
-    lz4_flex::frame::FrameDecoder::new(bytes)
-        .take(limit.saturating_add(1))
-        .read_to_end(&mut out)
-        .map_err(|e| Error::in_file(path, "is an LZ4 frame that cannot be decompressed").caused_by(e))?;
-    if out.len() as u64 > limit {
-        return Err(Error::in_file(
-            path,
-            format!("decompresses to more than the input size limit of {} bytes", limit),
-        ));
+    loop {
+        let n = (&mut decoder)
+            .take(1 << 20)
+            .read_to_end(&mut out)
+            .map_err(|e| Error::in_file(path, "is an LZ4 frame that cannot be decompressed").caused_by(e))?;
+        limits.check_expansion(path, "LZ4", raw, out.len() as u64)?;
+        if n == 0 {
+            return Ok(out);
+        }
     }
-    Ok(out)
 }
 
 /// Reads a ranx LZ4 run (see the module docs): the frames are undone (twice, as ranx compresses
@@ -71,10 +73,9 @@ fn unlz4(path: &Path, bytes: &[u8], limit: u64) -> Result<Vec<u8>> {
 /// Errors (exit 2): frames that do not decompress; CBOR of another shape.
 pub(super) fn lz4_pairs(input: &Input, what: &str) -> Result<Pairs> {
     let path = input.path();
-    let limit = crate::input::Limits::default().max_bytes;
-    let mut bytes = unlz4(path, input.bytes(), limit)?;
+    let mut bytes = unlz4(input, input.bytes())?;
     while is_lz4(&bytes) {
-        bytes = unlz4(path, &bytes, limit)?;
+        bytes = unlz4(input, &bytes)?;
     }
     let expected = format!("a ranx {} saved as LZ4: CBOR {{query: {{document: number}}}}", what);
     let doc: ciborium::Value = ciborium::from_reader(bytes.as_slice())

@@ -157,6 +157,14 @@ fn ranx_lz4_runs_and_run_scores() {
     );
     assert_eq!(m[0], ("InexpC2.run-scores".to_string(), 0.30984656177297365, 10));
     assert_eq!(m[1].1, 0.4756199745526928);
+    // The LZ4 frames are undone within the input limits (226243 bytes from 127819 here).
+    env.write("one.qrels", "303 0 X 1\n");
+    let r = env.run(&["eval", "one.qrels", "InexpC2.ranx.lz4", "--max-input-size", "200K"]);
+    assert!(
+        r.code == 2 && r.stderr.contains("InexpC2.ranx.lz4: decompresses (LZ4) to"),
+        "{}",
+        r.stderr
+    );
     let r = env.run(&[
         "compare",
         "--scores",
