@@ -17,6 +17,7 @@ pub mod cli;
 pub mod components;
 pub mod error;
 pub mod formats;
+pub mod gate;
 pub mod input;
 pub mod io;
 pub mod ledger;

@@ -7,8 +7,10 @@
 //!
 //! Layouts (detected from the content):
 //! - **pledge JSON Lines.** Passages `{"id", "text", ...}` one per line; questions
-//!   `{"id", "passages": [ids], "decoys": [ids] | "decoy": id, ...}`. Other scalar fields (strings,
-//!   numbers, booleans) are kept as strings for the component unit and shared-field rules.
+//!   `{"id", "passages": [ids], "distractors": [ids], "decoys": [ids] | "decoy": id, ...}`
+//!   (distractors and decoys are both linked by the decoy rule; contamination rules tell them
+//!   apart). Other scalar fields (strings, numbers, booleans) are kept as strings for the
+//!   component unit and shared-field rules.
 //!   The passage id is `id`, else `_id` (BEIR's `corpus.jsonl`, whose `title` is kept as a
 //!   field), else `title` (the HippoRAG `*_corpus.json` files). A question without `passages`
 //!   (LLM answer scores, TREC topics, BEIR queries) uses none: it is its own unit unless a
@@ -197,12 +199,29 @@ pub struct Question {
     pub id: String,
     /// Indices into [`Corpus::passages`] of the passages the question uses.
     pub passages: Vec<usize>,
-    /// Indices into [`Corpus::passages`] of its decoys / distractors.
+    /// Indices into [`Corpus::passages`] of its distractors, then its decoys: every passage it
+    /// carries but does not use (the decoy link rule links them all).
     pub decoys: Vec<usize>,
+    /// How many of [`Question::decoys`], from the first, are distractors (the other paragraphs of
+    /// a HotpotQA or MuSiQue context, a pledge file's `distractors`); the rest are decoys (a
+    /// pledge file's `decoys` or `decoy`).
+    pub distractors: usize,
     /// Other scalar fields, as strings (e.g. `doc`, `type`).
     pub fields: BTreeMap<String, String>,
     /// Where it was read: `file:line` (JSON Lines) or `file: record N` (JSON array).
     pub loc: String,
+}
+
+impl Question {
+    /// The question's passages in role `r`.
+    pub fn role(&self, r: crate::protocol::PassageRole) -> &[usize] {
+        use crate::protocol::PassageRole;
+        match r {
+            PassageRole::Supporting => &self.passages,
+            PassageRole::Distractors => &self.decoys[..self.distractors],
+            PassageRole::Decoys => &self.decoys[self.distractors..],
+        }
+    }
 }
 
 crate::named_enum! {
@@ -907,7 +926,10 @@ struct RawQuestion {
     line: usize,
     id: String,
     passages: Vec<String>,
+    /// Distractors first, then decoys.
     decoys: Vec<String>,
+    /// How many of `decoys` are distractors.
+    distractors: usize,
     fields: BTreeMap<String, String>,
 }
 
@@ -918,7 +940,9 @@ fn pledge_question(
     loc: Loc,
     qrels: Option<&crate::trec::Qrels>,
 ) -> Result<Option<RawQuestion>> {
-    let mut decoys = id_list(m, "decoys", loc)?;
+    let mut decoys = id_list(m, "distractors", loc)?;
+    let distractors = decoys.len();
+    decoys.extend(id_list(m, "decoys", loc)?);
     decoys.extend(id_list(m, "decoy", loc)?);
     // `_id` (BEIR) only when it is there and `id` is not: a record with neither misses `id`.
     let key = if m.contains_key("_id") && !m.contains_key("id") {
@@ -943,7 +967,8 @@ fn pledge_question(
         id,
         passages,
         decoys,
-        fields: scalar_fields(m, &[key, "passages", "decoys", "decoy"]),
+        distractors,
+        fields: scalar_fields(m, &[key, "passages", "distractors", "decoys", "decoy"]),
     }))
 }
 
@@ -1071,6 +1096,7 @@ pub fn read_corpus_from(
                 id,
                 passages: vec![],
                 decoys: vec![],
+                distractors: 0,
                 fields: scalar_fields(m, &["_id", "id"]),
             };
             for (title, text, supporting) in paras {
@@ -1094,7 +1120,8 @@ pub fn read_corpus_from(
                 if supporting {
                     raw.passages.push(title)
                 } else {
-                    raw.decoys.push(title)
+                    raw.decoys.push(title);
+                    raw.distractors += 1;
                 }
             }
             raws.push(raw);
@@ -1212,6 +1239,7 @@ pub fn read_corpus_from(
                 id: raw.id,
                 passages,
                 decoys,
+                distractors: raw.distractors,
                 fields: raw.fields,
                 loc: loc.place(),
             }

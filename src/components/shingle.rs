@@ -237,7 +237,7 @@ pub fn shingles(text: &str, n: usize) -> Vec<&str> {
 
 /// The character n-grams of `text` as string slices, in text order with repeats (the whole text
 /// when it has fewer than n characters, none when it is empty).
-fn ngrams(text: &str, n: usize) -> Vec<&str> {
+pub fn ngrams(text: &str, n: usize) -> Vec<&str> {
     let n = n.max(1);
     let bounds: Vec<usize> = text
         .char_indices()

@@ -50,6 +50,7 @@ fn corpus_in(texts: store::TextStore, passages: &[(&str, &str)], questions: &[(&
                 id: id.to_string(),
                 passages: p.to_vec(),
                 decoys: d.to_vec(),
+                distractors: 0,
                 fields: Default::default(),
                 loc: "q:1".into(),
             })

@@ -72,6 +72,76 @@ pub struct Protocol {
     pub witness: Option<WitnessSpec>,
 }
 
+crate::named_enum! {
+    /// The role a passage plays in a candidate question.
+    pub enum PassageRole {
+        /// The passages the question uses (HotpotQA's supporting facts, MuSiQue's supporting
+        /// paragraphs, a pledge file's `passages`).
+        Supporting = "supporting",
+        /// The other paragraphs of a HotpotQA or MuSiQue context, and a pledge file's
+        /// `distractors`.
+        Distractors = "distractors",
+        /// A pledge file's `decoys` (or `decoy`).
+        Decoys = "decoys",
+    }
+}
+
+crate::named_enum! {
+    /// How a candidate passage's overlap with a sealed passage is measured, over their shingle
+    /// sets A (candidate) and S (sealed).
+    #[derive(Default)]
+    pub enum OverlapMeasure {
+        /// |A ∩ S| / |A|: the share of the candidate's shingles found in the sealed passage.
+        #[default]
+        Containment = "containment",
+        /// |A ∩ S| / |A ∪ S|.
+        Jaccard = "jaccard",
+    }
+}
+
+/// One passage-level contamination check against a sealed set, known only by its keyed
+/// fingerprint ([`crate::gate::fingerprint`]), as [`crate::gate::contamination::check`] runs it.
+/// A candidate passage is flagged when its overlap with some sealed passage reaches the
+/// threshold; a question is flagged when a passage in one of the rule's roles is; the build
+/// stops when the flagged questions reach `stop-share` or `stop-count`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case", deny_unknown_fields)]
+pub struct ContaminationRule {
+    /// The name shown in the funnel (e.g. "distractors against sealed validation"); unique.
+    pub name: String,
+    /// The passage roles checked; not empty, no role twice.
+    #[serde(default = "all_roles")]
+    pub roles: Vec<PassageRole>,
+    /// The sealed set's fingerprint file, relative to the protocol file.
+    pub fingerprint: String,
+    /// The SHA-256 of the fingerprint file (64 hex digits): a count with another file is
+    /// refused.
+    pub fingerprint_sha256: String,
+    /// The commitment of the fingerprint's key: the SHA-256 of the key file (64 hex digits). The
+    /// key itself stays with the sealed data; `components --sealed-key FILE` gives it.
+    pub key_sha256: String,
+    /// Character n-gram size n ≥ 1 of the shingles; the fingerprint's must be the same.
+    #[serde(default = "d_shingle")]
+    pub shingle_size: u32,
+    /// Unicode normalization of the texts before shingling; the fingerprint's must be the same.
+    #[serde(default)]
+    pub normalization: Normalization,
+    /// How the overlap is measured.
+    #[serde(default)]
+    pub measure: OverlapMeasure,
+    /// A passage is flagged when its overlap with some sealed passage is at least this, in (0,
+    /// 1].
+    pub threshold: f64,
+    /// The build stops when at least this share of the candidate questions is flagged by the
+    /// rule, in (0, 1]. None: flagged questions are left out, and the build goes on.
+    #[serde(default)]
+    pub stop_share: Option<f64>,
+    /// The build stops when at least this many candidate questions (≥ 1) are flagged by the
+    /// rule.
+    #[serde(default)]
+    pub stop_count: Option<u64>,
+}
+
 /// `[witness]` (format 2): the study's default RFC 3161 Time-Stamping Authority. `register` and
 /// `amend` take the TSA from `--tsa URL`, else from this table, else from git config `pledge.tsa`.
 /// Since the protocol's hash is registered, the registration fixes its witness.
@@ -696,6 +766,12 @@ fn d_judged_k() -> u32 {
 }
 fn d_true() -> bool {
     true
+}
+fn d_shingle() -> u32 {
+    5
+}
+fn all_roles() -> Vec<PassageRole> {
+    vec![PassageRole::Supporting, PassageRole::Distractors, PassageRole::Decoys]
 }
 
 impl Protocol {
