@@ -1,15 +1,11 @@
 //! The build gate of a benchmark, before any component is counted: candidate questions whose
 //! passages overlap data the team keeps sealed are flagged ([`contamination`], against a keyed
-//! [`fingerprint`] of the sealed set, so the sealed text is never needed, nor revealed); a
-//! registered number of build attempts, each allowed to change only what the protocol says
-//! ([`attempts`]); and a test that a repair left no trace a classifier can see ([`trace`]).
+//! [`fingerprint`] of the sealed set, so the sealed text is never needed, nor revealed).
 //!
 //! The method follows the components article kept with the project (a first build attempt
 //! failed a passage-level contamination check against sealed validation data, one more attempt
 //! replaced the contaminated distractors, and a classifier told the replaced passages apart).
 
-// pub mod attempts;
 pub mod contamination;
 pub mod fingerprint;
 mod memo;
-// pub mod trace;
