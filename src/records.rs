@@ -46,6 +46,10 @@ pub struct CountRecord {
     /// asked for. They are not inputs to the decision.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub diagnostics: Option<crate::components::Diagnostics>,
+    /// The contamination rules' outcome before the count (`[[contamination-rules]]`); absent
+    /// when the protocol has none.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub contamination: Option<crate::gate::contamination::Contamination>,
 }
 
 /// `result.json` of an `assign` entry: whole components assigned to splits.

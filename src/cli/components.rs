@@ -73,6 +73,11 @@ pub struct Args {
     /// pairs and counts, disclosed in the count record.
     #[arg(long, value_name = "SIZE", value_parser = super::values::byte_size)]
     pub memory_limit: Option<u64>,
+    /// The key file of a sealed set that a [[contamination-rules]] entry checks against (repeat
+    /// it for several sets: each rule takes the key whose SHA-256 it registers). Keep it out of
+    /// the repository.
+    #[arg(long, value_name = "FILE")]
+    pub sealed_key: Vec<PathBuf>,
     /// Output format.
     #[arg(long, value_parser = named::<Format>(), default_value = "human")]
     pub format: Format,
@@ -164,6 +169,7 @@ pub fn run(a: Args, ctx: &Ctx) -> Outcome {
         sensitivity_svg: a.sensitivity_svg.as_deref().map(|p| resolve(ctx, p)),
         memory_limit: Some(a.memory_limit.unwrap_or_else(|| default_memory_limit(ctx))),
         spill_dir: ctx.temp_dir.clone(),
+        sealed_keys: a.sealed_key.iter().map(|p| resolve(ctx, p)).collect(),
         limits,
     };
     let outcome = ops::components::run(ledger.as_ref(), &o, ctx.now, &bar(ctx))?;

@@ -16,6 +16,7 @@ mod compare;
 mod components;
 mod demo;
 mod eval;
+mod fingerprint;
 mod formats;
 pub mod human;
 mod inputs;
@@ -142,6 +143,8 @@ enum Command {
     Publish(ledger::PublishArgs),
     /// Count components under the registered link rules and apply the stop rule.
     Components(components::Args),
+    /// Make the keyed fingerprint of a sealed passage set, for a contamination rule to register.
+    Fingerprint(fingerprint::Args),
     /// Components needed for a target difference, or the difference a count can detect.
     Power(power::Args),
     /// Paired, stratified and component bootstrap and tests, verified against the registration.
@@ -212,6 +215,7 @@ pub fn run(args: Vec<OsString>, ctx: &Ctx) -> Output {
         Command::Export(a) => ledger::export(a, &ctx),
         Command::Publish(a) => ledger::publish(a, &ctx),
         Command::Components(a) => components::run(a, &ctx),
+        Command::Fingerprint(a) => fingerprint::run(a, &ctx),
         Command::Power(a) => power::run(a, &ctx),
         Command::Analyze(a) => analyze::analyze(a, &ctx),
         Command::Compare(a) => compare::compare(a, &ctx),

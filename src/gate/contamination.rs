@@ -1,5 +1,5 @@
 //! Passage-level contamination against a sealed set known only by its keyed
-//! [`fingerprint`](super::fingerprint).
+//! [`fingerprint`].
 //!
 //! A candidate passage's shingles are hashed with the sealed set's key, as the fingerprint's
 //! were; A is the set of those hashes and S a sealed passage's. The passage **meets** a
@@ -22,8 +22,8 @@ use super::memo::{HashIndex, Memo};
 use crate::components::read::Corpus;
 use crate::components::{join, shingle};
 use crate::error::Result;
-use crate::protocol::{ContaminationRule, Normalization, OverlapMeasure, PassageRole};
 use crate::named::Named;
+use crate::protocol::{ContaminationRule, Normalization, OverlapMeasure, PassageRole};
 use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 use std::borrow::Cow;
@@ -321,9 +321,9 @@ pub struct Contamination {
     /// Per question, in corpus order: the first rule (index) that flagged it, if any.
     #[serde(skip)]
     pub flagged_by: Vec<Option<usize>>,
-    /// Every flagged question with each rule's flagged passages and sealed matches (the flags
-    /// file's lines), in rule order, then question order.
-    #[serde(skip)]
+    /// Every flagged question with each rule's flagged passages and sealed matches (by
+    /// fingerprint id), in rule order, then question order.
+    #[serde(default)]
     pub flags: Vec<QuestionFlag>,
 }
 

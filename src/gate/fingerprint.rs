@@ -98,7 +98,9 @@ impl Key {
         if meta.len() > MAX_KEY_BYTES as u64 {
             return Key::from_bytes(&vec![0; MAX_KEY_BYTES + 1], path);
         }
-        Key::from_bytes(&crate::io::read_bytes(path)?, path)
+        // Read as raw bytes: a random key holds NUL bytes, which the text readers refuse.
+        let bytes = std::fs::read(path).map_err(|e| Error::io("reading", path, e))?;
+        Key::from_bytes(&bytes, path)
     }
 
     /// The key's commitment: the SHA-256 of its bytes, hex.
@@ -353,7 +355,11 @@ pub fn parse(bytes: &[u8], path: &Path) -> Result<Fingerprint> {
     let header: Header = serde_json::from_slice(&rest[..nl])
         .map_err(|e| Error::at(path, 2, format!("the header is not a fingerprint header: {}", e)).with_hint(hint))?;
     if header.prf != PRF {
-        return Err(Error::at(path, 2, format!("keyed hash `{}`, expected `{}`", header.prf, PRF)));
+        return Err(Error::at(
+            path,
+            2,
+            format!("keyed hash `{}`, expected `{}`", header.prf, PRF),
+        ));
     }
     let mut b = Body {
         bytes,
@@ -436,7 +442,8 @@ fn records(b: &mut Body, header: &Header, distinct: usize) -> Result<Records> {
 ///
 /// Errors (exit 2): the file cannot be read; see [`parse`].
 pub fn read(path: &Path) -> Result<(Fingerprint, String)> {
-    let bytes = crate::io::read_bytes(path)?;
+    // Read as raw bytes (the text readers refuse binary data).
+    let bytes = std::fs::read(path).map_err(|e| Error::io("reading", path, e))?;
     let sha = crate::io::sha256_hex(&bytes);
     Ok((parse(&bytes, path)?, sha))
 }
@@ -465,7 +472,11 @@ mod tests {
     #[test]
     fn short_keys_are_refused() {
         let e = Key::from_bytes(b"short", Path::new("sealed.key")).unwrap_err();
-        assert!(e.render().contains("must hold 16 to 65536 bytes, and this one holds 5"), "{}", e.render());
+        assert!(
+            e.render().contains("must hold 16 to 65536 bytes, and this one holds 5"),
+            "{}",
+            e.render()
+        );
     }
 
     #[test]
@@ -502,8 +513,8 @@ mod tests {
 
     #[test]
     fn header_counts_past_the_file_are_refused_before_allocating() {
-        let text = format!(
-            "pledge-fingerprint 1\n{{\"prf\":\"hmac-sha256-64\",\"key-sha256\":\"x\",\"shingle-size\":5,\"normalization\":\"nfc\",\"passages\":1000000000000,\"distinct\":1,\"postings\":1}}\n"
+        let text = String::from(
+            "pledge-fingerprint 1\n{\"prf\":\"hmac-sha256-64\",\"key-sha256\":\"x\",\"shingle-size\":5,\"normalization\":\"nfc\",\"passages\":1000000000000,\"distinct\":1,\"postings\":1}\n"
         );
         let e = parse(text.as_bytes(), Path::new("f")).unwrap_err().render();
         assert!(e.contains("more than the file's 0 remaining bytes hold"), "{}", e);

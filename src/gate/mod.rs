@@ -9,3 +9,4 @@
 pub mod contamination;
 pub mod fingerprint;
 mod memo;
+pub mod registered;

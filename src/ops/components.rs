@@ -66,6 +66,8 @@ pub struct ComponentsOptions {
     pub memory_limit: Option<u64>,
     /// The directory for the out-of-core join's spill files (unlinked as soon as created).
     pub spill_dir: PathBuf,
+    /// The key files of the sealed sets the protocol's contamination rules check against.
+    pub sealed_keys: Vec<PathBuf>,
     /// The limits the passages file is streamed under (the caller reads the other inputs).
     pub limits: crate::input::Limits,
 }
@@ -103,6 +105,9 @@ pub struct ComponentsOutcome {
     pub stop: Decision,
     /// The split assignment, with `--assign` and a `go`.
     pub assignment: Option<Assignment>,
+    /// The contamination rules' outcome, before the count (absent without rules).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub contamination: Option<crate::gate::contamination::Contamination>,
     /// The diagnostics asked for (sensitivity, bridges); they never change the decision.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub diagnostics: Option<Diagnostics>,
@@ -144,7 +149,7 @@ pub fn run(
     let read_options = components::read::ReadOptions {
         text_budget: o.memory_limit.map(|m| (m / 4, o.spill_dir.as_path())),
     };
-    let (corpus, _layout, passages_sha256) =
+    let (mut corpus, _layout, passages_sha256) =
         components::read::read_corpus_from(source, &o.questions, o.qrels.as_ref(), read_options)?;
     if corpus.texts.is_spilled() {
         let flag = match (o.sensitivity, o.bridges.is_some()) {
@@ -161,6 +166,16 @@ pub fn run(
             ))
             .with_hint(format!("give {} a --memory-limit of at least {} bytes, or leave it out for this corpus", flag, 4 * corpus.texts.bytes())));
         }
+    }
+    // The contamination rules run first: the questions they flag are left out of the count.
+    let contamination = crate::gate::registered::run(
+        &lp.protocol.contamination_rules,
+        lp.path.parent().unwrap_or(Path::new(".")),
+        &o.sealed_keys,
+        &corpus,
+    )?;
+    if let Some(c) = &contamination {
+        crate::gate::registered::keep_unflagged(&mut corpus, c);
     }
     let count = components::count_with(
         &lp.protocol,
@@ -240,7 +255,10 @@ pub fn run(
     if let Some((_, _, est)) = &pilot {
         decided.target.sd = Some(est.sd_for(&lp.protocol.target));
     }
-    let stop = components::stop::decide(&decided, &count)?;
+    let mut stop = components::stop::decide(&decided, &count)?;
+    if contamination.as_ref().is_some_and(|c| c.stopped_by.is_some()) {
+        stop.decision = StopDecision::Stop;
+    }
     let assignment = if o.assign && stop.decision != StopDecision::Stop {
         Some(components::assign::assign(&lp.protocol, &count, &stop.splits)?)
     } else {
@@ -278,6 +296,7 @@ pub fn run(
         dry_run: o.dry_run,
         count,
         stop,
+        contamination,
         assignment,
         diagnostics,
         out: None,
@@ -285,6 +304,9 @@ pub fn run(
         ledger_entries: vec![],
         notes: read_notes,
     };
+    if let Some(c) = &outcome.contamination {
+        outcome.notes.extend(contamination_notes(c));
+    }
     if outcome.diagnostics.is_some() {
         outcome.notes.push(Note::info(
             "the sensitivity sweep and bridges are diagnostics: the count and the stop rule's decision rest on the registered rules alone",
@@ -377,6 +399,7 @@ pub fn run(
             count: outcome.count.clone(),
             stop: outcome.stop.clone(),
             diagnostics: outcome.diagnostics.clone(),
+            contamination: outcome.contamination.clone(),
         })?),
         ..Draft::default()
     };
@@ -500,6 +523,29 @@ fn count_drafts(
     drafts.push(count.clone());
     drafts.extend(assign.cloned());
     Ok(drafts)
+}
+
+/// One line per contamination rule (what it flagged, by role, and what was left), and the
+/// stop when a rule's stop threshold was reached.
+fn contamination_notes(c: &crate::gate::contamination::Contamination) -> Notes {
+    let mut notes: Notes = c
+        .rules
+        .iter()
+        .map(|r| {
+            let f = &r.passages_flagged;
+            Note::info(format!(
+                "contamination rule `{}`: {} of {} candidate questions flagged ({} supporting, {} distractor and {} decoy passages meet it), {} left out, {} left",
+                r.rule, r.questions_flagged, c.candidates, f.supporting, f.distractors, f.decoys, r.removed, r.remaining
+            ))
+        })
+        .collect();
+    if let Some(rule) = &c.stopped_by {
+        notes.push(Note::warning(format!(
+            "contamination rule `{}` reached its stop threshold: the build stops",
+            rule
+        )));
+    }
+    notes
 }
 
 /// Writes `bytes` to a temporary file in `out`'s directory, synced, ready to be renamed.

@@ -70,6 +70,11 @@ pub struct Protocol {
     /// token when no `--tsa` flag names one.
     #[serde(default)]
     pub witness: Option<WitnessSpec>,
+    /// `[[contamination-rules]]` (format 2): passage-level contamination checks against sealed
+    /// sets known only by their keyed fingerprints (`pledge fingerprint`), run by `components`
+    /// before the count, in file order; the questions they flag are left out of the count.
+    #[serde(default)]
+    pub contamination_rules: Vec<ContaminationRule>,
 }
 
 crate::named_enum! {
@@ -99,11 +104,11 @@ crate::named_enum! {
     }
 }
 
-/// One passage-level contamination check against a sealed set, known only by its keyed
-/// fingerprint ([`crate::gate::fingerprint`]), as [`crate::gate::contamination::check`] runs it.
-/// A candidate passage is flagged when its overlap with some sealed passage reaches the
-/// threshold; a question is flagged when a passage in one of the rule's roles is; the build
-/// stops when the flagged questions reach `stop-share` or `stop-count`.
+/// `[[contamination-rules]]` (format 2): one passage-level contamination check against a sealed
+/// set, known only by its keyed fingerprint (`pledge fingerprint`). A candidate passage is
+/// flagged when its overlap with some sealed passage reaches the threshold; a question is flagged
+/// when a passage in one of the rule's roles is. `components` leaves the flagged questions out of
+/// the count, and stops the build when the flagged questions reach `stop-share` or `stop-count`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case", deny_unknown_fields)]
 pub struct ContaminationRule {

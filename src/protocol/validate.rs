@@ -77,6 +77,7 @@ pub fn validate(p: &Protocol) -> Vec<(Vec<PathSeg>, String)> {
     scores(p, &mut out);
     hypotheses(p, &mut out);
     witness_filter_pool(p, &mut out);
+    contamination(p, &mut out);
     out
 }
 
@@ -104,6 +105,11 @@ fn schema(p: &Protocol, out: &mut Problems) {
             (p.analysis.split.is_some(), k(&["analysis", "split"]), "analysis.split"),
             (p.topic_filter.is_some(), k(&["topic-filter"]), "[topic-filter]"),
             (p.witness.is_some(), k(&["witness"]), "[witness]"),
+            (
+                !p.contamination_rules.is_empty(),
+                k(&["contamination-rules"]),
+                "[[contamination-rules]]",
+            ),
         ];
         for (present, path, name) in v2 {
             if present {
@@ -440,5 +446,72 @@ fn witness_filter_pool(p: &Protocol, out: &mut Problems) {
     }
     if p.pool.judged_k < 1 {
         bad(k(&["pool", "judged-k"]), "pool.judged-k must be ≥ 1".into());
+    }
+}
+
+/// Whether `s` is 64 lowercase hex digits (a SHA-256 as pledge prints it).
+fn is_sha256_hex(s: &str) -> bool {
+    s.len() == 64 && s.bytes().all(|b| b.is_ascii_digit() || (b'a'..=b'f').contains(&b))
+}
+
+/// `[[contamination-rules]]`: unique names, roles, the pinned fingerprint and key, ranges.
+fn contamination(p: &Protocol, out: &mut Problems) {
+    let mut bad = |path: Vec<PathSeg>, msg: String| out.push((path, msg));
+    let mut names = std::collections::BTreeSet::new();
+    for (i, r) in p.contamination_rules.iter().enumerate() {
+        let at = |key: &str| ki("contamination-rules", i, key);
+        if r.name.trim().is_empty() || !names.insert(r.name.as_str()) {
+            bad(
+                at("name"),
+                format!(
+                    "contamination rule names must be non-empty and unique, got `{}`",
+                    r.name
+                ),
+            );
+        }
+        let mut roles = r.roles.clone();
+        roles.sort();
+        roles.dedup();
+        if r.roles.is_empty() || roles.len() != r.roles.len() {
+            bad(
+                at("roles"),
+                "roles must list supporting, distractors or decoys, each at most once".into(),
+            );
+        }
+        if r.fingerprint.trim().is_empty() {
+            bad(
+                at("fingerprint"),
+                "fingerprint must name the file `pledge fingerprint` wrote".into(),
+            );
+        }
+        for (key, v) in [
+            ("fingerprint-sha256", &r.fingerprint_sha256),
+            ("key-sha256", &r.key_sha256),
+        ] {
+            if !is_sha256_hex(v) {
+                bad(
+                    at(key),
+                    format!(
+                        "{} must be 64 lowercase hex digits (as `pledge fingerprint` prints it), got `{}`",
+                        key, v
+                    ),
+                );
+            }
+        }
+        if r.shingle_size < 1 {
+            bad(at("shingle-size"), "shingle-size must be ≥ 1".into());
+        }
+        if !(r.threshold > 0.0 && r.threshold <= 1.0) {
+            bad(
+                at("threshold"),
+                format!("threshold must be in (0, 1], got {}", r.threshold),
+            );
+        }
+        if let Some(s) = r.stop_share.filter(|s| !(*s > 0.0 && *s <= 1.0)) {
+            bad(at("stop-share"), format!("stop-share must be in (0, 1], got {}", s));
+        }
+        if r.stop_count == Some(0) {
+            bad(at("stop-count"), "stop-count must be ≥ 1".into());
+        }
     }
 }

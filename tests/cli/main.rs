@@ -15,6 +15,7 @@ mod damaged;
 mod docs;
 mod drafts;
 mod formats;
+mod gate;
 mod ledger;
 mod limits;
 mod names;

@@ -66,7 +66,10 @@ fn brute(
 ) -> BTreeSet<(String, String, Vec<String>)> {
     let set = |t: &str| -> HashSet<u64> {
         let norm = shingle::normalized(t, r.normalization);
-        shingle::ngrams(&norm, r.shingle_size as usize).into_iter().map(|s| k.shingle(s)).collect()
+        shingle::ngrams(&norm, r.shingle_size as usize)
+            .into_iter()
+            .map(|s| k.shingle(s))
+            .collect()
     };
     let sealed_sets: Vec<(String, HashSet<u64>)> = sealed
         .iter()
@@ -136,7 +139,11 @@ fn hand_computed_flags_by_role_and_the_funnel() {
     ]);
     let c = corpus(
         &passages,
-        &[("q1", vec![0], vec![1], vec![]), ("q2", vec![1], vec![3], vec![2]), ("q3", vec![3], vec![], vec![])],
+        &[
+            ("q1", vec![0], vec![1], vec![]),
+            ("q2", vec![1], vec![3], vec![2]),
+            ("q3", vec![3], vec![], vec![]),
+        ],
     );
     let sealed = s(&[("s1", "abcdefxy"), ("s2", "zzzz")]);
     let k = key(7);
@@ -149,11 +156,28 @@ fn hand_computed_flags_by_role_and_the_funnel() {
     assert_eq!(out.passed, 1);
     let row = &out.rules[0];
     assert_eq!((row.questions_flagged, row.removed, row.remaining), (2, 2, 1));
-    assert_eq!(row.passages_checked, RoleCounts { supporting: 3, distractors: 2, decoys: 1 });
-    assert_eq!(row.passages_flagged, RoleCounts { supporting: 1, distractors: 0, decoys: 1 });
+    assert_eq!(
+        row.passages_checked,
+        RoleCounts {
+            supporting: 3,
+            distractors: 2,
+            decoys: 1
+        }
+    );
+    assert_eq!(
+        row.passages_flagged,
+        RoleCounts {
+            supporting: 1,
+            distractors: 0,
+            decoys: 1
+        }
+    );
     assert_eq!(out.flagged_by, vec![Some(0), Some(0), None]);
     let m = &out.flags[0].passages[0].matches[0];
-    assert_eq!((m.overlap, m.fingerprint.clone()), (4, fingerprint::id_hex(k.passage_id("s1"))));
+    assert_eq!(
+        (m.overlap, m.fingerprint.clone()),
+        (4, fingerprint::id_hex(k.passage_id("s1")))
+    );
     assert!((m.value - 4.0 / 6.0).abs() < 1e-12);
     // Containment 0.7: only p3. Jaccard 0.5: p1 (exactly 0.5) and p3 (1/1).
     assert_eq!(run(&c, &sealed, &k, &[rule(&all, 3, Containment, 0.7)]).passed, 2);
@@ -161,10 +185,16 @@ fn hand_computed_flags_by_role_and_the_funnel() {
     assert_eq!(j.passed, 1);
     assert!((j.flags[0].passages[0].matches[0].value - 0.5).abs() < 1e-12);
     // Distractors only: nothing (p2 and p4 are clean); decoys only: q2.
-    assert_eq!(run(&c, &sealed, &k, &[rule(&[Distractors], 3, Containment, 0.6)]).passed, 3);
+    assert_eq!(
+        run(&c, &sealed, &k, &[rule(&[Distractors], 3, Containment, 0.6)]).passed,
+        3
+    );
     let d = run(&c, &sealed, &k, &[rule(&[Decoys], 3, Containment, 0.6)]);
     assert_eq!(d.flags.len(), 1);
-    assert_eq!((d.flags[0].question.as_str(), d.flags[0].passages[0].role), ("q2", Decoys));
+    assert_eq!(
+        (d.flags[0].question.as_str(), d.flags[0].passages[0].role),
+        ("q2", Decoys)
+    );
     // Two rules: the second removes only what the first left; stop-count 2 stops at the first.
     let mut first = rule(&[Supporting], 3, Containment, 0.6);
     first.stop_count = Some(2);
@@ -173,7 +203,14 @@ fn hand_computed_flags_by_role_and_the_funnel() {
     second.stop_share = Some(0.5);
     let two = run(&c, &sealed, &k, &[first, second]);
     assert_eq!((two.rules[0].removed, two.rules[0].stop), (1, false));
-    assert_eq!((two.rules[1].questions_flagged, two.rules[1].removed, two.rules[1].remaining), (2, 1, 1));
+    assert_eq!(
+        (
+            two.rules[1].questions_flagged,
+            two.rules[1].removed,
+            two.rules[1].remaining
+        ),
+        (2, 1, 1)
+    );
     assert!(two.rules[1].stop);
     assert_eq!(two.stopped_by.as_deref(), Some("second"));
 }
@@ -190,10 +227,18 @@ fn the_flags_file_holds_fingerprint_ids_and_never_sealed_text() {
         &[rule(&[PassageRole::Supporting], 5, OverlapMeasure::Containment, 0.9)],
     );
     let text = String::from_utf8(flags_jsonl(&out.flags)).unwrap();
-    assert!(text.contains(&fingerprint::id_hex(key(9).passage_id("secret-id"))), "{}", text);
+    assert!(
+        text.contains(&fingerprint::id_hex(key(9).passage_id("secret-id"))),
+        "{}",
+        text
+    );
     assert!(!text.contains("secret-id"));
     let summary = serde_json::to_string(&out).unwrap();
-    assert!(!summary.contains("secret-id") && !summary.contains("validation"), "{}", summary);
+    assert!(
+        !summary.contains("secret-id") && !summary.contains("validation"),
+        "{}",
+        summary
+    );
 }
 
 fn texts(max: usize) -> impl Strategy<Value = Vec<String>> {

@@ -32,6 +32,12 @@ comparator = "b"
 direction = "greater"
 [topic-filter]
 [witness]
+[[contamination-rules]]
+name = "c"
+fingerprint = "f"
+fingerprint-sha256 = "h"
+key-sha256 = "k"
+threshold = 0.5
 "#;
 
 /// The reference: the top-level keys, then one table per protocol table.
@@ -163,6 +169,7 @@ fn type_name(ty: &str, items: &Items) -> String {
         "String" => "string".into(),
         "bool" => "boolean".into(),
         "Vec<String>" => "list of strings".into(),
+        t if t.starts_with("Vec<") && t.ends_with('>') => format!("list of {}", type_name(&t[4..t.len() - 1], items)),
         t if t.contains("BTreeMap<String, f64>") => "table: label = number".into(),
         t => {
             let (_, _, variants) = items.enumeration(t).unwrap_or_else(|| {
