@@ -1405,6 +1405,7 @@ fn completions_and_man_page() {
         "demo",
         "eval",
         "export",
+        "fingerprint",
         "formats",
         "init",
         "log",
@@ -1424,7 +1425,7 @@ fn completions_and_man_page() {
     assert_eq!(names, want);
     assert_eq!(
         d.stdout,
-        format!("Wrote 22 man pages to {}\n", env.join("man/man1").display())
+        format!("Wrote 23 man pages to {}\n", env.join("man/man1").display())
     );
     assert_eq!(
         std::fs::read_to_string(env.join("man/man1/pledge.1")).unwrap(),
