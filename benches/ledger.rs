@@ -55,7 +55,7 @@ fn main() {
     let export = t.elapsed();
     let t = Instant::now();
     let input = pledge::input::Input::from_path(&file, pledge::input::Limits::default()).expect("read export");
-    let off = ledger::verify_export(&input, None).expect("verify export");
+    let off = ledger::verify_export(&input, None, false).expect("verify export");
     let offline = t.elapsed();
     assert!(off.ok);
     println!("ledger bench, {} entries (each with a 50-number result.json):", n);

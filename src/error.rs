@@ -13,8 +13,9 @@ use std::error::Error as StdError;
 use std::fmt;
 use std::path::Path;
 
-/// Process exit codes, documented in `--help` and in the book's exit-code reference
-/// (`docs/reference/exit-codes.md`), generated from these doc comments.
+/// Process exit codes, the one place they are defined: documented in the book's exit-code
+/// reference (`docs/reference/exit-codes.md`, generated from these doc comments) and in `--help`
+/// (from [`EXIT_CODE_SUMMARIES`]).
 pub mod exit {
     /// Success; for `verify`, the ledger and protocol check out.
     pub const OK: u8 = 0;
@@ -25,9 +26,32 @@ pub mod exit {
     pub const INPUT: u8 = 2;
     /// The stop rule said stop: too few components.
     pub const STOP: u8 = 3;
-    /// An internal error (a bug in pledge or an I/O failure of the machine), as sysexits' EX_SOFTWARE.
+    /// An internal error: a bug in pledge, as sysexits' EX_SOFTWARE. Never the environment
+    /// (a file, the repository, the network), which has the codes below.
     pub const INTERNAL: u8 = 70;
+    /// A file or the repository cannot be written or created (permission denied, a read-only
+    /// file system, a full disk), as sysexits' EX_CANTCREAT.
+    pub const CANT_CREATE: u8 = 73;
+    /// A file or the repository cannot be read (permission denied, an I/O error, or git's
+    /// safety check refusing a repository owned by another user), as sysexits' EX_IOERR.
+    pub const IO_ERROR: u8 = 74;
+    /// A temporary failure: a service that could not be reached (a Time-Stamping Authority),
+    /// or a lock another process held too long; trying again later may succeed. As sysexits'
+    /// EX_TEMPFAIL.
+    pub const TEMP_FAIL: u8 = 75;
 }
+
+/// Every exit code of [`exit`] with one line saying what it means, in order (for `--help`).
+pub const EXIT_CODE_SUMMARIES: &[(u8, &str)] = &[
+    (exit::OK, "ok (for verify: the ledger and protocol check out; for components: the stop rule said go)"),
+    (exit::FINDINGS, "verification found a problem, or the registration refuses the action (every finding listed)"),
+    (exit::INPUT, "bad usage or bad input (file, line and what was expected are named)"),
+    (exit::STOP, "the stop rule said stop (too few components)"),
+    (exit::INTERNAL, "internal error (a bug in pledge)"),
+    (exit::CANT_CREATE, "a file or the repository cannot be written (permission, read-only file system, full disk)"),
+    (exit::IO_ERROR, "a file or the repository cannot be read (permission, I/O error, a repository owned by another user)"),
+    (exit::TEMP_FAIL, "temporary failure: the Time-Stamping Authority could not be reached, or the ledger stayed locked; try again"),
+];
 
 /// Panics that library code catches on purpose: a third-party decoder that panics on a corrupt
 /// file (the `parquet` crate does) is run inside [`caught::catch_quietly`], which turns the panic into an
@@ -71,8 +95,14 @@ pub enum ErrorKind {
     /// The registration refuses the action (unregistered / changed protocol, stop said stop,
     /// different component assignment): exit 1.
     Refused,
-    /// Internal failure (git, I/O on the repository, a bug): exit 70.
+    /// Internal failure (a bug): exit 70.
     Internal,
+    /// A file or the repository cannot be written: exit 73.
+    CantCreate,
+    /// A file or the repository cannot be read: exit 74.
+    IoError,
+    /// A temporary failure (an unreachable service, a lock held too long): exit 75.
+    TempFail,
 }
 
 /// A cause in an error chain: any error type, or a message.
@@ -155,20 +185,42 @@ impl Error {
         Error::new(ErrorKind::Internal, message)
     }
 
-    /// An I/O error on `path` while doing `what` (e.g. "reading"): a missing input file is bad
-    /// input (exit 2), anything else too, since it concerns a path the user named. A missing file
-    /// is said once, in the message (`PATH: no such file or directory`), with no `Caused by:`
-    /// line repeating the operating system's words; any other error is `WHAT PATH` caused by it.
+    /// An I/O error on `path` while doing `what` (e.g. "reading"). A missing file is bad input
+    /// (exit 2), said once, in the message (`PATH: no such file or directory`), with no
+    /// `Caused by:` line repeating the operating system's words. The environment failing
+    /// (permission denied, a read-only file system, a full disk, a device error) is exit 73 when
+    /// `what` writes and 74 when it reads ([`io_kind`]); anything else (a directory where a file
+    /// was expected, bytes that are not text) concerns the path the user named: bad input. Both
+    /// are `WHAT PATH` caused by the error.
     pub fn io(what: &str, path: &Path, err: std::io::Error) -> Self {
         match err.kind() {
             std::io::ErrorKind::NotFound => Error::input(format!("{}: no such file or directory", path.display())),
-            _ => Error::input(format!("{} {}", what, path.display())).caused_by(err),
+            _ => Error::new(io_kind(what, &err), format!("{} {}", what, path.display())).caused_by(err),
         }
     }
 
-    /// A git error while doing `what` (exit 70), the [`git2::Error`] kept as the cause.
+    /// A git error while doing `what` (a phrase starting with its verb, e.g. "writing a ledger
+    /// commit"), the [`git2::Error`] kept as the cause: exit 73 or 74 when the environment failed
+    /// (as [`git_kind`] decides), else exit 70.
     pub fn git(what: impl Into<String>, err: git2::Error) -> Self {
-        Error::internal(what).caused_by(GitError(err))
+        let what = what.into();
+        let kind = git_kind(&what, &err);
+        Error::new(kind, what).caused_by(GitError(err))
+    }
+
+    /// A temporary failure (exit 75): a service that could not be reached, a lock held too long.
+    pub fn temp_fail(message: impl Into<String>) -> Self {
+        Error::new(ErrorKind::TempFail, message)
+    }
+
+    /// A file or the repository that cannot be written (exit 73).
+    pub fn cant_create(message: impl Into<String>) -> Self {
+        Error::new(ErrorKind::CantCreate, message)
+    }
+
+    /// A file or the repository that cannot be read (exit 74).
+    pub fn io_error(message: impl Into<String>) -> Self {
+        Error::new(ErrorKind::IoError, message)
     }
 
     /// Appends `cause` to the end of the cause chain (an error value keeps its type and its own
@@ -198,6 +250,9 @@ impl Error {
             ErrorKind::Input => exit::INPUT,
             ErrorKind::Refused => exit::FINDINGS,
             ErrorKind::Internal => exit::INTERNAL,
+            ErrorKind::CantCreate => exit::CANT_CREATE,
+            ErrorKind::IoError => exit::IO_ERROR,
+            ErrorKind::TempFail => exit::TEMP_FAIL,
         }
     }
 
@@ -247,6 +302,62 @@ impl Error {
             s.push_str(h);
         }
         s
+    }
+}
+
+/// Whether `what` (a phrase starting with its verb, e.g. "writing", "creating the directory")
+/// changes the file system: the verbs that write, create, move or remove.
+fn writes(what: &str) -> bool {
+    const VERBS: &[&str] = &[
+        "writing",
+        "creating",
+        "moving",
+        "recording",
+        "copying",
+        "removing",
+        "renaming",
+        "saving",
+        "syncing",
+        "updating",
+        "locking",
+        "replacing",
+        "appending",
+    ];
+    let verb = what.split_whitespace().next().unwrap_or("").to_ascii_lowercase();
+    VERBS.contains(&verb.as_str())
+}
+
+/// Whether `err` is the environment failing rather than the data: permission denied, a
+/// read-only file system, a full disk or quota, a file too large, a device error (`EIO`).
+pub fn is_environment(err: &std::io::Error) -> bool {
+    use std::io::ErrorKind as K;
+    matches!(
+        err.kind(),
+        K::PermissionDenied | K::ReadOnlyFilesystem | K::StorageFull | K::QuotaExceeded | K::FileTooLarge
+    ) || err.raw_os_error() == Some(5)
+}
+
+/// The kind of an I/O error met while doing `what` ([`Error::io`]): the environment failing
+/// ([`is_environment`]) is [`ErrorKind::CantCreate`] when `what` writes, else
+/// [`ErrorKind::IoError`]; anything else is [`ErrorKind::Input`].
+pub fn io_kind(what: &str, err: &std::io::Error) -> ErrorKind {
+    match (is_environment(err), writes(what)) {
+        (true, true) => ErrorKind::CantCreate,
+        (true, false) => ErrorKind::IoError,
+        (false, _) => ErrorKind::Input,
+    }
+}
+
+/// The kind of a git error met while doing `what` ([`Error::git`]): libgit2's operating-system
+/// and file-system failures (its error classes `Os` and `Filesystem`, e.g. "failed to make
+/// directory …: Permission denied") are the environment, [`ErrorKind::CantCreate`] when `what`
+/// writes, else [`ErrorKind::IoError`]; anything else is [`ErrorKind::Internal`].
+pub fn git_kind(what: &str, err: &git2::Error) -> ErrorKind {
+    let environment = matches!(err.class(), git2::ErrorClass::Os | git2::ErrorClass::Filesystem);
+    match (environment, writes(what)) {
+        (true, true) => ErrorKind::CantCreate,
+        (true, false) => ErrorKind::IoError,
+        (false, _) => ErrorKind::Internal,
     }
 }
 

@@ -60,6 +60,7 @@ fn main() -> ExitCode {
         git_work_tree: git_env("GIT_WORK_TREE"),
         mem_available: mem_available(),
         temp_dir: std::env::temp_dir(),
+        system_clock: chrono::Utc::now,
     };
     let args: Vec<std::ffi::OsString> = std::env::args_os().collect();
     let out = match std::panic::catch_unwind(|| pledge::cli::run(args, &ctx)) {

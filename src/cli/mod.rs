@@ -52,6 +52,9 @@ pub struct Ctx {
     pub mem_available: Option<u64>,
     /// The directory for temporary files (the platform's, e.g. `TMPDIR`).
     pub temp_dir: PathBuf,
+    /// Reads the system clock (`chrono::Utc::now`): appends read it after taking the ledger's
+    /// lock, and refuse a fixed clock (`now`) far ahead of it.
+    pub system_clock: fn() -> DateTime<Utc>,
 }
 
 /// What a command produced: its exit code and the text for stdout and stderr.
@@ -93,18 +96,19 @@ impl Output {
 /// A command's result.
 pub(crate) type Outcome = crate::error::Result<Output>;
 
-const EXIT_CODES: &str = "\
-Exit codes:
-  0   ok (for verify: the ledger and protocol check out; for components: the stop rule said go)
-  1   verification found a problem, or the registration refuses the action (every finding listed)
-  2   bad usage or bad input (file, line and what was expected are named)
-  3   the stop rule said stop (too few components)
-  70  internal error";
+/// The `Exit codes:` section of `--help`, from [`crate::error::EXIT_CODE_SUMMARIES`].
+fn exit_codes_help() -> String {
+    let mut s = String::from("Exit codes:");
+    for (code, what) in crate::error::EXIT_CODE_SUMMARIES {
+        s.push_str(&format!("\n  {:<3} {}", code, what));
+    }
+    s
+}
 
 /// pledge keeps evaluation benchmarks honest: register the rules before seeing data, count
 /// independent components, analyze with paired resampling, and prove later that the rules held.
 #[derive(Debug, Parser)]
-#[command(name = "pledge", version, about, after_help = EXIT_CODES, max_term_width = 100)]
+#[command(name = "pledge", version, about, after_help = exit_codes_help(), max_term_width = 100)]
 pub struct Cli {
     /// Run as if started in DIR (like `git -C`).
     #[arg(short = 'C', global = true, value_name = "DIR", id = "chdir")]
@@ -343,6 +347,7 @@ pub(crate) fn open_ledger(ctx: &Ctx) -> crate::error::Result<crate::ledger::Ledg
     if ctx.clock_fixed {
         l.set_clock(Some(ClockSource::Fixed));
     }
+    l.set_system_clock(Some(ctx.system_clock));
     let signer = match &ctx.sign_key {
         Some(k) => Some(CommitSigner::from_key_file(k, "ssh-keygen")?),
         None => CommitSigner::from_git_config(l.repo(), &l.root())?,

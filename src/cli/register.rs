@@ -105,7 +105,9 @@ fn witnessed_note(t: &ops::timestamp::TimestampOutcome) -> ops::Note {
 
 /// `pledge note --reason TEXT [--access LEVEL] [--study ID]`.
 #[derive(Debug, Args)]
-#[command(after_help = "Example:\n  pledge note --access results-seen --reason \"looked at the dev-set scores\"")]
+#[command(
+    after_help = "Examples:\n  pledge note --access results-seen --reason \"looked at the dev-set scores\"\n  pledge note --correct-clock --reason \"#6 was dated 2062 by a PLEDGE_NOW typo\""
+)]
 pub struct NoteArgs {
     /// What happened (mandatory).
     #[arg(long)]
@@ -120,6 +122,12 @@ pub struct NoteArgs {
     /// recording its findings in the note.
     #[arg(long)]
     pub despite_findings: bool,
+    /// Record a clock correction: the ledger's last entry is dated more than two minutes after
+    /// the system clock (a typo in PLEDGE_NOW, a wrong clock), which blocks every append; this
+    /// note is dated by the system clock, earlier than that entry, and `verify` and the report
+    /// disclose the correction with --reason.
+    #[arg(long)]
+    pub correct_clock: bool,
     /// Output format.
     #[arg(long, value_parser = named::<Format>(), default_value = "human")]
     pub format: Format,
@@ -185,6 +193,7 @@ pub fn timestamp(a: TimestampArgs, ctx: &Ctx) -> Outcome {
 pub fn note(a: NoteArgs, ctx: &Ctx) -> Outcome {
     let mut ledger = open_ledger(ctx)?;
     ledger.set_accept_findings(a.despite_findings);
+    ledger.set_clock_correction(a.correct_clock);
     let e = ops::note::note(&ledger, &a.study, a.access, &a.reason, a.despite_findings, ctx.now)?;
     let out = match a.format {
         Format::Json => to_json(&e),

@@ -62,6 +62,11 @@ pub struct VerifyArgs {
     /// it admits; unsigned entries become findings.
     #[arg(long, value_name = "FILE")]
     pub allowed_signers: Option<PathBuf>,
+    /// Accept an export of the old format `pledge-ledger-export/1` (the only older one): its lines
+    /// carry no raw commit, so their commit ids are checked for order, not recomputed, and its
+    /// tip authenticates nothing. Without, such an export is the finding export-ids-unchecked.
+    #[arg(long, value_name = "VERSION", requires = "ledger", value_parser = clap::value_parser!(u32).range(1..=1))]
+    pub allow_format: Option<u32>,
     /// Output format.
     #[arg(long, value_parser = named::<Format>(), default_value = "human")]
     pub format: Format,
@@ -85,6 +90,7 @@ pub fn verify(a: VerifyArgs, ctx: &Ctx) -> Outcome {
         expect_tip: a.expect_tip.clone(),
         tsa_trust: a.tsa_trust.as_deref().map(|p| resolve(ctx, p)),
         allowed_signers: a.allowed_signers.as_deref().map(|p| resolve(ctx, p)),
+        allow_format_1: a.allow_format == Some(1),
     };
     let ledger = match &o.export {
         Some(_) => None,

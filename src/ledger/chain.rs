@@ -290,13 +290,15 @@ fn check_registrations(c: &mut ChainCheck, records: &[Record]) {
 }
 
 /// Entry times: each must be an RFC 3339 instant (a finding otherwise), and compared in UTC
-/// none may be earlier than the entry before it (a finding naming both). Entries written under
-/// a fixed clock are listed in one note.
+/// none may be earlier than the entry before it (a finding naming both), unless it records a
+/// clock correction (`"clock": "corrected"`, see [`super::clock`]), which a note discloses with
+/// both times and its reason. Entries written under a fixed clock are listed in one note.
 fn check_times(c: &mut ChainCheck, records: &[Record]) {
+    use super::entry::ClockSource;
     let mut prev: Option<(&super::entry::Entry, chrono::DateTime<chrono::Utc>)> = None;
     let mut fixed: Vec<u64> = Vec::new();
     for e in records.iter().filter_map(|r| r.entry.as_ref().ok()) {
-        if e.clock.is_some() {
+        if e.clock == Some(ClockSource::Fixed) {
             fixed.push(e.seq);
         }
         let Some(t) = parse_time(&e.time) else {
@@ -307,25 +309,37 @@ fn check_times(c: &mut ChainCheck, records: &[Record]) {
             );
             continue;
         };
-        if let Some((p, pt)) = prev {
-            if t < pt {
-                c.bad(
-                    FindingCode::TimeDecreased,
-                    Some(e.seq),
-                    format!(
-                        "entry #{} is dated {}, before the entry preceding it, #{} ({}){}",
-                        e.seq,
-                        e.time,
-                        p.seq,
-                        p.time,
-                        if e.time >= p.time {
-                            " (compared in UTC; the texts sort the other way)"
-                        } else {
-                            ""
-                        }
-                    ),
-                );
-            }
+        match prev {
+            Some((p, pt)) if t < pt && e.clock == Some(ClockSource::Corrected) => c.note(
+                FindingCode::ClockCorrected,
+                Some(e.seq),
+                format!(
+                    "entry #{} corrects the clock: it is dated {}, {} before #{} ({}), which was dated ahead of the clock; reason: {}",
+                    e.seq,
+                    e.time,
+                    super::clock::span((pt - t).num_seconds()),
+                    p.seq,
+                    p.time,
+                    e.reason.as_deref().unwrap_or("none given")
+                ),
+            ),
+            Some((p, pt)) if t < pt => c.bad(
+                FindingCode::TimeDecreased,
+                Some(e.seq),
+                format!(
+                    "entry #{} is dated {}, before the entry preceding it, #{} ({}){}",
+                    e.seq,
+                    e.time,
+                    p.seq,
+                    p.time,
+                    if e.time >= p.time {
+                        " (compared in UTC; the texts sort the other way)"
+                    } else {
+                        ""
+                    }
+                ),
+            ),
+            _ => {}
         }
         prev = Some((e, t));
     }

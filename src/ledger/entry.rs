@@ -65,6 +65,11 @@ crate::named_enum! {
     pub enum ClockSource {
         /// The clock was fixed by the user (`PLEDGE_NOW`): the time is declared, not read.
         Fixed = "fixed",
+        /// A clock correction (`pledge note --correct-clock`): the entry before was dated more
+        /// than the allowed skew after the system clock, and this entry, dated by the system
+        /// clock, is earlier than it on purpose; its reason says why. `verify` discloses it in a
+        /// `clock-corrected` note instead of a `time-decreased` finding.
+        Corrected = "corrected",
     }
 }
 
@@ -365,8 +370,8 @@ pub struct Entry {
     /// pledge's original sorted-keys form.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub canonical: Option<CanonicalForm>,
-    /// Where `time` came from when not from the system clock (`fixed` under `PLEDGE_NOW`);
-    /// absent (and so absent from the canonical form, which keeps older entries' hashes) when
+    /// Where `time` came from when not simply from the system clock (`fixed` under
+    /// `PLEDGE_NOW`, `corrected` for a clock correction); absent (and so absent from the canonical form, which keeps older entries' hashes) when
     /// the system clock was read.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub clock: Option<ClockSource>,

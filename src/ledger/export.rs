@@ -228,10 +228,16 @@ pub(crate) fn export_records(file: &Path, text: &str) -> Result<Vec<Record>> {
 /// [`super::verify_ledger`], the export's own commit links, and `protocol` against its
 /// registration when given.
 ///
+/// An export of format `/1` carries no raw commits, so its commit ids cannot be recomputed and
+/// nothing binds them, or its tip, to the content: a rewritten ledger saved in that format with
+/// the genuine ids would pass every other check. Such an export is the finding
+/// `export-ids-unchecked` unless `allow_v1` (`--allow-format 1`) accepts the old format, when
+/// a note says its commit ids were checked for order only and the tip is not one to cite.
+///
 /// Errors (exit 2): the input is not UTF-8, or is not an export at all: no line, no line with
 /// a `pledge-ledger-export/` format, or a last line cut short inside its JSON. Everything else,
 /// an edited line included, is a finding.
-pub fn verify_export(input: &Input, protocol: Option<&LoadedProtocol>) -> Result<VerifyReport> {
+pub fn verify_export(input: &Input, protocol: Option<&LoadedProtocol>, allow_v1: bool) -> Result<VerifyReport> {
     let file = input.path();
     let records = export_records(file, input.text()?)?;
     let tip = records.last().and_then(|r| r.commit.clone());
@@ -267,6 +273,16 @@ pub fn verify_export(input: &Input, protocol: Option<&LoadedProtocol>) -> Result
         }
     }
     report.tip_authenticated = unverified == 0;
+    if unverified > 0 && with_raw == 0 && !allow_v1 {
+        report.findings.push(Finding::new(
+            FindingCode::ExportIdsUnchecked,
+            None,
+            format!(
+                "this export is in the old format `{}`: its {} lines carry no raw commit, so their commit ids cannot be recomputed from their content and a rewritten ledger saved in this format would pass every other check; export the ledger again (`pledge export`), or accept the old format knowingly with --allow-format 1",
+                EXPORT_FORMAT_V1, unverified
+            ),
+        ));
+    }
     report.notes.push(Finding::new(
         FindingCode::Offline,
         None,

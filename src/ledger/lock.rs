@@ -60,8 +60,8 @@ impl AppendLock {
     /// Takes the append lock of the repository whose common git directory is `git_dir`, if no
     /// other process (or other handle in this process) holds it; `Ok(None)` if one does.
     ///
-    /// Errors (exit 70): the lock file cannot be created or opened (e.g. a read-only
-    /// repository), or the operating system refuses the lock for another reason.
+    /// Errors: the lock file cannot be created or opened, or the operating system refuses the
+    /// lock (exit 73 for a read-only repository, a full disk or a permission denied; else 70).
     pub fn try_acquire(git_dir: &Path) -> Result<Option<AppendLock>> {
         let path = git_dir.join(APPEND_LOCK_FILE);
         let file = OpenOptions::new()
@@ -70,7 +70,11 @@ impl AppendLock {
             .create(true)
             .truncate(false)
             .open(&path)
-            .map_err(|e| Error::internal(format!("cannot open the append lock {}", path.display())).caused_by(e))?;
+            .map_err(|e| {
+                environment_error(format!("cannot open the append lock {}", path.display()), e).with_hint(
+                    "appending needs write access to the repository's git directory: check its permissions and file system",
+                )
+            })?;
         // Called through the trait: std's inherent `File::try_lock` (Rust 1.89) would shadow it.
         match fs4::FileExt::try_lock(&file) {
             Ok(()) => Ok(Some(AppendLock {
@@ -79,17 +83,15 @@ impl AppendLock {
                 git_dir: git_dir.to_path_buf(),
             })),
             Err(fs4::TryLockError::WouldBlock) => Ok(None),
-            Err(fs4::TryLockError::Error(e)) => {
-                Err(Error::internal(format!("cannot lock {}", path.display())).caused_by(e))
-            }
+            Err(fs4::TryLockError::Error(e)) => Err(environment_error(format!("cannot lock {}", path.display()), e)),
         }
     }
 
     /// Takes the append lock, waiting up to `timeout` for another writer to finish (polling
     /// every few milliseconds).
     ///
-    /// Errors (exit 70): as [`AppendLock::try_acquire`]; another process still holds the lock
-    /// after `timeout` (a live append that takes that long, or a hung process: the hint says
+    /// Errors: as [`AppendLock::try_acquire`]; another process still holds the lock after
+    /// `timeout` (exit 75) (a live append that takes that long, or a hung process: the hint says
     /// which file).
     pub fn acquire(git_dir: &Path, timeout: Duration) -> Result<AppendLock> {
         let start = Instant::now();
@@ -99,7 +101,7 @@ impl AppendLock {
                 return Ok(lock);
             }
             if start.elapsed() >= timeout {
-                return Err(Error::internal(format!(
+                return Err(Error::temp_fail(format!(
                     "another process kept the ledger's append lock for {:.1} s",
                     timeout.as_secs_f64()
                 ))
@@ -126,7 +128,7 @@ impl AppendLock {
     /// clock to measure the file's age with (library code takes the clock as a parameter).
     ///
     /// Errors: a bad `refname` (internal, exit 70: the caller passes a constant); the file exists
-    /// but cannot be removed (exit 70).
+    /// but cannot be removed (exit 73 when the file system refuses, else 70).
     pub fn clear_stale_ref_lock(
         &self,
         refname: &str,
@@ -144,6 +146,9 @@ impl AppendLock {
         let meta = match std::fs::symlink_metadata(&path) {
             Ok(m) => m,
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
+            Err(e) if crate::error::is_environment(&e) => {
+                return Err(Error::io_error(format!("cannot read {}", path.display())).caused_by(e))
+            }
             Err(e) => return Err(Error::internal(format!("cannot read {}", path.display())).caused_by(e)),
         };
         if !meta.is_file() {
@@ -157,9 +162,10 @@ impl AppendLock {
             Ok(()) => {}
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
             Err(e) => {
-                return Err(
-                    Error::internal(format!("cannot remove the stale ref lock {}", path.display())).caused_by(e),
-                )
+                return Err(environment_error(
+                    format!("cannot remove the stale ref lock {}", path.display()),
+                    e,
+                ))
             }
         }
         Ok(Some(StaleRefLock {
@@ -168,6 +174,17 @@ impl AppendLock {
             age_secs: age.map(|a| a.as_secs()),
         }))
     }
+}
+
+/// `message` caused by `e`: exit 73 when the environment refused (a read-only repository, a
+/// full disk, see [`crate::error::is_environment`]), else exit 70.
+fn environment_error(message: String, e: std::io::Error) -> Error {
+    let err = if crate::error::is_environment(&e) {
+        Error::cant_create(message)
+    } else {
+        Error::internal(message)
+    };
+    err.caused_by(e)
 }
 
 impl Drop for AppendLock {
@@ -228,7 +245,7 @@ mod tests {
         // Held by a live process: not available, and waiting for it times out with a hint.
         assert!(AppendLock::try_acquire(dir.path()).unwrap().is_none());
         let err = AppendLock::acquire(dir.path(), Duration::from_millis(60)).unwrap_err();
-        assert_eq!(err.exit_code(), 70);
+        assert_eq!(err.exit_code(), crate::error::exit::TEMP_FAIL);
         assert!(err.hint.unwrap().contains(APPEND_LOCK_FILE));
         // SIGKILL (what `Child::kill` sends on Unix): no cleanup code runs in the child.
         child.kill().unwrap();

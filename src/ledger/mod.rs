@@ -24,10 +24,12 @@
 //! [`publish()`] pushes the ledger to (and fetches it back from) another local repository.
 
 mod chain;
+pub mod clock;
 pub mod entry;
 pub mod export;
 mod index;
 pub mod log;
+mod opening;
 pub mod publish;
 mod records;
 pub mod rules;
@@ -51,7 +53,7 @@ pub use index::Snapshot;
 pub use log::{log, LogItem};
 pub use publish::{fetch_published, publish, resolve_remote, verify_remote, PublishReport, Remote};
 pub use signer::CommitSigner;
-pub use store::{Ledger, StoredEntry, LEDGER_REF, LEDGER_REFSPEC};
+pub use store::{AppendStep, Ledger, StoredEntry, LEDGER_REF, LEDGER_REFSPEC};
 pub use verify::{
     verify_at, verify_ledger, verify_ref, CheckStatus, Finding, FindingCode, ProtocolCheck, RemoteCheck, VerifyReport,
 };

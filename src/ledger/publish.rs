@@ -180,26 +180,43 @@ pub fn publish(ledger: &Ledger, remote: &Remote) -> Result<PublishReport> {
 
 /// Fetches REMOTE's `refs/pledge/ledger` into [`Remote::fetched_ref`]; returns its tip, or
 /// `None` when the remote has no published ledger.
+///
+/// Errors: REMOTE is not a repository (exit 2); this repository cannot be written (exit 73);
+/// git failures (exit 70).
 pub fn fetch_published(ledger: &Ledger, remote: &Remote) -> Result<Option<Oid>> {
     let src = open_remote(remote)?;
     let Some(tip) = ref_tip(&src, LEDGER_REF)? else {
         return Ok(None);
     };
-    copy_chain(&src, ledger.repo(), tip)?;
+    record_fetched(ledger, &src, tip, remote)?;
+    Ok(Some(tip))
+}
+
+/// Copies the published chain ending at `tip` from `src` into the ledger's repository and points
+/// [`Remote::fetched_ref`] at it. Errors: as [`fetch_published`].
+fn record_fetched(ledger: &Ledger, src: &Repository, tip: Oid, remote: &Remote) -> Result<()> {
+    copy_chain(src, ledger.repo(), tip)?;
     ledger
         .repo()
         .reference(&remote.fetched_ref(), tip, true, "pledge verify --remote")
         .map_err(|e| Error::git("recording the fetched ledger", e))?;
-    Ok(Some(tip))
+    Ok(())
 }
 
-/// `verify --remote`: verifies the local ledger (and `protocol`), fetches the published copy,
-/// verifies its chain, and checks that it is a prefix of the local ledger. A truncated local
-/// ledger (`local-truncated`), a rewritten one (`ledger-rewritten`) or a remote without a
-/// published ledger (`not-published`) are findings.
+/// `verify --remote`: verifies the local ledger (and `protocol`), reads the published copy from
+/// REMOTE's repository, verifies its chain, and checks that it is a prefix of the local ledger.
+/// A truncated local ledger (`local-truncated`), a rewritten one (`ledger-rewritten`) or a
+/// remote without a published ledger (`not-published`) are findings. The published copy is
+/// also kept in [`Remote::fetched_ref`], so that a later rewrite of REMOTE can be compared with
+/// it; verification only reads, so in a repository it cannot write to (read-only), that copy is
+/// not kept and a note (`fetch-not-recorded`) says so.
+///
+/// Errors: REMOTE is not a repository (exit 2); a repository cannot be read (exit 74); git
+/// failures (exit 70).
 pub fn verify_remote(ledger: &Ledger, remote: &Remote, protocol: Option<&LoadedProtocol>) -> Result<VerifyReport> {
     let mut report = verify_ledger(ledger, protocol)?;
-    let fetched = fetch_published(ledger, remote)?;
+    let src = Ledger::from_repository(open_remote(remote)?);
+    let fetched = ref_tip(src.repo(), LEDGER_REF)?;
     let mut rc = RemoteCheck {
         remote: remote.given.clone(),
         fetched_ref: remote.fetched_ref(),
@@ -219,7 +236,21 @@ pub fn verify_remote(ledger: &Ledger, remote: &Remote, protocol: Option<&LoadedP
         report.settle();
         return Ok(report);
     };
-    let published = git_records(ledger, ptip)?;
+    if let Err(e) = record_fetched(ledger, src.repo(), ptip, remote) {
+        if !matches!(e.kind, crate::error::ErrorKind::CantCreate) {
+            return Err(e);
+        }
+        report.notes.push(Finding::new(
+            FindingCode::FetchNotRecorded,
+            None,
+            format!(
+                "the published copy was compared where it is, but not kept in {} ({}): this repository cannot be written",
+                remote.fetched_ref(),
+                e.causes().last().map(String::as_str).unwrap_or(e.message.as_str())
+            ),
+        ));
+    }
+    let published = git_records(&src, ptip)?;
     let local = match ledger.tip()? {
         Some(t) => git_records(ledger, t)?,
         None => Default::default(),

@@ -154,8 +154,43 @@ fn read_records(ledger: &Ledger, tip: Oid) -> Result<Vec<Record>> {
         out.push(rec);
         next = parent;
     }
+    // libgit2 reports an object in a directory this user cannot read as missing: say what it is.
+    if out.iter().any(|r| !r.unreadable.is_empty()) {
+        objects_readable(repo)?;
+    }
     out.reverse();
     Ok(out)
+}
+
+/// Checks that this user can read the repository's object directories (`objects/` and its
+/// fan-out and pack directories): libgit2 takes an object it is not allowed to read for a
+/// missing one, which is the environment, not a damaged ledger.
+///
+/// Errors (exit 74): a directory cannot be read (permission denied, an I/O error).
+pub(crate) fn objects_readable(repo: &git2::Repository) -> Result<()> {
+    let objects = repo.commondir().join("objects");
+    let denied = |dir: &std::path::Path, e: std::io::Error| {
+        Error::io_error(format!("cannot read the repository's objects in {}", dir.display()))
+            .caused_by(e)
+            .with_hint("check that this user may read the repository's .git directory (its owner and permissions)")
+    };
+    let top = match std::fs::read_dir(&objects) {
+        Ok(d) => d,
+        Err(e) if crate::error::is_environment(&e) => return Err(denied(&objects, e)),
+        Err(_) => return Ok(()),
+    };
+    for d in top.flatten() {
+        let path = d.path();
+        if !path.is_dir() {
+            continue;
+        }
+        if let Err(e) = std::fs::read_dir(&path) {
+            if crate::error::is_environment(&e) {
+                return Err(denied(&path, e));
+            }
+        }
+    }
+    Ok(())
 }
 
 /// A record with nothing but its commit's own fields filled in.

@@ -1,7 +1,9 @@
 //! Git storage of the ledger through git2.
 
+use super::clock::{Clocks, Dated};
 use super::entry::{ClockSource, Draft, Entry, EntryKind, Tool, GENESIS};
 use super::index::Snapshot;
+use super::opening::{open_error, Opening};
 use super::records::Unreadable;
 use super::signer::CommitSigner;
 use crate::error::{Error, GitError, Result};
@@ -54,14 +56,29 @@ pub struct Ledger {
     /// Sentences about what appends did besides appending (a stale ref lock removed), taken
     /// by [`Ledger::take_notes`].
     notes: std::cell::RefCell<Vec<String>>,
-    /// Recorded in every entry this handle writes (see [`Ledger::set_clock`]).
-    clock: Option<ClockSource>,
+    /// How entries are dated (see [`Ledger::set_clock`], [`Ledger::set_system_clock`],
+    /// [`Ledger::set_clock_correction`]).
+    clocks: Clocks,
     /// Signs every commit this handle writes (see [`Ledger::set_signer`]).
     signer: Option<CommitSigner>,
     /// Append onto a ledger whose chain has findings (see [`Ledger::set_accept_findings`]).
     accept_findings: bool,
+    /// Told each step of every append (see [`Ledger::set_step_hook`]).
+    step_hook: Option<fn(AppendStep)>,
     /// The records of the last chain read, by tip (see `records::git_records`).
     records_memo: std::cell::RefCell<Option<(Oid, std::sync::Arc<Vec<super::records::Record>>)>>,
+}
+
+/// A step of an append, as [`Ledger::set_step_hook`] reports it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum AppendStep {
+    /// The entries are drafted and checked, under the append lock; nothing is written yet.
+    Drafted,
+    /// Their commits (and blobs and trees) are written, the ledger ref not yet moved.
+    Written,
+    /// The ledger ref names the new tip; the caches (`.git/pledge/index.json`, the verified
+    /// tip) are not yet updated.
+    Moved,
 }
 
 /// How long an append waits for another pledge process's append lock before giving up.
@@ -70,15 +87,16 @@ const APPEND_LOCK_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(
 impl Ledger {
     /// Opens the ledger of the git repository enclosing `dir`.
     ///
-    /// Errors (exit 2): `dir` is not inside a git repository (hint: `pledge init`).
+    /// Errors: `dir` is not inside a git repository (exit 2, hint: `pledge init`); the
+    /// repository is a SHA-256 one (exit 2), belongs to another user (git's "dubious
+    /// ownership", exit 74, with the `safe.directory` hint) or cannot be read (exit 74).
     pub fn open(dir: &Path) -> Result<Ledger> {
         let repo = Repository::discover(dir).map_err(|e| {
-            if let Some(sha256) = sha256_refusal(&e, dir) {
-                return sha256;
-            }
-            Error::input(format!("{} is not inside a git repository", dir.display()))
-                .caused_by(e.message())
-                .with_hint("run `pledge init` to create one, or change to your project's directory")
+            open_error(&e, dir, Opening::Discover).unwrap_or_else(|| {
+                Error::input(format!("{} is not inside a git repository", dir.display()))
+                    .caused_by(e.message().to_string())
+                    .with_hint("run `pledge init` to create one, or change to your project's directory")
+            })
         })?;
         Ok(Ledger::wrap(repo))
     }
@@ -95,12 +113,11 @@ impl Ledger {
         };
         let gd = dir.join(gd);
         let repo = Repository::open(&gd).map_err(|e| {
-            if let Some(sha256) = sha256_refusal(&e, &gd) {
-                return sha256;
-            }
-            Error::input(format!("GIT_DIR={} is not a git repository", gd.display()))
-                .caused_by(e.message())
-                .with_hint("unset GIT_DIR, or point it at a repository's .git directory")
+            open_error(&e, &gd, Opening::GitDir).unwrap_or_else(|| {
+                Error::input(format!("GIT_DIR={} is not a git repository", gd.display()))
+                    .caused_by(e.message().to_string())
+                    .with_hint("unset GIT_DIR, or point it at a repository's .git directory")
+            })
         })?;
         if let Some(wt) = work_tree {
             repo.set_workdir(&dir.join(wt), false)
@@ -111,10 +128,17 @@ impl Ledger {
 
     /// Uses the git repository enclosing `dir`, or creates one at `dir`. Returns the ledger and
     /// whether a repository was created.
+    ///
+    /// Errors: a SHA-256 repository encloses `dir` (exit 2: the ledger cannot be kept there);
+    /// it belongs to another user or cannot be read (exit 74, as [`Ledger::open`]); the new
+    /// repository cannot be created (exit 73 when the file system refuses).
     pub fn init(dir: &Path) -> Result<(Ledger, bool)> {
         match Repository::discover(dir) {
             Ok(repo) => Ok((Ledger::wrap(repo), false)),
-            Err(_) => {
+            Err(e) => {
+                if let Some(err) = open_error(&e, dir, Opening::Init) {
+                    return Err(err);
+                }
                 let repo = Repository::init(dir)
                     .map_err(|e| Error::git(format!("creating a git repository in {}", dir.display()), e))?;
                 Ok((Ledger::wrap(repo), true))
@@ -122,13 +146,19 @@ impl Ledger {
         }
     }
 
+    /// A ledger handle on an opened repository (e.g. a published copy read in place).
+    pub(crate) fn from_repository(repo: Repository) -> Ledger {
+        Ledger::wrap(repo)
+    }
+
     fn wrap(repo: Repository) -> Ledger {
         Ledger {
             repo,
             notes: Default::default(),
-            clock: None,
+            clocks: Clocks::default(),
             signer: None,
             accept_findings: false,
+            step_hook: None,
             records_memo: Default::default(),
         }
     }
@@ -173,7 +203,24 @@ impl Ledger {
     /// when the time passed to the appends is the user's fixed clock (`PLEDGE_NOW`), so that
     /// `verify` and the report can disclose that the entry's time was declared, not read.
     pub fn set_clock(&mut self, clock: Option<ClockSource>) {
-        self.clock = clock;
+        self.clocks.fixed = clock == Some(ClockSource::Fixed);
+    }
+
+    /// Reads the system clock with `now` when dating entries: each append reads it after taking
+    /// the append lock (so an append that waited for another is never dated before it), and an
+    /// entry is never dated more than [`super::clock::MAX_CLOCK_SKEW_SECS`] after it (see
+    /// [`super::clock`]). Only `main` passes one (`chrono::Utc::now`); without, the time passed to
+    /// the appends is used as is.
+    pub fn set_system_clock(&mut self, now: Option<fn() -> DateTime<Utc>>) {
+        self.clocks.system = now;
+    }
+
+    /// Makes the appends of this handle record a clock correction (`"clock": "corrected"`, dated
+    /// by the system clock): allowed only when the ledger's last entry is dated more than the
+    /// allowed skew after the system clock, which otherwise blocks every append (see
+    /// [`super::clock`]).
+    pub fn set_clock_correction(&mut self, correct: bool) {
+        self.clocks.correct = correct;
     }
 
     /// Signs every ledger commit this handle writes from now on with `signer` (an SSH signature
@@ -181,6 +228,11 @@ impl Ledger {
     /// unsigned commits.
     pub fn set_signer(&mut self, signer: Option<CommitSigner>) {
         self.signer = signer;
+    }
+
+    /// Whether this handle signs the commits it writes ([`Ledger::set_signer`]).
+    pub fn signs(&self) -> bool {
+        self.signer.is_some()
     }
 
     /// The raw object of commit `id` (hex), as `git cat-file commit` prints it: what a commit
@@ -293,6 +345,9 @@ impl Ledger {
                 return Error::input(format!("ledger commit {} is a {}, not a commit", oid, kind))
                     .with_hint("run `pledge verify` to see every problem of the ledger");
             }
+        }
+        if let Err(denied) = super::records::objects_readable(&self.repo) {
+            return denied;
         }
         match Unreadable::from_git(what.clone(), &e) {
             Some(u) => self.unreadable_error(&u),
@@ -443,7 +498,7 @@ impl Ledger {
     /// Appends an entry built from `draft` at time `now`, atomically, retrying if another
     /// process appended first. Returns the entry as stored.
     ///
-    /// Errors: a draft without kind (internal), git failures (exit 70).
+    /// Errors: as [`Ledger::append_with`].
     pub fn append(&self, draft: &Draft, now: DateTime<Utc>) -> Result<Entry> {
         let study = draft.study_id.clone();
         self.append_with(now, &study, |_| Ok(draft.clone()))
@@ -457,9 +512,11 @@ impl Ledger {
     /// Preparing the append costs the same however long the ledger is (the snapshot comes from
     /// the tip-keyed index of [`Ledger::snapshot`]).
     ///
-    /// Errors: whatever `build` returns; a draft without kind (internal); git failures (exit 70);
-    /// a ref lock left behind by a killed process for longer than the retries last (exit 70,
-    /// with a hint naming the lock file).
+    /// Errors: whatever `build` returns; the clock's refusals (exit 2: a time far ahead of the
+    /// system clock, or behind the ledger's last entry by more than the allowed skew, see
+    /// [`super::clock`]); a draft without kind (internal, exit 70); the repository cannot be
+    /// written (exit 73) or read (exit 74); another process kept the append lock, or the ref kept
+    /// moving, for longer than the retries last (exit 75, with a hint naming the lock file).
     pub fn append_with<F>(&self, now: DateTime<Utc>, study: &str, mut build: F) -> Result<Entry>
     where
         F: FnMut(&Snapshot) -> Result<Draft>,
@@ -477,11 +534,33 @@ impl Ledger {
     /// ledger's).
     ///
     /// Errors: as [`Ledger::append_with`].
-    pub fn append_many_with<F>(&self, now: DateTime<Utc>, study: &str, mut build: F) -> Result<Vec<Entry>>
+    pub fn append_many_with<F>(&self, now: DateTime<Utc>, study: &str, build: F) -> Result<Vec<Entry>>
     where
         F: FnMut(&Snapshot) -> Result<Vec<Draft>>,
     {
-        self.cas_loop(now, study, |snap| {
+        self.append_many_then(now, study, build, |_| Ok(vec![]))
+    }
+
+    /// As [`Ledger::append_many_with`], and in the same compare-and-swap the entries that `then`
+    /// drafts from the entries `build`'s drafts became (their final hashes, before the ref
+    /// moves), written after them: a registration and the `timestamp` entry holding a TSA token
+    /// over its hash land together or not at all. `then` runs again (on new hashes) whenever
+    /// `build` does. A draft of `then` without a data-access level gets that of the last entry
+    /// of its study just written.
+    ///
+    /// Errors: as [`Ledger::append_with`], and whatever `then` returns (nothing is written).
+    pub fn append_many_then<F, T>(
+        &self,
+        now: DateTime<Utc>,
+        study: &str,
+        mut build: F,
+        mut then: T,
+    ) -> Result<Vec<Entry>>
+    where
+        F: FnMut(&Snapshot) -> Result<Vec<Draft>>,
+        T: FnMut(&[Entry]) -> Result<Vec<Draft>>,
+    {
+        let with_access = |snap: &Snapshot| -> Result<Vec<Draft>> {
             let mut drafts = build(snap)?;
             for i in 0..drafts.len() {
                 if drafts[i].data_access.is_some() {
@@ -500,7 +579,19 @@ impl Ledger {
                 });
             }
             Ok(drafts)
-        })
+        };
+        let then_with_access = |built: &[Entry]| -> Result<Vec<Draft>> {
+            let mut drafts = then(built)?;
+            for d in drafts.iter_mut().filter(|d| d.data_access.is_none()) {
+                d.data_access = built
+                    .iter()
+                    .rev()
+                    .find(|e| e.study_id == d.study_id || e.study_id.is_empty())
+                    .map(|e| e.data_access);
+            }
+            Ok(drafts)
+        };
+        self.cas_loop(now, study, with_access, then_with_access)
     }
 
     /// The first parent of ledger commit `oid`, if any.
@@ -534,137 +625,212 @@ impl Ledger {
         Ok((parse(&bytes)?, commit.parent_id(0).ok()))
     }
 
-    /// The compare-and-swap loop: `make` drafts the entries (with their data access set) and
-    /// returns the previous entry for the tip it was given; the commits are written on that tip,
-    /// chained, and the ref is moved to the last one only if it still names the tip, else `make`
-    /// runs again on the new tip.
-    fn cas_loop<F>(&self, now: DateTime<Utc>, study: &str, mut make: F) -> Result<Vec<Entry>>
+    /// The compare-and-swap loop: under the append lock, `make` drafts the entries (with their
+    /// data access set) from a snapshot of the tip; they are dated ([`Clocks::date`], the clock
+    /// read now, after the lock), written as commits chained on that tip and checked against
+    /// the registration rules; `then` drafts the entries that follow them from their final
+    /// hashes (a TSA token over a registration), which are written on top; and the ref is moved
+    /// to the last one only if it still names the tip, else everything runs again on the new
+    /// tip. Nothing is on the ref until the one compare-and-swap: an error or a kill at any step
+    /// before it leaves at most unreferenced objects.
+    fn cas_loop<F, T>(&self, now: DateTime<Utc>, study: &str, mut make: F, mut then: T) -> Result<Vec<Entry>>
     where
         F: FnMut(&Snapshot) -> Result<Vec<Draft>>,
+        T: FnMut(&[Entry]) -> Result<Vec<Draft>>,
     {
         // The OS advisory lock is held for the whole append (released when this returns, or
-        // by the OS when the process dies). Under it, a ref lock file is one a killed pledge
-        // process left behind: no live pledge writer can be between creating and removing it.
-        let lock = super::lock::AppendLock::acquire(self.repo.commondir(), APPEND_LOCK_TIMEOUT)?;
-        self.check_appendable()?;
-        if let Some(stale) = lock.clear_stale_ref_lock(LEDGER_REF, std::time::Duration::ZERO, now.into())? {
-            self.notes.borrow_mut().push(stale.note());
-        }
+        // by the OS when the process dies).
+        let _lock = self.lock_for_append(now)?;
         for attempt in 0..400u32 {
             let tip = self.tip()?;
             let clean = self.check_chain_at(tip)?;
             let snap = self.snapshot(tip, study)?;
-            let drafts = make(&snap)?;
-            let prev = snap.last().cloned();
+            let mut drafts = make(&snap)?;
             if drafts.is_empty() {
                 return Ok(vec![]);
             }
-            // An entry dated before the one it follows would leave the ledger failing
-            // verification (`time-decreased`) for good: refuse it before writing.
-            if let Some(p) = &prev {
-                if let Some(t) = super::chain::parse_time(&p.time) {
-                    if now < t {
-                        return Err(Error::input(format!(
-                            "the clock says {}, before the ledger's last entry #{} ({}): an entry dated earlier would break the order of times",
-                            now.to_rfc3339_opts(SecondsFormat::Secs, true),
-                            p.seq,
-                            p.time
-                        ))
-                        .with_hint("check the system clock, or PLEDGE_NOW if you set it"));
-                    }
-                }
+            let dated = self.clocks.date(now, snap.last())?;
+            self.step(AppendStep::Drafted);
+            let mut written = self.write_drafts(&drafts, tip, snap.last(), &dated)?;
+            let mut clean = self.check_new_entries(&snap, &written, &drafts, 0)? && clean;
+            let built: Vec<Entry> = written.iter().map(|(e, _)| e.clone()).collect();
+            let more = then(&built)?;
+            if !more.is_empty() {
+                let (prev, parent) = written
+                    .last()
+                    .cloned()
+                    .ok_or_else(|| Error::internal("an append wrote no entry"))?;
+                let extra = self.write_drafts(&more, Some(parent), Some(&prev), &dated)?;
+                let from = written.len();
+                written.extend(extra);
+                drafts.extend(more);
+                clean = self.check_new_entries(&snap, &written, &drafts, from)? && clean;
             }
-            let head = self.head_commit();
-            let mut parent = tip;
-            let mut prev = prev;
-            let mut written = Vec::with_capacity(drafts.len());
-            for draft in &drafts {
-                let kind = draft
-                    .kind
-                    .ok_or_else(|| Error::internal("ledger draft without a kind"))?;
-                let result_bytes = match &draft.result {
-                    Some(v) => Some(
-                        serde_json::to_vec_pretty(v)
-                            .map_err(|e| Error::internal("serializing a result").caused_by(e))?,
-                    ),
-                    None => None,
-                };
-                let mut entry = build_entry(kind, draft, prev.as_ref(), now, result_bytes.as_deref(), head.clone())?;
-                if self.clock.is_some() {
-                    entry.clock = self.clock;
-                    entry.entry_sha256 = entry.compute_sha256();
+            self.step(AppendStep::Written);
+            if self.move_ref(tip, &written)? {
+                self.step(AppendStep::Moved);
+                let new_tip = written.last().map(|(_, oid)| *oid);
+                // What this append wrote on a verified tip is verified by construction.
+                if let (true, Some(t)) = (clean, new_tip) {
+                    self.remember_verified(t);
                 }
-                let oid = self.write_commit(&entry, parent, result_bytes.as_deref(), draft.protocol_text.as_deref())?;
-                parent = Some(oid);
-                prev = Some(entry.clone());
-                written.push((entry, oid));
+                self.save_index(&snap.advanced(&written, &drafts));
+                self.notes.borrow_mut().extend(dated.note);
+                return Ok(written.into_iter().map(|(e, _)| e).collect());
             }
-            let Some(new_tip) = parent else {
-                return Ok(vec![]);
-            };
-            // What an append writes on a verified tip must verify too: the registration rules are
-            // stepped from the tip's state with the new entries (the rest holds by construction).
-            let broken = snap.check_new(&written, &drafts);
-            let clean = clean && broken.is_empty();
-            if !broken.is_empty() {
-                let listed: Vec<String> = broken
-                    .iter()
-                    .map(|f| format!("{}: {}", f.code.as_str(), f.message))
-                    .collect();
-                if !self.accept_findings {
-                    let mut err = Error::refused(
-                        "this append would leave the ledger failing verification, so nothing was written",
-                    );
-                    for l in listed {
-                        err = err.caused_by(l);
-                    }
-                    return Err(
-                        err.with_hint("run `pledge verify`, and record changes of the protocol with `pledge amend`")
-                    );
-                }
-                self.notes
-                    .borrow_mut()
-                    .push(format!("the entries appended fail verification: {}", listed.join("; ")));
-            }
-            let last = written
-                .last()
-                .map(|(e, _)| format!("{} #{} {}", e.kind.as_str(), e.seq, e.study_id));
-            let msg = format!("pledge: {}", last.unwrap_or_default());
-            // A zero current id means "must not exist", checked under the ref lock (libgit2's
-            // non-forced create checks existence before locking, which races).
-            let res = self
-                .repo
-                .reference_matching(LEDGER_REF, new_tip, true, tip.unwrap_or_else(Oid::zero), &msg)
-                .map(|_| ());
-            match res {
-                Ok(()) => {
-                    // What this append wrote on a verified tip is verified by construction.
-                    if clean {
-                        self.remember_verified(new_tip);
-                    }
-                    self.save_index(&snap.advanced(&written, &drafts));
-                    return Ok(written.into_iter().map(|(e, _)| e).collect());
-                }
-                Err(e)
-                    if matches!(e.code(), ErrorCode::Modified | ErrorCode::Exists | ErrorCode::Locked)
-                        || e.class() == git2::ErrorClass::Reference =>
-                {
-                    // Lost the race: back off a little (jitter from the pid) and rebuild.
-                    std::thread::sleep(std::time::Duration::from_millis(
-                        2 + (attempt as u64 * 7 + std::process::id() as u64) % 23,
-                    ));
-                }
-                Err(e) => return Err(Error::git("moving the ledger ref", e)),
-            }
+            // Lost the race: back off a little (jitter from the pid) and rebuild.
+            std::thread::sleep(std::time::Duration::from_millis(
+                2 + (attempt as u64 * 7 + std::process::id() as u64) % 23,
+            ));
         }
         Err(
-            Error::internal("could not append to the ledger: the ledger ref stayed locked or kept moving").with_hint(
+            Error::temp_fail("could not append to the ledger: the ledger ref stayed locked or kept moving").with_hint(
                 format!(
                     "if no other pledge process is running, a killed one may have left {} behind; remove it",
                     self.repo.path().join(format!("{}.lock", LEDGER_REF)).display()
                 ),
             ),
         )
+    }
+
+    /// Takes the append lock and makes sure an append can be right here
+    /// ([`Ledger::check_appendable`]). Under the lock, a ref lock file is one a killed pledge
+    /// process left behind (no live pledge writer can be between creating and removing it): it
+    /// is removed, with a note.
+    fn lock_for_append(&self, now: DateTime<Utc>) -> Result<super::lock::AppendLock> {
+        let lock = super::lock::AppendLock::acquire(self.repo.commondir(), APPEND_LOCK_TIMEOUT)?;
+        self.check_appendable()?;
+        if let Some(stale) = lock.clear_stale_ref_lock(LEDGER_REF, std::time::Duration::ZERO, now.into())? {
+            self.notes.borrow_mut().push(stale.note());
+        }
+        Ok(lock)
+    }
+
+    /// Writes the commits of `drafts`, chained on `parent` (whose entry is `prev`), dated as
+    /// `dated` says; returns each entry with its commit, in order.
+    fn write_drafts(
+        &self,
+        drafts: &[Draft],
+        parent: Option<Oid>,
+        prev: Option<&Entry>,
+        dated: &Dated,
+    ) -> Result<Vec<(Entry, Oid)>> {
+        let head = self.head_commit();
+        let (mut parent, mut prev) = (parent, prev.cloned());
+        let mut written = Vec::with_capacity(drafts.len());
+        for draft in drafts {
+            let kind = draft
+                .kind
+                .ok_or_else(|| Error::internal("ledger draft without a kind"))?;
+            let result_bytes = match &draft.result {
+                Some(v) => Some(
+                    serde_json::to_vec_pretty(v).map_err(|e| Error::internal("serializing a result").caused_by(e))?,
+                ),
+                None => None,
+            };
+            let mut entry = build_entry(
+                kind,
+                draft,
+                prev.as_ref(),
+                dated.time,
+                result_bytes.as_deref(),
+                head.clone(),
+            )?;
+            if dated.clock.is_some() {
+                entry.clock = dated.clock;
+                entry.entry_sha256 = entry.compute_sha256();
+            }
+            let oid = self.write_commit(&entry, parent, result_bytes.as_deref(), draft.protocol_text.as_deref())?;
+            parent = Some(oid);
+            prev = Some(entry.clone());
+            written.push((entry, oid));
+        }
+        Ok(written)
+    }
+
+    /// Checks the registration rules for the entries of `written` from index `from` on (the
+    /// earlier ones were checked already), stepping the rules from the snapshot's tip through
+    /// every entry of `written` (made from `drafts`, in the same order): what an append writes on
+    /// a verified tip must verify too (the rest holds by construction). Returns whether they pass.
+    ///
+    /// Errors (exit 1): they fail and [`Ledger::set_accept_findings`] was not set (the findings
+    /// are listed); with it, they become a note.
+    fn check_new_entries(
+        &self,
+        snap: &Snapshot,
+        written: &[(Entry, Oid)],
+        drafts: &[Draft],
+        from: usize,
+    ) -> Result<bool> {
+        // The registration rules stepped from the tip's state through every entry written so
+        // far; only the findings of the entries from `from` on are new.
+        let first = written.get(from).map_or(u64::MAX, |(e, _)| e.seq);
+        let broken: Vec<super::Finding> = snap
+            .check_new(written, drafts)
+            .into_iter()
+            .filter(|f| f.seq.is_none_or(|s| s >= first))
+            .collect();
+        if broken.is_empty() {
+            return Ok(true);
+        }
+        let listed: Vec<String> = broken
+            .iter()
+            .map(|f| format!("{}: {}", f.code.as_str(), f.message))
+            .collect();
+        if !self.accept_findings {
+            let mut err =
+                Error::refused("this append would leave the ledger failing verification, so nothing was written");
+            for l in listed {
+                err = err.caused_by(l);
+            }
+            return Err(err.with_hint("run `pledge verify`, and record changes of the protocol with `pledge amend`"));
+        }
+        self.notes
+            .borrow_mut()
+            .push(format!("the entries appended fail verification: {}", listed.join("; ")));
+        Ok(false)
+    }
+
+    /// Moves the ledger ref from `tip` to the last of `written`, by compare-and-swap: `true` when
+    /// it moved, `false` when another writer moved it first (or holds git's ref lock).
+    ///
+    /// Errors: any other git failure (exit 73 when the file system refuses, else 70).
+    fn move_ref(&self, tip: Option<Oid>, written: &[(Entry, Oid)]) -> Result<bool> {
+        let Some((last, new_tip)) = written.last() else {
+            return Ok(true);
+        };
+        let msg = format!("pledge: {} #{} {}", last.kind.as_str(), last.seq, last.study_id);
+        // A zero current id means "must not exist", checked under the ref lock (libgit2's
+        // non-forced create checks existence before locking, which races).
+        match self
+            .repo
+            .reference_matching(LEDGER_REF, *new_tip, true, tip.unwrap_or_else(Oid::zero), &msg)
+        {
+            Ok(_) => Ok(true),
+            Err(e) if matches!(e.class(), git2::ErrorClass::Os | git2::ErrorClass::Filesystem) => {
+                Err(Error::git("moving the ledger ref", e))
+            }
+            Err(e)
+                if matches!(e.code(), ErrorCode::Modified | ErrorCode::Exists | ErrorCode::Locked)
+                    || e.class() == git2::ErrorClass::Reference =>
+            {
+                Ok(false)
+            }
+            Err(e) => Err(Error::git("moving the ledger ref", e)),
+        }
+    }
+
+    /// Calls `hook` at each step of every append of this handle ([`AppendStep`]), under the
+    /// append lock: for fault-injection tests, which stop or kill the process there, and for
+    /// tracing.
+    pub fn set_step_hook(&mut self, hook: Option<fn(AppendStep)>) {
+        self.step_hook = hook;
+    }
+
+    fn step(&self, s: AppendStep) {
+        if let Some(h) = self.step_hook {
+            h(s);
+        }
     }
 
     /// Appends onto a ledger whose chain fails verification from now on, instead of refusing
@@ -852,20 +1018,6 @@ fn no_entry_json(oid: Oid) -> Error {
         oid
     ))
     .with_hint("run `pledge verify` to see every problem of the ledger")
-}
-
-/// The clear refusal for a SHA-256 repository (`git init --object-format=sha256`), which libgit2
-/// cannot open, when that is why opening `dir` failed.
-fn sha256_refusal(e: &git2::Error, dir: &Path) -> Option<Error> {
-    let m = e.message();
-    (m.contains("sha256") && (m.contains("object format") || m.contains("objectformat"))).then(|| {
-        Error::input(format!(
-            "{} is a SHA-256 git repository, which pledge cannot write a ledger into yet",
-            dir.display()
-        ))
-        .caused_by(m.to_string())
-        .with_hint("keep the ledger in a SHA-1 repository (`git init`); `pledge verify --ledger FILE` checks exports of either kind")
-    })
 }
 
 /// Builds the next entry after `prev` (None for the first), computing its hash.

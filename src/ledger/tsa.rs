@@ -154,6 +154,10 @@ pub enum TsaError {
         url: String,
         /// What failed.
         reason: String,
+        /// Whether trying again later may succeed: the TSA could not be reached (no connection,
+        /// no answer in time, a name that did not resolve) or answered with a server error
+        /// (HTTP 5xx, 408, 429).
+        temporary: bool,
     },
     /// The answer is not a `TimeStampResp`.
     #[error("the TSA's answer is not an RFC 3161 time-stamp response: {0}")]
@@ -172,6 +176,31 @@ pub enum TsaError {
     /// The token does not verify.
     #[error("the TSA's token does not verify: {0}")]
     Token(#[from] TokenProblem),
+}
+
+impl TsaError {
+    /// Whether the TSA could not be reached, or asked to come back later (`Http` marked
+    /// temporary, or PKIStatus 3, `waiting`): trying again later may succeed.
+    pub fn is_temporary(&self) -> bool {
+        match self {
+            TsaError::Http { temporary, .. } => *temporary,
+            TsaError::Rejected { status, .. } => *status == 3,
+            _ => false,
+        }
+    }
+}
+
+/// Whether the failed exchange `e` may succeed later: the TSA was not reached or not in time.
+fn temporary(e: &ureq::Error) -> bool {
+    matches!(
+        e,
+        ureq::Error::Io(_)
+            | ureq::Error::Timeout(_)
+            | ureq::Error::HostNotFound
+            | ureq::Error::ConnectionFailed
+            | ureq::Error::ConnectProxyFailed(_)
+            | ureq::Error::BodyStalled
+    )
 }
 
 /// Certificates a verifier trusts as TSA certificates or as their issuers (a "trust file").
@@ -422,12 +451,13 @@ pub fn request_token(client: &TsaClient, url: &str, hash: &[u8; 32], nonce: u64)
     if !(url.starts_with("http://") || url.starts_with("https://")) {
         return Err(TsaError::BadUrl(url.to_string()));
     }
-    let http = |reason: String| TsaError::Http {
+    let http = |reason: String, temporary: bool| TsaError::Http {
         url: url.to_string(),
         reason,
+        temporary,
     };
     let proxy = match &client.proxy {
-        Some(p) => Some(ureq::Proxy::new(p).map_err(|e| http(format!("bad proxy `{}`: {}", p, e)))?),
+        Some(p) => Some(ureq::Proxy::new(p).map_err(|e| http(format!("bad proxy `{}`: {}", p, e), false))?),
         None => None,
     };
     let agent: ureq::Agent = ureq::Agent::config_builder()
@@ -441,10 +471,11 @@ pub fn request_token(client: &TsaClient, url: &str, hash: &[u8; 32], nonce: u64)
         .header("Content-Type", "application/timestamp-query")
         .header("Accept", "application/timestamp-reply")
         .send(&request_der(hash, nonce)[..])
-        .map_err(|e| http(e.to_string()))?;
+        .map_err(|e| http(e.to_string(), temporary(&e)))?;
     let status = resp.status();
     if !status.is_success() {
-        return Err(http(format!("HTTP status {}", status)));
+        let again = status.is_server_error() || matches!(status.as_u16(), 408 | 429);
+        return Err(http(format!("HTTP status {}", status), again));
     }
     let body = resp
         .body_mut()
@@ -456,7 +487,7 @@ pub fn request_token(client: &TsaClient, url: &str, hash: &[u8; 32], nonce: u64)
                 "it is larger than {} bytes (1 MiB), the most pledge reads from a TSA (real responses are a few kilobytes)",
                 MAX_RESPONSE_BYTES
             )),
-            e => http(e.to_string()),
+            e => http(e.to_string(), temporary(&e)),
         })?;
     parse_response(&body, hash, Some(nonce))
 }

@@ -46,6 +46,10 @@ crate::named_enum! {
         /// (export) A line's commit id does not recompute from its raw commit, or that commit
         /// names another tree (from the line's files) or other parents: the export was rewritten.
         CommitIdMismatch = "commit-id-mismatch",
+        /// (export) The export is in the old format `pledge-ledger-export/1`, whose lines carry no
+        /// raw commit: their commit ids (and so the tip) cannot be recomputed from the content.
+        /// A note instead with `--allow-format 1`.
+        ExportIdsUnchecked = "export-ids-unchecked",
         /// (`--expect-tip`) The ledger ends at another commit than the tip the reviewer expects
         /// (e.g. the id from a published repository or a paper): the copy was rewritten, cut short
         /// or extended; or it is an export of format `/1`, whose tip id cannot be checked.
@@ -137,6 +141,16 @@ crate::named_enum! {
         /// An entry claims a time more than two minutes (plus the TSA's stated accuracy) after the
         /// time a TSA witnessed it existed: its time was forged forward.
         ClaimedAfterWitnessed = "claimed-after-witnessed",
+        /// A register or amend entry lacks what its protocol's `[witness]` requires (or that of
+        /// the registered version before it): no valid time-stamp token covers it (`tsa`: the
+        /// token was dropped from the ledger, or never obtained), or its commit is not signed
+        /// (`signed = true`).
+        WitnessMissing = "witness-missing",
+        /// A register or amend entry whose protocol requires a time-stamp was first witnessed
+        /// more than two minutes (plus the TSA's stated accuracy) after the time it claims: the
+        /// token was not obtained at registration, the chain was stamped again later (as a
+        /// back-dated chain would be).
+        WitnessLate = "witness-late",
         /// (`--allowed-signers`) A ledger commit's SSH signature does not verify (forged, or the
         /// commit was altered after signing).
         SignatureInvalid = "signature-invalid",
@@ -151,6 +165,9 @@ crate::named_enum! {
         RegisteredAfterResultsSeen = "registered-after-results-seen",
         /// Note: an entry declares a lower data-access level than one declared before.
         AccessLowered = "access-lowered",
+        /// Note: (`--remote`) the published copy was compared where it is, but could not be kept
+        /// in `refs/pledge/remotes/NAME/ledger` (the repository cannot be written).
+        FetchNotRecorded = "fetch-not-recorded",
         /// Note: (`--remote`) local entries are not yet published.
         Unpublished = "unpublished",
         /// Note: verified offline from an export.
@@ -174,6 +191,10 @@ crate::named_enum! {
         UnregisteredStudy = "unregistered-study",
         /// Note: entries were written under a fixed clock (`PLEDGE_NOW`): their times are declared.
         ClockFixed = "clock-fixed",
+        /// Note: an entry records a clock correction (`pledge note --correct-clock`): it is dated
+        /// before the entry preceding it, which was dated ahead of the clock (both times and the
+        /// reason are named).
+        ClockCorrected = "clock-corrected",
         /// Note: a TSA witnessed an entry more than an hour after the time the entry claims (the
         /// claimed time is unproven for that span; back-dating shows as a long delay).
         WitnessDelayed = "witness-delayed",

@@ -35,7 +35,7 @@ use serde::{Deserialize as _, Serialize};
 /// Clock difference allowed between the machine that wrote an entry and the TSA before a
 /// claimed time after the witnessed one is a finding (seconds; the TSA's stated accuracy is
 /// added).
-pub const CLOCK_TOLERANCE_SECS: i64 = 120;
+pub const CLOCK_TOLERANCE_SECS: i64 = super::clock::MAX_CLOCK_SKEW_SECS;
 
 /// Delay between an entry's claimed time and its witnessed time above which verification notes
 /// it (seconds: one hour).
@@ -122,11 +122,13 @@ pub struct Review {
     pub studies: Vec<StudyReview>,
 }
 
-/// One entry as these checks read it: the entry and, from git, its raw commit object.
+/// One entry as these checks read it: the entry and, from git or an export line, its raw commit
+/// object and stored protocol text.
 struct Item<'a> {
     entry: &'a Entry,
     commit: Option<&'a str>,
     raw: Option<&'a [u8]>,
+    protocol: Option<&'a [u8]>,
 }
 
 /// A token that verified.
@@ -134,6 +136,7 @@ struct Testimony {
     timestamp_seq: u64,
     covers_seq: u64,
     at: DateTime<Utc>,
+    accuracy_micros: Option<u64>,
     tsa: String,
     trusted: bool,
 }
@@ -160,6 +163,7 @@ pub fn check_ledger(ledger: &Ledger, refname: &str, report: &mut VerifyReport, o
                 entry,
                 commit: r.commit.as_deref(),
                 raw: r.commit_raw.as_deref(),
+                protocol: r.protocol.as_deref(),
             });
         }
     }
@@ -182,6 +186,7 @@ pub fn check_export(input: &Input, report: &mut VerifyReport, o: &WitnessOptions
                 entry,
                 commit: r.commit.as_deref(),
                 raw: r.commit_raw.as_deref(),
+                protocol: r.protocol.as_deref(),
             })
         })
         .collect();
@@ -207,17 +212,31 @@ pub fn check_export(input: &Input, report: &mut VerifyReport, o: &WitnessOptions
         ));
     }
     check(&items, report, o);
+    // The tip of an export whose commit ids are not recomputed is nothing to cite.
+    if !report.tip_authenticated {
+        if let Some(r) = &mut report.review {
+            r.tip = None;
+        }
+    }
     Ok(())
 }
 
 fn check(items: &[Item], report: &mut VerifyReport, o: &WitnessOptions) {
     let testimonies = check_tokens(items, report, o);
     let states = check_signatures(items, report, o);
+    check_requirements(items, &testimonies, &states, report);
     report.review = Some(review(items, &testimonies, &states, report.tip.clone()));
 }
 
 fn hash_bytes(hex_hash: &str) -> Option<[u8; 32]> {
     hex::decode(hex_hash).ok()?.try_into().ok()
+}
+
+/// The clock difference allowed between an entry's claimed time and a TSA's witnessed time, in
+/// whole seconds: [`CLOCK_TOLERANCE_SECS`], plus the TSA's stated accuracy (`accuracy_micros`),
+/// plus one for times written to the second.
+pub(crate) fn tolerance_secs(accuracy_micros: Option<u64>) -> i64 {
+    CLOCK_TOLERANCE_SECS + (accuracy_micros.unwrap_or(0) / 1_000_000) as i64 + 1
 }
 
 /// Verifies every `timestamp` entry's token; returns what the valid ones witness.
@@ -228,114 +247,16 @@ fn check_tokens(items: &[Item], report: &mut VerifyReport, o: &WitnessOptions) -
     // made in ledger order from their results.
     let mut verified = token_checks(items, o);
     for (i, it) in items.iter().enumerate() {
-        let e = &it.entry;
-        if e.kind != EntryKind::Timestamp {
+        if it.entry.kind != EntryKind::Timestamp {
             continue;
         }
-        let n = Some(e.seq);
-        let mut bad = |code: FindingCode, msg: String| report.findings.push(Finding::new(code, n, msg));
-        let s: TimestampSummary = match TimestampSummary::deserialize(&e.summary) {
-            Ok(s) => s,
-            Err(err) => {
-                bad(
-                    FindingCode::TimestampMalformed,
-                    format!(
-                        "timestamp entry #{}: its summary is not a timestamp summary ({})",
-                        e.seq, err
-                    ),
-                );
-                continue;
-            }
-        };
-        let Some(covered) = items[..i].iter().map(|x| &x.entry).find(|c| c.seq == s.covers_seq) else {
-            bad(
-                FindingCode::TimestampMalformed,
-                format!(
-                    "timestamp entry #{} covers #{}, which is not an earlier entry of this ledger",
-                    e.seq, s.covers_seq
-                ),
-            );
+        let Some(t) = check_token(items, i, verified[i].take(), report, o) else {
             continue;
         };
-        let (Some(hash), Ok(token)) = (hash_bytes(&covered.entry_sha256), hex::decode(&s.token_der)) else {
-            bad(
-                FindingCode::TimestampMalformed,
-                format!("timestamp entry #{}: the token or the covered hash is not hex", e.seq),
-            );
-            continue;
-        };
-        if s.covers_sha256 != covered.entry_sha256 {
-            bad(
-                FindingCode::TimestampImprintMismatch,
-                format!(
-                    "timestamp entry #{} names hash {} for #{}, whose entry_sha256 is {}",
-                    e.seq,
-                    crate::text::short(&s.covers_sha256, 12),
-                    covered.seq,
-                    crate::text::short(&covered.entry_sha256, 12)
-                ),
-            );
+        if !t.trusted {
+            untrusted.push(t.timestamp_seq);
         }
-        let checked = verified[i].take();
-        let w = match checked.unwrap_or_else(|| tsa::verify_token(&token, &hash, o.trust.as_ref())) {
-            Ok(w) => w,
-            Err(p @ tsa::TokenProblem::ImprintMismatch { .. }) => {
-                bad(
-                    FindingCode::TimestampImprintMismatch,
-                    format!(
-                        "timestamp entry #{}: the token does not stamp entry #{} ({})",
-                        e.seq, covered.seq, p
-                    ),
-                );
-                continue;
-            }
-            Err(p) => {
-                bad(
-                    FindingCode::TimestampInvalid,
-                    format!("timestamp entry #{} ({}): {} [{}]", e.seq, s.tsa_url, p, p.code()),
-                );
-                continue;
-            }
-        };
-        let trusted = matches!(w.trust, Trust::TrustFile(_));
-        if !trusted {
-            untrusted.push(e.seq);
-        }
-        if let Some(claimed) = parse_time(&covered.time) {
-            let tolerance = CLOCK_TOLERANCE_SECS + (w.accuracy_micros.unwrap_or(0) / 1_000_000) as i64 + 1;
-            let ahead = (claimed - w.gen_time).num_seconds();
-            let at = w.gen_time.to_rfc3339_opts(SecondsFormat::Secs, true);
-            if ahead > tolerance {
-                bad(
-                    FindingCode::ClaimedAfterWitnessed,
-                    format!(
-                        "entry #{} claims {}, but {} witnessed it existed at {} (timestamp #{}): its time was set forward",
-                        covered.seq, covered.time, w.tsa_name, at, e.seq
-                    ),
-                );
-            } else if -ahead > DELAY_NOTE_SECS {
-                report.notes.push(Finding::new(
-                    FindingCode::WitnessDelayed,
-                    Some(covered.seq),
-                    format!(
-                        "entry #{} claims {}, but was witnessed only at {} by {} (timestamp #{}), {} later: the claimed time is unproven",
-                        covered.seq,
-                        covered.time,
-                        at,
-                        w.tsa_name,
-                        e.seq,
-                        span(-ahead)
-                    ),
-                ));
-            }
-        }
-        out.push(Testimony {
-            timestamp_seq: e.seq,
-            covers_seq: covered.seq,
-            at: w.gen_time,
-            tsa: w.tsa_name,
-            trusted,
-        });
+        out.push(t);
     }
     if let Some(first) = untrusted.first() {
         report.notes.push(Finding::new(
@@ -352,6 +273,143 @@ fn check_tokens(items: &[Item], report: &mut VerifyReport, o: &WitnessOptions) -
     out
 }
 
+/// What the `timestamp` entry `items[i]` stands on: its summary, the entry it covers, that
+/// entry's hash and the DER token. A summary that does not read, a covered entry that is not
+/// an earlier entry, or hex that does not decode is a `timestamp-malformed` finding (`None`); a
+/// covered hash that is not the covered entry's is a `timestamp-imprint-mismatch` finding.
+fn token_target<'a>(
+    items: &'a [Item],
+    i: usize,
+    report: &mut VerifyReport,
+) -> Option<(TimestampSummary, &'a Entry, [u8; 32], Vec<u8>)> {
+    let e = items[i].entry;
+    let mut bad = |code: FindingCode, msg: String| report.findings.push(Finding::new(code, Some(e.seq), msg));
+    let s: TimestampSummary = match TimestampSummary::deserialize(&e.summary) {
+        Ok(s) => s,
+        Err(err) => {
+            bad(
+                FindingCode::TimestampMalformed,
+                format!(
+                    "timestamp entry #{}: its summary is not a timestamp summary ({})",
+                    e.seq, err
+                ),
+            );
+            return None;
+        }
+    };
+    let Some(covered) = items[..i].iter().map(|x| x.entry).find(|c| c.seq == s.covers_seq) else {
+        bad(
+            FindingCode::TimestampMalformed,
+            format!(
+                "timestamp entry #{} covers #{}, which is not an earlier entry of this ledger",
+                e.seq, s.covers_seq
+            ),
+        );
+        return None;
+    };
+    let (Some(hash), Ok(token)) = (hash_bytes(&covered.entry_sha256), hex::decode(&s.token_der)) else {
+        bad(
+            FindingCode::TimestampMalformed,
+            format!("timestamp entry #{}: the token or the covered hash is not hex", e.seq),
+        );
+        return None;
+    };
+    if s.covers_sha256 != covered.entry_sha256 {
+        bad(
+            FindingCode::TimestampImprintMismatch,
+            format!(
+                "timestamp entry #{} names hash {} for #{}, whose entry_sha256 is {}",
+                e.seq,
+                crate::text::short(&s.covers_sha256, 12),
+                covered.seq,
+                crate::text::short(&covered.entry_sha256, 12)
+            ),
+        );
+    }
+    Some((s, covered, hash, token))
+}
+
+/// Checks the `timestamp` entry `items[i]` (its token verified beforehand as `checked`, or now):
+/// the findings of [`token_target`], a token that does not verify or stamps another hash, and the
+/// covered entry's claimed time against the witnessed one ([`compare_times`]). Returns its
+/// testimony when the token verifies.
+fn check_token(
+    items: &[Item],
+    i: usize,
+    checked: Option<Result<tsa::Witness, tsa::TokenProblem>>,
+    report: &mut VerifyReport,
+    o: &WitnessOptions,
+) -> Option<Testimony> {
+    let e = items[i].entry;
+    let (s, covered, hash, token) = token_target(items, i, report)?;
+    let w = match checked.unwrap_or_else(|| tsa::verify_token(&token, &hash, o.trust.as_ref())) {
+        Ok(w) => w,
+        Err(p @ tsa::TokenProblem::ImprintMismatch { .. }) => {
+            report.findings.push(Finding::new(
+                FindingCode::TimestampImprintMismatch,
+                Some(e.seq),
+                format!(
+                    "timestamp entry #{}: the token does not stamp entry #{} ({})",
+                    e.seq, covered.seq, p
+                ),
+            ));
+            return None;
+        }
+        Err(p) => {
+            report.findings.push(Finding::new(
+                FindingCode::TimestampInvalid,
+                Some(e.seq),
+                format!("timestamp entry #{} ({}): {} [{}]", e.seq, s.tsa_url, p, p.code()),
+            ));
+            return None;
+        }
+    };
+    compare_times(covered, &w, e.seq, report);
+    Some(Testimony {
+        timestamp_seq: e.seq,
+        covers_seq: covered.seq,
+        at: w.gen_time,
+        accuracy_micros: w.accuracy_micros,
+        tsa: w.tsa_name,
+        trusted: matches!(w.trust, Trust::TrustFile(_)),
+    })
+}
+
+/// `covered`'s claimed time against the time `w` witnessed (by timestamp entry `ts_seq`):
+/// claimed more than the tolerance after it is a `claimed-after-witnessed` finding; witnessed
+/// more than [`DELAY_NOTE_SECS`] after it a `witness-delayed` note.
+fn compare_times(covered: &Entry, w: &tsa::Witness, ts_seq: u64, report: &mut VerifyReport) {
+    let Some(claimed) = parse_time(&covered.time) else {
+        return;
+    };
+    let ahead = (claimed - w.gen_time).num_seconds();
+    let at = w.gen_time.to_rfc3339_opts(SecondsFormat::Secs, true);
+    if ahead > tolerance_secs(w.accuracy_micros) {
+        report.findings.push(Finding::new(
+            FindingCode::ClaimedAfterWitnessed,
+            Some(ts_seq),
+            format!(
+                "entry #{} claims {}, but {} witnessed it existed at {} (timestamp #{}): its time was set forward",
+                covered.seq, covered.time, w.tsa_name, at, ts_seq
+            ),
+        ));
+    } else if -ahead > DELAY_NOTE_SECS {
+        report.notes.push(Finding::new(
+            FindingCode::WitnessDelayed,
+            Some(covered.seq),
+            format!(
+                "entry #{} claims {}, but was witnessed only at {} by {} (timestamp #{}), {} later: the claimed time is unproven",
+                covered.seq,
+                covered.time,
+                at,
+                w.tsa_name,
+                ts_seq,
+                span(-ahead)
+            ),
+        ));
+    }
+}
+
 /// The earliest valid TSA testimony (token checked under the certificate it carries) that covers
 /// entry `seq` of `entries` (first to last): a `timestamp` entry over `seq` or a later entry.
 /// For the report; `verify` checks the same tokens and reports every problem.
@@ -362,6 +420,7 @@ pub fn earliest_witness(entries: &[Entry], seq: u64) -> Option<WitnessedTime> {
             entry: e,
             commit: None,
             raw: None,
+            protocol: None,
         })
         .collect();
     let mut scratch = VerifyReport::build(String::new(), None, &[], None);
@@ -411,42 +470,23 @@ fn token_checks(items: &[Item], o: &WitnessOptions) -> Vec<Option<Result<tsa::Wi
         .collect()
 }
 
+/// How one commit's signature stands, with the signer a reviewer cites when it verifies.
+type State = Option<(SignatureState, Option<String>)>;
+
 /// Verifies every commit's signature (from git, or from an export line's raw commit); returns
 /// each item's state (`None` for an item without its raw commit).
-fn check_signatures(
-    items: &[Item],
-    report: &mut VerifyReport,
-    o: &WitnessOptions,
-) -> Vec<Option<(SignatureState, Option<String>)>> {
-    use rayon::prelude::*;
+fn check_signatures(items: &[Item], report: &mut VerifyReport, o: &WitnessOptions) -> Vec<State> {
     let mut states = Vec::with_capacity(items.len());
     let (mut unsigned, mut unchecked) = (Vec::new(), Vec::new());
     // Every commit signature is verified on every core first; the findings follow in order.
-    let mut verified: Vec<Option<CommitSignature>> = match &o.allowed_signers {
-        Some(allowed) => items
-            .par_iter()
-            .map(|it| {
-                let raw = it.raw.as_ref()?;
-                let format = it
-                    .commit
-                    .and_then(|c| ObjectFormat::from_hex_len(c.len()))
-                    .unwrap_or(ObjectFormat::Sha1);
-                let fallback = parse_time(&it.entry.time).unwrap_or_default();
-                Some(sshsig::verify_commit(allowed, format, raw, fallback))
-            })
-            .collect(),
-        None => Vec::new(),
-    };
+    let mut verified = verify_all(items, o);
     for (i, it) in items.iter().enumerate() {
-        let e = &it.entry;
-        let Some(raw) = &it.raw else {
+        let e = it.entry;
+        let Some(raw) = it.raw else {
             states.push(None);
             continue;
         };
-        let format = it
-            .commit
-            .and_then(|c| ObjectFormat::from_hex_len(c.len()))
-            .unwrap_or(ObjectFormat::Sha1);
+        let format = object_format(it);
         let Some(signed) = split_signature(format, raw) else {
             unsigned.push(e.seq);
             states.push(Some((SignatureState::Unsigned, None)));
@@ -459,29 +499,10 @@ fn check_signatures(
         };
         let fallback = parse_time(&e.time).unwrap_or_default();
         let checked = verified.get_mut(i).and_then(Option::take);
-        match checked.unwrap_or_else(|| sshsig::verify_commit(allowed, format, raw, fallback)) {
+        let state = match checked.unwrap_or_else(|| sshsig::verify_commit(allowed, format, raw, fallback)) {
             CommitSignature::Verified(v) => {
-                let mut by = v.principal.clone();
-                if e.kind == EntryKind::Register {
-                    let rb = RegistrationSummary::deserialize(&e.summary)
-                        .ok()
-                        .map(|s| s.registered_by);
-                    if let Some(rb) = rb {
-                        let at = signed_time(raw).unwrap_or(fallback);
-                        match sshsig::verify(allowed, Some(&rb), sshsig::GIT_NAMESPACE, &signed.payload, &signed.signature, at) {
-                            Ok(_) => by = rb,
-                            Err(_) => report.notes.push(Finding::new(
-                                FindingCode::RegisteredByUnproven,
-                                Some(e.seq),
-                                format!(
-                                    "entry #{} is signed by `{}` ({}), but its registered-by `{}` is not a principal of that key",
-                                    e.seq, v.principal, v.fingerprint, rb
-                                ),
-                            )),
-                        }
-                    }
-                }
-                states.push(Some((SignatureState::Verified, Some(by))));
+                let by = registered_by(it, &v, &signed, allowed, report).unwrap_or(v.principal);
+                (SignatureState::Verified, Some(by))
             }
             CommitSignature::Bad(p) => {
                 let code = match p {
@@ -495,16 +516,87 @@ fn check_signatures(
                     Some(e.seq),
                     format!("entry #{}'s commit signature: {} [{}]", e.seq, p, p.code()),
                 ));
-                states.push(Some((SignatureState::Invalid, None)));
+                (SignatureState::Invalid, None)
             }
             CommitSignature::Unsigned => {
                 unsigned.push(e.seq);
-                states.push(Some((SignatureState::Unsigned, None)));
+                (SignatureState::Unsigned, None)
             }
+        };
+        states.push(Some(state));
+    }
+    unsigned_notes(&unsigned, &unchecked, report, o);
+    states
+}
+
+/// The object format of an item's commit id (SHA-1 unless it has 64 hex digits).
+fn object_format(it: &Item) -> ObjectFormat {
+    it.commit
+        .and_then(|c| ObjectFormat::from_hex_len(c.len()))
+        .unwrap_or(ObjectFormat::Sha1)
+}
+
+/// Every item's commit signature verified against the allowed signers, on every core (empty
+/// without an allowed-signers file; `None` for an item without its raw commit).
+fn verify_all(items: &[Item], o: &WitnessOptions) -> Vec<Option<CommitSignature>> {
+    use rayon::prelude::*;
+    let Some(allowed) = &o.allowed_signers else {
+        return Vec::new();
+    };
+    items
+        .par_iter()
+        .map(|it| {
+            let raw = it.raw?;
+            let fallback = parse_time(&it.entry.time).unwrap_or_default();
+            Some(sshsig::verify_commit(allowed, object_format(it), raw, fallback))
+        })
+        .collect()
+}
+
+/// For a registration signed by `v`: its `registered-by` when that principal's key made the
+/// signature, else `None` with a `registered-by-unproven` note.
+fn registered_by(
+    it: &Item,
+    v: &sshsig::Verified,
+    signed: &super::gitobj::SignedCommit,
+    allowed: &AllowedSigners,
+    report: &mut VerifyReport,
+) -> Option<String> {
+    let e = it.entry;
+    if e.kind != EntryKind::Register {
+        return None;
+    }
+    let rb = RegistrationSummary::deserialize(&e.summary).ok()?.registered_by;
+    let fallback = parse_time(&e.time).unwrap_or_default();
+    let at = it.raw.and_then(signed_time).unwrap_or(fallback);
+    match sshsig::verify(
+        allowed,
+        Some(&rb),
+        sshsig::GIT_NAMESPACE,
+        &signed.payload,
+        &signed.signature,
+        at,
+    ) {
+        Ok(_) => Some(rb),
+        Err(_) => {
+            report.notes.push(Finding::new(
+                FindingCode::RegisteredByUnproven,
+                Some(e.seq),
+                format!(
+                    "entry #{} is signed by `{}` ({}), but its registered-by `{}` is not a principal of that key",
+                    e.seq, v.principal, v.fingerprint, rb
+                ),
+            ));
+            None
         }
     }
+}
+
+/// The `entry-unsigned` finding (with an allowed-signers file) or note (without) for the
+/// `unsigned` entries, and the `signatures-unchecked` note for the signed ones not checked.
+fn unsigned_notes(unsigned: &[u64], unchecked: &[u64], report: &mut VerifyReport, o: &WitnessOptions) {
     if let Some(first) = unsigned.first() {
-        let list = crate::text::seq_list(&unsigned);
+        let list = crate::text::seq_list(unsigned);
         if o.allowed_signers.is_some() {
             report.findings.push(Finding::new(
                 FindingCode::EntryUnsigned,
@@ -534,12 +626,146 @@ fn check_signatures(
             Some(*first),
             format!(
                 "{} {} signed, but no allowed-signers file was given to check the signatures (--allowed-signers FILE)",
-                crate::text::seq_list(&unchecked),
+                crate::text::seq_list(unchecked),
                 if unchecked.len() == 1 { "is" } else { "are" }
             ),
         ));
     }
-    states
+}
+
+/// What a protocol's `[witness]` table requires of its study's `register` and `amend` entries:
+/// a TSA's token over each (`tsa`), a signed ledger commit for each (`signed = true`).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct WitnessRequired {
+    /// A time-stamp token, obtained at the registration (`[witness] tsa`).
+    pub tsa: bool,
+    /// An SSH-signed commit (`[witness] signed = true`).
+    pub signed: bool,
+}
+
+impl WitnessRequired {
+    /// The requirements of a loaded protocol.
+    pub fn of(p: &crate::protocol::Protocol) -> WitnessRequired {
+        let w = p.witness.as_ref();
+        WitnessRequired {
+            tsa: w.is_some_and(|w| w.tsa.as_deref().is_some_and(|t| !t.trim().is_empty())),
+            signed: w.is_some_and(|w| w.signed == Some(true)),
+        }
+    }
+
+    /// The requirements of a stored protocol text (its `[witness]` table read alone, so a text
+    /// an older or newer pledge wrote still says what it requires); none when it is not TOML.
+    pub fn of_text(text: &str) -> WitnessRequired {
+        let Ok(table) = text.parse::<toml::Table>() else {
+            return WitnessRequired::default();
+        };
+        let w = table.get("witness").and_then(|w| w.as_table());
+        WitnessRequired {
+            tsa: w
+                .and_then(|w| w.get("tsa"))
+                .and_then(|t| t.as_str())
+                .is_some_and(|t| !t.trim().is_empty()),
+            signed: w.and_then(|w| w.get("signed")).and_then(|s| s.as_bool()) == Some(true),
+        }
+    }
+
+    /// Both sets of requirements.
+    pub fn union(self, other: WitnessRequired) -> WitnessRequired {
+        WitnessRequired {
+            tsa: self.tsa || other.tsa,
+            signed: self.signed || other.signed,
+        }
+    }
+}
+
+/// The requirements in force for each `register` and `amend` entry (by index in `items`): its own
+/// protocol's and those of the study's registered version before it.
+fn requirements(items: &[Item]) -> Vec<(usize, WitnessRequired)> {
+    let mut in_force: std::collections::HashMap<&str, WitnessRequired> = Default::default();
+    let mut out = Vec::new();
+    for (i, it) in items.iter().enumerate() {
+        let e = it.entry;
+        if !matches!(e.kind, EntryKind::Register | EntryKind::Amend) {
+            continue;
+        }
+        let own = it
+            .protocol
+            .and_then(|b| std::str::from_utf8(b).ok())
+            .map(WitnessRequired::of_text)
+            .unwrap_or_default();
+        let before = in_force.get(e.study_id.as_str()).copied().unwrap_or_default();
+        in_force.insert(&e.study_id, own);
+        let needed = own.union(before);
+        if needed != WitnessRequired::default() {
+            out.push((i, needed));
+        }
+    }
+    out
+}
+
+/// Findings for every `register` or `amend` entry whose protocol (or the registered version in
+/// force) requires a witness it lacks ([`WitnessRequired`]): no valid token covers it, or the
+/// earliest one was obtained more than the tolerance after its claimed time (`witness-missing`,
+/// `witness-late`); its commit is not signed, or an export line carries no raw commit to show it
+/// (`witness-missing`).
+fn check_requirements(items: &[Item], testimonies: &[Testimony], states: &[State], report: &mut VerifyReport) {
+    for (i, needed) in requirements(items) {
+        let e = items[i].entry;
+        let what = if e.kind == EntryKind::Amend {
+            "amends"
+        } else {
+            "registers"
+        };
+        if needed.tsa {
+            let earliest = testimonies
+                .iter()
+                .filter(|t| t.covers_seq >= e.seq)
+                .min_by_key(|t| t.at);
+            match (earliest, parse_time(&e.time)) {
+                (None, _) => report.findings.push(Finding::new(
+                    FindingCode::WitnessMissing,
+                    Some(e.seq),
+                    format!(
+                        "entry #{} {} study `{}` under a protocol that requires a time-stamp ([witness] tsa), but no valid token covers it: the token was dropped, or never obtained",
+                        e.seq, what, e.study_id
+                    ),
+                )),
+                (Some(t), Some(claimed)) if (t.at - claimed).num_seconds() > tolerance_secs(t.accuracy_micros) => {
+                    report.findings.push(Finding::new(
+                        FindingCode::WitnessLate,
+                        Some(e.seq),
+                        format!(
+                            "entry #{} claims {}, but was first witnessed at {} by {} (timestamp #{}), {} later; its protocol requires a time-stamp at registration ([witness] tsa), so the chain was stamped again later (back-dated?)",
+                            e.seq,
+                            e.time,
+                            t.at.to_rfc3339_opts(SecondsFormat::Secs, true),
+                            t.tsa,
+                            t.timestamp_seq,
+                            span((t.at - claimed).num_seconds())
+                        ),
+                    ))
+                }
+                _ => {}
+            }
+        }
+        if needed.signed {
+            let why = match states.get(i).cloned().flatten() {
+                Some((SignatureState::Unsigned, _)) => Some("its commit is not signed"),
+                None => Some("its export line carries no raw commit, so no signature can show it"),
+                Some(_) => None,
+            };
+            if let Some(why) = why {
+                report.findings.push(Finding::new(
+                    FindingCode::WitnessMissing,
+                    Some(e.seq),
+                    format!(
+                        "entry #{} {} study `{}` under a protocol that requires a signed commit ([witness] signed = true), but {}",
+                        e.seq, what, e.study_id, why
+                    ),
+                ));
+            }
+        }
+    }
 }
 
 /// The committer time of a signed commit's payload (what `git verify-commit` checks at).
@@ -554,12 +780,7 @@ fn signed_time(raw: &[u8]) -> Option<DateTime<Utc>> {
     DateTime::from_timestamp(secs, 0)
 }
 
-fn review(
-    items: &[Item],
-    testimonies: &[Testimony],
-    states: &[Option<(SignatureState, Option<String>)>],
-    tip: Option<String>,
-) -> Review {
+fn review(items: &[Item], testimonies: &[Testimony], states: &[State], tip: Option<String>) -> Review {
     let mut studies = Vec::new();
     for (i, it) in items.iter().enumerate() {
         let e = &it.entry;
@@ -590,7 +811,7 @@ fn review(
             title: reg.as_ref().map(|r| r.title.clone()),
             registered_seq: e.seq,
             registered_at: e.time.clone(),
-            clock_fixed: e.clock.is_some(),
+            clock_fixed: e.clock == Some(super::entry::ClockSource::Fixed),
             witnessed,
             registered_by: reg.map(|r| r.registered_by),
             signature: state.as_ref().map(|s| s.0),
@@ -655,6 +876,7 @@ mod tests {
                     entry,
                     commit: None,
                     raw: None,
+                    protocol: None,
                 })
                 .collect();
             let mut r = VerifyReport::build(String::new(), None, &[], None);

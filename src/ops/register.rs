@@ -1,8 +1,10 @@
 //! `pledge register` and `pledge amend`: record a protocol's hash and text in the ledger.
 
+use super::timestamp::TimestampOptions;
 use super::{Note, Notes};
 use crate::error::{Error, Result};
-use crate::ledger::{DataAccess, Draft, Entry, EntryKind, InputKey, InputRole, Inputs, Ledger};
+use crate::ledger::witness::WitnessRequired;
+use crate::ledger::{DataAccess, Draft, Entry, EntryKind, InputKey, InputRole, Inputs, Ledger, Snapshot};
 use crate::protocol::LoadedProtocol;
 use crate::records::{self, PilotSummary, RegistrationSummary};
 use chrono::{DateTime, Utc};
@@ -27,6 +29,9 @@ pub struct RegisterOutcome {
 /// `results-seen`: such a registration is allowed but marked, and `verify` and the report
 /// disclose it.
 ///
+/// A protocol whose `[witness] tsa` names a TSA is witnessed as [`register_witnessed`] does
+/// (the token lands with the entry, or nothing does).
+///
 /// Refused (exit 1): a different protocol under an already registered study id (use amend); the
 /// same protocol twice. Bad input (exit 2): a `from-target` split whose target no count of
 /// components can meet ([`super::checks::target_feasible`]); a protocol no analysis could
@@ -40,18 +45,22 @@ pub fn register(
     write(ledger, lp, None, access, None, now)
 }
 
-/// As [`register`] or (with `amend_reason`) [`amend`], then, when `tsa` is given, witnesses the
-/// new entry with a TSA token in a `timestamp` entry right after it (see
-/// [`super::timestamp::witness`]).
+/// As [`register`] or (with `amend_reason`) [`amend`], witnessed: when `tsa` is given (or the
+/// protocol's `[witness] tsa` names a TSA), the token over the new entry's hash is obtained
+/// before the ledger ref moves, and the entry and the `timestamp` entry holding the token land
+/// in one compare-and-swap, or neither does.
 ///
-/// Errors: as [`register`] / [`amend`]; when the TSA step fails, the registration has landed
-/// and the error says so (hint: `pledge timestamp --entry N`).
+/// Errors: as [`register`] / [`amend`]; the TSA cannot be reached (exit 75) or refuses, or its
+/// token does not verify, or its witnessed time does not bear out the entry's claimed time
+/// (exit 2): in each case nothing is written. A protocol (or the registered version in force)
+/// whose `[witness]` requires a token with no TSA named, or a signature with no signing key
+/// (exit 2).
 pub fn register_witnessed(
     ledger: &Ledger,
     lp: &LoadedProtocol,
     amend_reason: Option<&str>,
     access: Option<DataAccess>,
-    tsa: Option<&super::timestamp::TimestampOptions>,
+    tsa: Option<&TimestampOptions>,
     now: DateTime<Utc>,
 ) -> Result<RegisterOutcome> {
     if let Some(r) = amend_reason {
@@ -90,7 +99,7 @@ fn write(
     lp: &LoadedProtocol,
     amend_reason: Option<&str>,
     access: Option<DataAccess>,
-    tsa: Option<&super::timestamp::TimestampOptions>,
+    tsa: Option<&TimestampOptions>,
     now: DateTime<Utc>,
 ) -> Result<RegisterOutcome> {
     super::checks::metric(lp)?;
@@ -98,11 +107,61 @@ fn write(
     let rel = ledger.relative(&lp.path);
     let pilot = estimate_pilot(lp, |f| ledger.relative(f))?;
     super::checks::target_feasible(lp, pilot.as_ref().map(|(_, _, p)| p.sd_for(&lp.protocol.target)))?;
-    let entry = ledger.append_with(now, &lp.protocol.study.id, |snap| {
-        draft(snap, lp, &rel, amend_reason, access, pilot.as_ref())
-    })?;
+    let required = WitnessRequired::of(&lp.protocol);
+    // A TSA the protocol requires is asked even when the caller named none.
+    let fallback = lp
+        .protocol
+        .witness
+        .as_ref()
+        .and_then(|w| w.tsa.clone())
+        .map(TimestampOptions::new);
+    let tsa = tsa.or(fallback.as_ref());
+    let trust = tsa.map(super::timestamp::load_trust).transpose()?.flatten();
+    let mut witnessed = None;
+    let written = ledger.append_many_then(
+        now,
+        &lp.protocol.study.id,
+        |snap| {
+            let d = draft(snap, lp, &rel, amend_reason, access, pilot.as_ref())?;
+            check_requirements(snap, lp, required, tsa.is_some(), ledger.signs())?;
+            Ok(vec![d])
+        },
+        |built| {
+            let (Some(o), Some(reg)) = (tsa, built.last()) else {
+                return Ok(vec![]);
+            };
+            let got = super::timestamp::obtain(reg, o, trust.as_ref(), now)?;
+            check_witnessed_time(reg, &got.witness, required.tsa)?;
+            let d = super::timestamp::timestamp_draft(reg, o, &got.token)?;
+            witnessed = Some(got.witness);
+            Ok(vec![d])
+        },
+    )?;
+    let entry = written
+        .first()
+        .cloned()
+        .ok_or_else(|| Error::internal("a registration wrote no entry"))?;
+    let timestamp = match (written.get(1), &witnessed) {
+        (Some(t), Some(w)) => Some(super::timestamp::outcome(t.clone(), entry.seq, w, trust.is_some())),
+        _ => None,
+    };
     let mut notes: Notes = ledger.take_notes().into_iter().map(Note::info).collect();
-    let s: RegistrationSummary = records::read_summary(&entry, "registration")?;
+    notes.extend(registration_notes(&entry, lp, amend_reason)?);
+    if let Some(t) = &timestamp {
+        notes.extend(t.notes.iter().cloned());
+    }
+    Ok(RegisterOutcome {
+        entry,
+        notes,
+        timestamp,
+    })
+}
+
+/// The notes a registration gives people: registered after results were seen, the pilot's
+/// estimate.
+fn registration_notes(entry: &Entry, lp: &LoadedProtocol, amend_reason: Option<&str>) -> Result<Notes> {
+    let mut notes = Notes::new();
+    let s: RegistrationSummary = records::read_summary(entry, "registration")?;
     if s.results_seen_at_registration {
         notes.push(Note::info(if amend_reason.is_some() {
             "amended after results were seen (declared results-seen); every report discloses this"
@@ -123,41 +182,85 @@ fn write(
             p.sd_for(&lp.protocol.target)
         )));
     }
-    let timestamp = match tsa {
-        Some(o) => Some(super::timestamp::witness(ledger, &entry, o, now).map_err(|e| {
-            Error::input(format!(
-                "study `{}` was {} as entry #{}, but its time could not be witnessed",
-                entry.study_id,
-                if amend_reason.is_some() {
-                    "amended"
-                } else {
-                    "registered"
-                },
-                entry.seq
-            ))
-            .caused_by(
-                e.render()
-                    .lines()
-                    .filter(|l| !l.starts_with("hint: "))
-                    .map(|l| l.trim_start_matches("error: ").trim_start_matches("Caused by: "))
-                    .collect::<Vec<_>>()
-                    .join(": "),
-            )
-            .with_hint(format!(
-                "witness it later: pledge timestamp --entry {} --tsa URL",
-                entry.seq
-            ))
-        })?),
-        None => None,
+    Ok(notes)
+}
+
+/// Refuses a registration or amendment that cannot meet the witness its protocol requires, or
+/// the registered version in force requires (`[witness]`, see [`WitnessRequired`]): a token
+/// with no TSA to ask, a signature with no signing key. `signs`: this ledger handle signs its
+/// commits.
+///
+/// Errors (exit 2), naming the requirement and how to meet it.
+fn check_requirements(
+    snap: &Snapshot,
+    lp: &LoadedProtocol,
+    required: WitnessRequired,
+    has_tsa: bool,
+    signs: bool,
+) -> Result<()> {
+    let prev = snap.rules().study(&lp.protocol.study.id).and_then(|s| s.in_force());
+    let in_force = prev
+        .and_then(|v| v.text.as_deref())
+        .map(WitnessRequired::of_text)
+        .unwrap_or_default();
+    let needed = required.union(in_force);
+    let by = |own: bool| match (own, prev) {
+        (true, _) | (false, None) => format!("protocol {}", lp.path.display()),
+        (false, Some(v)) => format!("the registered version (entry #{})", v.seq),
     };
-    if let Some(t) = &timestamp {
-        notes.extend(t.notes.iter().cloned());
+    if needed.tsa && !has_tsa {
+        return Err(Error::input(format!(
+            "{} requires a time-stamp for every registration and amendment ([witness] tsa), and no TSA is named",
+            by(required.tsa)
+        ))
+        .with_hint("name one: --tsa URL (or [witness] tsa in the protocol, or git config pledge.tsa)"));
     }
-    Ok(RegisterOutcome {
-        entry,
-        notes,
-        timestamp,
-    })
+    if needed.signed && !signs {
+        return Err(Error::input(format!(
+            "{} requires signed registrations and amendments ([witness] signed = true), and no signing key is set",
+            by(required.signed)
+        ))
+        .with_hint("sign with --sign-key KEY, or git's settings: git config gpg.format ssh; git config user.signingkey KEY; git config commit.gpgsign true"));
+    }
+    Ok(())
+}
+
+/// Refuses (exit 2, nothing written) a registration whose claimed time a TSA's witness `w` does
+/// not bear out: claimed more than the tolerance after the witnessed time (this clock, or
+/// `PLEDGE_NOW`, is ahead), or, when the protocol requires the witness, witnessed more than the
+/// tolerance after it (the clock is behind, or the time was declared in the past): either would
+/// be a finding of `verify`.
+fn check_witnessed_time(reg: &Entry, w: &crate::ledger::tsa::Witness, required: bool) -> Result<()> {
+    let Some(claimed) = chrono::DateTime::parse_from_rfc3339(&reg.time).ok() else {
+        return Ok(());
+    };
+    let tolerance = crate::ledger::witness::tolerance_secs(w.accuracy_micros);
+    let ahead = (claimed.with_timezone(&Utc) - w.gen_time).num_seconds();
+    let at = w.gen_time.to_rfc3339_opts(chrono::SecondsFormat::Secs, true);
+    let span = crate::ledger::clock::span;
+    if ahead > tolerance {
+        return Err(Error::input(format!(
+            "entry #{} would claim {}, but {} witnessed it at {}: the clock is {} ahead of the TSA's, so nothing was written",
+            reg.seq,
+            reg.time,
+            w.tsa_name,
+            at,
+            span(ahead)
+        ))
+        .with_hint("set the system clock right (or PLEDGE_NOW, if you set it)"));
+    }
+    if required && -ahead > tolerance {
+        return Err(Error::input(format!(
+            "entry #{} would claim {}, but {} witnessed it only at {}, {} later; its protocol requires the witness ([witness] tsa), so the claimed time must be the witnessed one and nothing was written",
+            reg.seq,
+            reg.time,
+            w.tsa_name,
+            at,
+            span(-ahead)
+        ))
+        .with_hint("set the system clock right, or unset PLEDGE_NOW"));
+    }
+    Ok(())
 }
 
 /// The pilot named by `target.pilot`: its path as `shown` records it, its SHA-256, and σ
@@ -209,7 +312,7 @@ pub(crate) fn estimate_pilot(
 /// and changes the protocol or its pilot file (refused otherwise, exit 1, in the rules' words
 /// with the way forward).
 fn draft(
-    snap: &crate::ledger::Snapshot,
+    snap: &Snapshot,
     lp: &LoadedProtocol,
     rel: &str,
     amend_reason: Option<&str>,

@@ -59,8 +59,9 @@ pub struct TimestampOutcome {
 /// `timestamp` entry holding the DER token.
 ///
 /// Errors: an empty ledger or an entry already witnessed by the last entry (refused, exit 1); no
-/// such entry, an unreadable trust file, a TSA that cannot be reached, refuses, or answers with a
-/// token that does not verify (exit 2); git failures (exit 70).
+/// such entry, an unreadable trust file, a TSA that refuses or answers with a token that does
+/// not verify (exit 2); a TSA that cannot be reached (exit 75); the ledger's own errors (see
+/// [`Ledger::append_with`]).
 pub fn timestamp(ledger: &Ledger, o: &TimestampOptions, now: DateTime<Utc>) -> Result<TimestampOutcome> {
     let snap = ledger.snapshot(ledger.tip()?, "")?;
     let target = match o.entry {
@@ -81,53 +82,13 @@ pub fn timestamp(ledger: &Ledger, o: &TimestampOptions, now: DateTime<Utc>) -> R
     witness(ledger, &target, o, now)
 }
 
-/// Witnesses `covered` (an entry of `ledger`), as [`timestamp`] does; used right after an
-/// append by `register --tsa` and `amend --tsa`.
+/// Witnesses `covered` (an entry of `ledger`), as [`timestamp`] does.
 ///
 /// Errors: as [`timestamp`].
 pub fn witness(ledger: &Ledger, covered: &Entry, o: &TimestampOptions, now: DateTime<Utc>) -> Result<TimestampOutcome> {
-    let trust = match &o.trust {
-        Some(p) => Some(TrustAnchors::load(p)?),
-        None => None,
-    };
-    let hash: [u8; 32] = hex::decode(&covered.entry_sha256)
-        .ok()
-        .and_then(|b| b.try_into().ok())
-        .ok_or_else(|| {
-            Error::input(format!("entry #{}'s entry_sha256 is not a SHA-256 hash", covered.seq))
-                .with_hint("run `pledge verify`")
-        })?;
-    let nonce = nonce_for(&hash, now);
-    let client = TsaClient {
-        timeout: o.timeout,
-        proxy: None,
-    };
-    let got = tsa::request_token(&client, &o.tsa_url, &hash, nonce).map_err(|e| {
-        Error::input(format!(
-            "could not get a time-stamp token for entry #{} from {}",
-            covered.seq, o.tsa_url
-        ))
-        .caused_by(e)
-        .with_hint(
-            "name a reachable RFC 3161 TSA, e.g. --tsa http://timestamp.digicert.com or --tsa https://freetsa.org/tsr",
-        )
-    })?;
-    let w = match &trust {
-        Some(t) => tsa::verify_token(&got.token, &hash, Some(t)).map_err(|e| {
-            Error::input(format!(
-                "the token from {} does not verify under the trust file",
-                o.tsa_url
-            ))
-            .caused_by(e)
-        })?,
-        None => got.witness.clone(),
-    };
-    let summary = records::to_value(&TimestampSummary {
-        covers_seq: covered.seq,
-        covers_sha256: covered.entry_sha256.clone(),
-        tsa_url: o.tsa_url.clone(),
-        token_der: hex::encode(&got.token),
-    })?;
+    let trust = load_trust(o)?;
+    let got = obtain(covered, o, trust.as_ref(), now)?;
+    let draft = timestamp_draft(covered, o, &got.token)?;
     let (seq, sha) = (covered.seq, covered.entry_sha256.clone());
     let entry = ledger.append_with(now, &covered.study_id, |snap| {
         if snap.by_seq(seq)?.is_none_or(|e| e.entry.entry_sha256 != sha) {
@@ -136,27 +97,98 @@ pub fn witness(ledger: &Ledger, covered: &Entry, o: &TimestampOptions, now: Date
                 seq
             )));
         }
-        Ok(Draft {
-            kind: Some(EntryKind::Timestamp),
-            study_id: covered.study_id.clone(),
-            summary: summary.clone(),
-            ..Default::default()
-        })
+        Ok(draft.clone())
     })?;
-    let at = w.gen_time.to_rfc3339_opts(SecondsFormat::Secs, true);
+    let mut out = outcome(entry, covered.seq, &got.witness, trust.is_some());
+    out.notes.extend(ledger.take_notes().into_iter().map(Note::info));
+    Ok(out)
+}
+
+/// The trust file of `o`, loaded. Errors (exit 2): it cannot be read or holds no certificate.
+pub(crate) fn load_trust(o: &TimestampOptions) -> Result<Option<TrustAnchors>> {
+    o.trust.as_deref().map(TrustAnchors::load).transpose()
+}
+
+/// A token from the TSA of `o` over `covered`'s `entry_sha256`, checked (under `trust` when
+/// given, else under the certificate it carries).
+///
+/// Errors: the TSA cannot be reached or answered with a server error (exit 75, try again
+/// later); a bad URL, a refusal, an answer that is not a token or does not verify (exit 2).
+pub(crate) fn obtain(
+    covered: &Entry,
+    o: &TimestampOptions,
+    trust: Option<&TrustAnchors>,
+    now: DateTime<Utc>,
+) -> Result<tsa::Obtained> {
+    let hash: [u8; 32] = hex::decode(&covered.entry_sha256)
+        .ok()
+        .and_then(|b| b.try_into().ok())
+        .ok_or_else(|| {
+            Error::input(format!("entry #{}'s entry_sha256 is not a SHA-256 hash", covered.seq))
+                .with_hint("run `pledge verify`")
+        })?;
+    let client = TsaClient {
+        timeout: o.timeout,
+        proxy: None,
+    };
+    let mut got = tsa::request_token(&client, &o.tsa_url, &hash, nonce_for(&hash, now)).map_err(|e| {
+        let message = format!(
+            "could not get a time-stamp token for entry #{} from {}",
+            covered.seq, o.tsa_url
+        );
+        if e.is_temporary() {
+            Error::temp_fail(message)
+                .caused_by(e)
+                .with_hint("the TSA could not be reached or is busy: try again later, or name another one with --tsa URL")
+        } else {
+            Error::input(message).caused_by(e).with_hint(
+                "name a reachable RFC 3161 TSA, e.g. --tsa http://timestamp.digicert.com or --tsa https://freetsa.org/tsr",
+            )
+        }
+    })?;
+    if let Some(t) = trust {
+        got.witness = tsa::verify_token(&got.token, &hash, Some(t)).map_err(|e| {
+            Error::input(format!(
+                "the token from {} does not verify under the trust file",
+                o.tsa_url
+            ))
+            .caused_by(e)
+        })?;
+    }
+    Ok(got)
+}
+
+/// The draft of the `timestamp` entry holding `token` over `covered`.
+pub(crate) fn timestamp_draft(covered: &Entry, o: &TimestampOptions, token: &[u8]) -> Result<Draft> {
+    Ok(Draft {
+        kind: Some(EntryKind::Timestamp),
+        study_id: covered.study_id.clone(),
+        summary: records::to_value(&TimestampSummary {
+            covers_seq: covered.seq,
+            covers_sha256: covered.entry_sha256.clone(),
+            tsa_url: o.tsa_url.clone(),
+            token_der: hex::encode(token),
+        })?,
+        ..Default::default()
+    })
+}
+
+/// What a `timestamp` entry `entry` over entry `covers_seq` holds, for people; `trusted`: the
+/// token was checked against a trust file.
+pub(crate) fn outcome(entry: Entry, covers_seq: u64, w: &tsa::Witness, trusted: bool) -> TimestampOutcome {
     let mut notes = Notes::new();
-    if trust.is_none() {
+    if !trusted {
         notes.push(Note::info(
             "the token was checked under the certificate it carries; `pledge verify --tsa-trust CA.pem` checks it against the TSA's CA",
         ));
     }
-    Ok(TimestampOutcome {
+    TimestampOutcome {
         entry,
-        covers_seq: seq,
-        tsa: w.tsa_name,
-        witnessed_at: at,
+        covers_seq,
+        tsa: w.tsa_name.clone(),
+        witnessed_at: w.gen_time.to_rfc3339_opts(SecondsFormat::Secs, true),
         notes,
-    })
+    }
 }
 
 /// The request nonce: the first 8 bytes of SHA-256(hash ‖ now as RFC 3339 with nanoseconds).

@@ -34,6 +34,9 @@ pub struct VerifyOptions {
     /// An `allowed_signers` file (`ssh-keygen -Y verify` format): every ledger commit must be
     /// signed by a key it admits.
     pub allowed_signers: Option<PathBuf>,
+    /// Accept an export of the old format `pledge-ledger-export/1` (`--allow-format 1`), whose
+    /// commit ids cannot be recomputed: a note instead of the finding `export-ids-unchecked`.
+    pub allow_format_1: bool,
 }
 
 /// Runs the checks. Problems are findings in the report (exit 1), never errors. With several
@@ -64,9 +67,9 @@ pub fn verify(ledger: Option<&Ledger>, o: &VerifyOptions, cwd: &Path) -> Result<
         },
     };
     if let Some(input) = &o.export {
-        let mut report = ledger::verify_export(input, lp)?;
+        let mut report = ledger::verify_export(input, lp, o.allow_format_1)?;
         for more in lps.iter().skip(1) {
-            merge_protocol(&mut report, ledger::verify_export(input, Some(more))?);
+            merge_protocol(&mut report, ledger::verify_export(input, Some(more), o.allow_format_1)?);
         }
         ledger::witness::check_export(input, &mut report, &wo)?;
         check_tip(&mut report, expect.as_deref());

@@ -147,18 +147,27 @@ pub struct ContaminationRule {
     pub stop_count: Option<u64>,
 }
 
-/// `[witness]` (format 2): the study's default RFC 3161 Time-Stamping Authority. `register` and
-/// `amend` take the TSA from `--tsa URL`, else from this table, else from git config `pledge.tsa`.
-/// Since the protocol's hash is registered, the registration fixes its witness.
+/// `[witness]` (format 2): who must witness the study's registration and amendments. The
+/// requirements bind: since the protocol's hash is registered, the registration fixes its
+/// witness. `register` and `amend` take the TSA from `--tsa URL`, else from this table, else
+/// from git config `pledge.tsa`, and obtain its token over the new entry's hash before the
+/// ledger moves (entry and token land together or not at all); `verify` reports a register or
+/// amend entry that lacks a required token or signature as a finding.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case", deny_unknown_fields)]
 pub struct WitnessSpec {
-    /// The RFC 3161 Time-Stamping Authority that witnesses `register` and `amend`: an `http://` or
-    /// `https://` URL with a host, e.g. `https://freetsa.org/tsr` (anything else is exit 2 at the
-    /// key). Precedence: `--tsa URL`, then this key, then `git config pledge.tsa`. The protocol is
-    /// hashed at registration, so the registration fixes its witness.
+    /// The RFC 3161 Time-Stamping Authority whose token every `register` and `amend` entry must
+    /// carry: an `http://` or `https://` URL with a host, e.g. `https://freetsa.org/tsr` (anything
+    /// else is exit 2 at the key). Precedence: `--tsa URL`, then this key, then `git config
+    /// pledge.tsa`. The token is obtained before the ledger moves (a TSA that cannot be reached
+    /// leaves nothing, exit 75), and the protocol is hashed at registration, so the registration
+    /// fixes its witness.
     #[serde(default)]
     pub tsa: Option<String>,
+    /// Whether every register and amend entry must be in an SSH-signed ledger commit
+    /// (`--sign-key`, or git's `gpg.format = ssh` signing settings); default false.
+    #[serde(default)]
+    pub signed: Option<bool>,
 }
 
 /// `[topic-filter]` (format 2): drop the topics on which every system scores at the extremes

@@ -1079,7 +1079,8 @@ fn a_rewritten_export_is_caught_by_commit_ids_and_by_the_expected_tip() {
         vec![("tip-mismatch".to_string(), None)]
     );
     assert_eq!(env.run(&["verify", "--expect-tip", "xyz"]).code, 2);
-    // An export of the first format (no raw commits) still verifies, with a note saying so.
+    // An export of the first format (no raw commits) cannot have its commit ids recomputed: a
+    // finding by default (a rewritten ledger saved in it would pass), a note with --allow-format 1.
     let v1: String = text
         .lines()
         .map(|l| {
@@ -1091,14 +1092,53 @@ fn a_rewritten_export_is_caught_by_commit_ids_and_by_the_expected_tip() {
         .collect();
     elsewhere.write("v1.jsonl", v1.clone());
     let r = elsewhere.run(&["verify", "--ledger", "v1.jsonl", "--format", "json"]);
+    assert_eq!(r.code, 1, "{}", r.stdout);
+    assert_eq!(findings(&r), vec![("export-ids-unchecked".to_string(), None)]);
+    assert!(
+        r.stdout
+            .contains("accept the old format knowingly with --allow-format 1"),
+        "{}",
+        r.stdout
+    );
+    let r = elsewhere.run(&[
+        "verify",
+        "--ledger",
+        "v1.jsonl",
+        "--allow-format",
+        "1",
+        "--format",
+        "json",
+    ]);
     ok(&r);
     assert!(r.stdout.contains("checked for order, not recomputed"), "{}", r.stdout);
+    assert_eq!(json(&r.stdout)["review"]["tip"], Value::Null);
+    let human = elsewhere.run(&["verify", "--ledger", "v1.jsonl", "--allow-format", "1"]);
+    assert_eq!(human.code, 0, "{}", human.stdout);
+    assert!(!human.stdout.contains("cite tip"), "{}", human.stdout);
+    assert!(
+        human.stdout.contains(&format!(
+            "  tip          {} (not to cite: the commit ids of this export are not recomputed)\n",
+            tip
+        )),
+        "{}",
+        human.stdout
+    );
+    // No other format is accepted, and the flag concerns exports only.
+    assert_eq!(
+        elsewhere
+            .run(&["verify", "--ledger", "v1.jsonl", "--allow-format", "2"])
+            .code,
+        2
+    );
+    assert_eq!(env.run(&["verify", "--allow-format", "1"]).code, 2);
     // But its commit ids are not recomputed, so a tip id authenticates nothing: an expected
     // tip, even the right one, is a finding.
     let r = elsewhere.run(&[
         "verify",
         "--ledger",
         "v1.jsonl",
+        "--allow-format",
+        "1",
         "--expect-tip",
         &tip,
         "--format",
@@ -1529,7 +1569,7 @@ fn an_append_dated_before_the_last_entry_is_refused() {
     assert_eq!(r.code, 2, "{}", r.stderr);
     assert!(
         r.stderr
-            .contains("the clock says 2020-01-01T00:00:00Z, before the ledger's last entry #4"),
+            .contains("error: the clock says 2020-01-01T00:00:00Z, 2525 days (about 6.9 years) before the ledger's last entry #4 (2026-11-30T12:00:00Z): an entry dated earlier would break the order of times"),
         "{}",
         r.stderr
     );

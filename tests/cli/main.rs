@@ -10,10 +10,12 @@ mod tools;
 static ALLOC: alloc::Counting = alloc::Counting;
 
 mod analyze;
+mod clock;
 mod components;
 mod damaged;
 mod docs;
 mod drafts;
+mod environment;
 mod formats;
 mod gate;
 mod ledger;

@@ -328,7 +328,7 @@ fn export_reader_never_panics() {
         .run(&input_bytes(samples), |bytes| {
             check_file(dir.path(), "fuzzed-ledger.jsonl", &bytes, |p| {
                 let input = pledge::input::Input::from_path(p, pledge::input::Limits::default())?;
-                pledge::ledger::export::verify_export(&input, None).map(drop)
+                pledge::ledger::export::verify_export(&input, None, false).map(drop)
             })
         })
         .unwrap();

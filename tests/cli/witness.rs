@@ -321,20 +321,17 @@ fn back_dated_and_forward_dated_registrations_are_disclosed_by_the_witness() {
     assert_eq!(st["registered_at"], "2020-01-01T00:00:00Z");
     assert_eq!(st["clock_fixed"], true);
     assert!(st["witnessed"]["at"].as_str().unwrap() > "2026-01-01", "{}", st);
-    // Forward-dated: claims 2099, witnessed now → a finding.
+    // Forward-dated: a clock that claims 2099 is refused before anything is written (the
+    // `claimed-after-witnessed` check of such a ledger is in ledger::witness's unit tests).
     let e = Env::init();
     let r = registered(&e, &["--tsa", &tsa.url], &[("PLEDGE_NOW", "2099-01-01T00:00:00Z")]);
-    assert_eq!(r.code, 0, "{}", r.stderr);
-    let v = e.run(&["verify"]);
-    assert_eq!(v.code, 1, "{}", v.stdout);
-    assert!(v.stdout.contains("claimed-after-witnessed"), "{}", v.stdout);
+    assert_eq!(r.code, 2, "{}", r.stderr);
     assert!(
-        v.stdout.contains(
-            "entry #1 claims 2099-01-01T00:00:00Z, but CN=loopback TSA tsa,O=pledge tests witnessed it existed at"
-        ),
+        r.stderr.starts_with("error: the clock says 2099-01-01T00:00:00Z, "),
         "{}",
-        v.stdout
+        r.stderr
     );
+    assert_eq!(e.git(&["for-each-ref", "refs/pledge"]).stdout, "");
 }
 
 #[test]
@@ -343,22 +340,28 @@ fn tsa_failures_are_clear_errors() {
     // A port nobody listens on (bound, then released).
     let port = TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
     let dead = format!("http://127.0.0.1:{}/tsr", port);
+    // The token is asked for before the ledger moves: a TSA nobody answers at leaves nothing
+    // (exit 75, try again later).
     let r = registered(&e, &["--tsa", &dead], &[]);
-    assert_eq!(r.code, 2, "{}", r.stderr);
+    assert_eq!(r.code, 75, "{}", r.stderr);
     assert!(
-        r.stderr.starts_with(
-            "error: study `hotpotqa-100-agents` was registered as entry #1, but its time could not be witnessed"
+        r.stderr.starts_with(&format!(
+            "error: could not get a time-stamp token for entry #1 from {}\nCaused by: time-stamp request to {} failed: ",
+            dead, dead
+        )),
+        "{}",
+        r.stderr
+    );
+    assert!(
+        r.stderr.contains(
+            "hint: the TSA could not be reached or is busy: try again later, or name another one with --tsa URL"
         ),
         "{}",
         r.stderr
     );
-    assert!(
-        r.stderr
-            .contains("hint: witness it later: pledge timestamp --entry 1 --tsa URL"),
-        "{}",
-        r.stderr
-    );
-    assert_eq!(e.run(&["log", "--format", "json"]).stdout.matches("\"seq\"").count(), 1);
+    assert_eq!(e.git(&["for-each-ref", "refs/pledge"]).stdout, "");
+    let r = registered(&e, &[], &[]);
+    assert_eq!(r.code, 0, "{}", r.stderr);
     let t = e.run(&["timestamp"]);
     assert_eq!(t.code, 2);
     assert!(t.stderr.contains("no TSA named"), "{}", t.stderr);
@@ -739,6 +742,8 @@ fn signatures_in_an_export_are_checked_offline() {
         "verify",
         "--ledger",
         "v1.jsonl",
+        "--allow-format",
+        "1",
         "--allowed-signers",
         &signers(),
         "--format",
@@ -836,15 +841,231 @@ fn the_tsa_default_comes_from_the_protocol_between_flag_and_git_config() {
     let r = e.run_env(&["register", "p.toml", "--tsa", &tsa.url], &[SYSTEM_CLOCK]);
     assert_eq!(r.code, 0, "{}", r.stderr);
     assert_eq!(tsa_urls(&e), vec![tsa.url.clone()]);
-    // Without the flag the protocol's (dead) TSA is asked: registered, not witnessed, exit 2.
+    // Without the flag the protocol's (dead) TSA is asked: nothing registered, exit 75.
     let e = Env::init();
     e.write("p.toml", with(&dead, ""));
     let r = e.run_env(&["register", "p.toml"], &[SYSTEM_CLOCK]);
-    assert_eq!(r.code, 2, "{}", r.stderr);
+    assert_eq!(r.code, 75, "{}", r.stderr);
+    assert_eq!(e.git(&["for-each-ref", "refs/pledge"]).stdout, "");
     assert!(
         r.stderr.contains(&format!("time-stamp request to {} failed", dead)),
         "{}",
         r.stderr
     );
     assert_eq!(tsa_urls(&e), Vec::<String>::new());
+}
+
+/// `protocols/hotpotqa.toml` with a `[witness]` table holding `table` (e.g. `tsa = "URL"`).
+fn protocol_witnessed(table: &str) -> String {
+    let p = std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("protocols/hotpotqa.toml")).unwrap();
+    format!("{}\n[witness]\n{}\n", p, table)
+}
+
+/// Rewrites the ledger as its owner could: the ref deleted and every entry but those of kind
+/// `drop` appended again through the library (unsigned, dated `back` earlier, chained anew),
+/// so that the chain verifies on its own.
+fn rechain(e: &Env, drop: Option<pledge::ledger::EntryKind>, back: chrono::Duration) {
+    use pledge::ledger::{Draft, Ledger};
+    let old = Ledger::open(e.path()).unwrap().entries().unwrap();
+    assert_eq!(e.git(&["update-ref", "-d", "refs/pledge/ledger"]).code, 0);
+    let l = Ledger::open(e.path()).unwrap();
+    for s in old.iter().filter(|s| Some(s.entry.kind) != drop) {
+        let x = &s.entry;
+        let d = Draft {
+            kind: Some(x.kind),
+            study_id: x.study_id.clone(),
+            protocol_sha256: x.protocol_sha256.clone(),
+            protocol_path: x.protocol_path.clone(),
+            amends: x.amends.clone(),
+            inputs: x.inputs.clone(),
+            reason: x.reason.clone(),
+            data_access: Some(x.data_access),
+            rng: x.rng.clone(),
+            summary: x.summary.clone(),
+            result: s.result.as_ref().map(|b| serde_json::from_slice(b).unwrap()),
+            protocol_text: s.protocol_text.clone(),
+        };
+        let t = chrono::DateTime::parse_from_rfc3339(&x.time).unwrap().to_utc() - back;
+        l.append(&d, t).unwrap();
+    }
+}
+
+fn kinds(e: &Env) -> Vec<String> {
+    json(&e.run(&["log", "--format", "json"]))
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|x| x["kind"].as_str().unwrap().to_string())
+        .collect()
+}
+
+fn finding(v: &Run, code: &str) -> String {
+    json(v)["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|f| f["code"] == code)
+        .unwrap_or_else(|| panic!("no {}: {}", code, v.stdout))["message"]
+        .as_str()
+        .unwrap()
+        .to_string()
+}
+
+/// A protocol whose `[witness] tsa` names a TSA binds its registration: TSA down → nothing
+/// appended (exit 75); TSA up → the entry and its token land together and verify; the token
+/// dropped from a re-chained ledger → `witness-missing`; a chain back-dated 30 days and
+/// stamped again → `witness-late`; a clock the TSA does not bear out → refused (exit 2).
+#[test]
+fn a_required_time_stamp_binds_the_registration() {
+    let Some(tsa) = Tsa::start() else { return };
+    let port = TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
+    let dead = format!("http://127.0.0.1:{}/tsr", port);
+    let e = Env::init();
+    e.write("down.toml", protocol_witnessed(&format!("tsa = \"{}\"", dead)));
+    let r = e.run_env(&["register", "down.toml"], &[SYSTEM_CLOCK]);
+    assert_eq!(r.code, 75, "{}", r.stderr);
+    assert_eq!(e.git(&["for-each-ref", "refs/pledge"]).stdout, "");
+
+    e.write("p.toml", protocol_witnessed(&format!("tsa = \"{}\"", tsa.url)));
+    // A claimed time 6 years before the witnessed one would fail verification: refused.
+    let r = e.run_env(&["register", "p.toml"], &[("PLEDGE_NOW", "2020-01-01T00:00:00Z")]);
+    assert_eq!(r.code, 2, "{}", r.stderr);
+    assert!(
+        r.stderr.starts_with("error: entry #1 would claim 2020-01-01T00:00:00Z, but CN=loopback TSA tsa,O=pledge tests witnessed it only at "),
+        "{}",
+        r.stderr
+    );
+    assert_eq!(e.git(&["for-each-ref", "refs/pledge"]).stdout, "");
+
+    let r = e.run_env(&["register", "p.toml"], &[SYSTEM_CLOCK]);
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    assert!(
+        r.stderr.contains("entry #1 witnessed by CN=loopback TSA tsa"),
+        "{}",
+        r.stderr
+    );
+    assert_eq!(kinds(&e), vec!["register", "timestamp"]);
+    let trust = tsa.ca("tsa");
+    let v = e.run(&["verify", "--tsa-trust", &trust, "--format", "json"]);
+    assert_eq!(v.code, 0, "{}", v.stdout);
+
+    // The owner drops the token and re-chains the ledger: a finding, not a note.
+    rechain(&e, Some(pledge::ledger::EntryKind::Timestamp), chrono::Duration::zero());
+    assert_eq!(kinds(&e), vec!["register"]);
+    let v = e.run(&["verify", "--tsa-trust", &trust, "--format", "json"]);
+    assert_eq!(v.code, 1, "{}", v.stdout);
+    assert_eq!(codes(&v, "findings"), vec!["witness-missing"]);
+    assert_eq!(
+        finding(&v, "witness-missing"),
+        "entry #1 registers study `hotpotqa-100-agents` under a protocol that requires a time-stamp ([witness] tsa), but no valid token covers it: the token was dropped, or never obtained"
+    );
+
+    // The owner back-dates the chain 30 days and has it stamped again: a finding.
+    rechain(&e, None, chrono::Duration::days(30));
+    let t = e.run_env(&["timestamp", "--entry", "1", "--tsa", &tsa.url], &[SYSTEM_CLOCK]);
+    assert_eq!(t.code, 0, "{}", t.stderr);
+    let v = e.run(&["verify", "--tsa-trust", &trust, "--format", "json"]);
+    assert_eq!(v.code, 1, "{}", v.stdout);
+    assert_eq!(codes(&v, "findings"), vec!["witness-late"]);
+    let m = finding(&v, "witness-late");
+    assert!(
+        m.starts_with("entry #1 claims ") && m.contains(" by CN=loopback TSA tsa,O=pledge tests (timestamp #2), 30 days 0 h later; its protocol requires a time-stamp at registration ([witness] tsa), so the chain was stamped again later (back-dated?)"),
+        "{}",
+        m
+    );
+    // The reviewer summary shows the witnessed time beside the claimed one.
+    let st = &json(&v)["review"]["studies"][0];
+    assert!(
+        st["witnessed"]["at"].as_str().unwrap() > st["registered_at"].as_str().unwrap(),
+        "{}",
+        st
+    );
+}
+
+/// A TSA that takes the request and never answers: signals each connection on `tx`, then keeps
+/// it open.
+fn hanging_tsa() -> (String, std::sync::mpsc::Receiver<()>) {
+    let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+    let url = format!("http://{}/tsr", listener.local_addr().unwrap());
+    let (tx, rx) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        let mut open = Vec::new();
+        for stream in listener.incoming().flatten() {
+            open.push(stream);
+            let _ = tx.send(());
+        }
+    });
+    (url, rx)
+}
+
+/// `register` killed while it waits for the TSA's token (after its entry's commit is written,
+/// before the ledger moves) leaves nothing: no entry, no lock; the next register lands.
+#[test]
+fn a_register_killed_before_its_token_arrives_leaves_nothing() {
+    let (url, connected) = hanging_tsa();
+    let e = Env::init();
+    e.write("p.toml", protocol_witnessed(&format!("tsa = \"{}\"", url)));
+    let mut child = crate::common::pledge_cmd()
+        .args(["register", "p.toml"])
+        .current_dir(e.path())
+        .env("PLEDGE_NOW", "")
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    connected
+        .recv_timeout(Duration::from_secs(60))
+        .expect("register never asked the TSA");
+    child.kill().unwrap();
+    child.wait().unwrap();
+    assert_eq!(e.git(&["for-each-ref", "refs/pledge"]).stdout, "");
+    assert_eq!(e.run(&["verify"]).code, 0);
+    // No lock left behind: an append goes through at once.
+    let start = std::time::Instant::now();
+    e.copy_from_repo("protocols/hotpotqa.toml", "plain.toml");
+    let r = e.run(&["register", "plain.toml"]);
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    assert!(start.elapsed() < Duration::from_secs(10));
+}
+
+/// A protocol whose `[witness]` requires signatures: registering without a signing key is
+/// refused (exit 2, nothing written); with one it lands and verifies; re-chained unsigned, the
+/// registration is a `witness-missing` finding even without an allowed-signers file.
+#[test]
+fn a_required_signature_binds_the_registration() {
+    let e = Env::init();
+    e.write("p.toml", protocol_witnessed("signed = true"));
+    let r = e.run(&["register", "p.toml"]);
+    assert_eq!(r.code, 2, "{}", r.stderr);
+    assert!(
+        r.stderr.contains(
+            "p.toml requires signed registrations and amendments ([witness] signed = true), and no signing key is set\nhint: sign with --sign-key KEY"
+        ),
+        "{}",
+        r.stderr
+    );
+    assert_eq!(e.git(&["for-each-ref", "refs/pledge"]).stdout, "");
+    let k = key(&e, "id_ed25519");
+    let r = e.run(&["--sign-key", k.to_str().unwrap(), "register", "p.toml"]);
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    let v = e.run(&["verify", "--allowed-signers", &signers(), "--format", "json"]);
+    assert_eq!(v.code, 0, "{}", v.stdout);
+    // An amendment must be signed too, even if the new version drops the requirement.
+    e.copy_from_repo("protocols/hotpotqa.toml", "p.toml");
+    let r = e.run(&["amend", "p.toml", "--reason", "no more signatures"]);
+    assert_eq!(r.code, 2, "{}", r.stderr);
+    assert!(
+        r.stderr
+            .contains("the registered version (entry #1) requires signed registrations"),
+        "{}",
+        r.stderr
+    );
+    rechain(&e, None, chrono::Duration::zero());
+    let v = e.run(&["verify", "--format", "json"]);
+    assert_eq!(v.code, 1, "{}", v.stdout);
+    assert_eq!(codes(&v, "findings"), vec!["witness-missing"]);
+    assert_eq!(
+        finding(&v, "witness-missing"),
+        "entry #1 registers study `hotpotqa-100-agents` under a protocol that requires a signed commit ([witness] signed = true), but its commit is not signed"
+    );
 }

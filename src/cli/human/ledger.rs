@@ -69,6 +69,12 @@ impl Human for VerifyReport {
                 .iter()
                 .any(|f| f.code == crate::ledger::verify::FindingCode::LedgerUnreadable);
             s.push_str(&review(r, cut));
+            if let (None, Some(t), false) = (&r.tip, &self.tip, self.tip_authenticated) {
+                s.push_str(&format!(
+                    "  tip          {} (not to cite: the commit ids of this export are not recomputed)\n",
+                    t
+                ));
+            }
         }
         s
     }

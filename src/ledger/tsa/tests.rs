@@ -511,10 +511,17 @@ fn tsa_failures_are_typed_errors() {
     let closed = TcpListener::bind("127.0.0.1:0").unwrap();
     let url = format!("http://{}/", closed.local_addr().unwrap());
     drop(closed);
-    assert!(matches!(
-        request_token(&client(), &url, &[0; 32], 1),
-        Err(TsaError::Http { .. })
-    ));
+    // Nobody answers: temporary (exit 75 for the commands), unlike a bad URL.
+    let unreachable = request_token(&client(), &url, &[0; 32], 1).unwrap_err();
+    assert!(
+        matches!(unreachable, TsaError::Http { temporary: true, .. }),
+        "{:?}",
+        unreachable
+    );
+    assert!(unreachable.is_temporary());
+    assert!(!TsaError::BadUrl("ftp://x".into()).is_temporary());
+    assert!(TsaError::Rejected { status: 3, text: None }.is_temporary());
+    assert!(!TsaError::Rejected { status: 2, text: None }.is_temporary());
     if !openssl_available() {
         return;
     }
@@ -524,7 +531,7 @@ fn tsa_failures_are_typed_errors() {
     let e = request_token(&client(), &url, &[0; 32], 1).unwrap_err();
     server.join().unwrap();
     assert!(
-        matches!(&e, TsaError::Http { reason, .. } if reason.contains("500")),
+        matches!(&e, TsaError::Http { reason, temporary: true, .. } if reason.contains("500")),
         "{:?}",
         e
     );
