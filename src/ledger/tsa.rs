@@ -535,13 +535,7 @@ pub fn verify_token(token: &[u8], hash: &[u8; 32], trust: Option<&TrustAnchors>)
     }
     let tst_der = parts.tst_der.as_slice();
     let tst = TstInfoLenient::from_der(tst_der).map_err(malformed)?;
-    let gen_time_text = String::from_utf8_lossy(tst.gen_time.value()).into_owned();
-    if tst.gen_time.tag() != Tag::GeneralizedTime {
-        return Err(malformed("genTime is not a GeneralizedTime"));
-    }
-    let gen_time = parse_generalized_time(&gen_time_text)
-        .ok_or_else(|| malformed(format!("genTime `{}` is not YYYYMMDDhhmmss[.f]Z", gen_time_text)))?;
-
+    let (gen_time, gen_time_text) = read_gen_time(&tst)?;
     let [(si, signed_bytes)] = parts.signers.as_slice() else {
         return Err(malformed(format!(
             "{} signers; a time-stamp token has one",
@@ -556,8 +550,67 @@ pub fn verify_token(token: &[u8], hash: &[u8; 32], trust: Option<&TrustAnchors>)
         .copied()
         .find(|c| identifies(&si.sid, c))
         .ok_or(TokenProblem::SignerCertificateMissing)?;
+    let signer_der = signer.to_der().map_err(malformed)?;
+    let (digest_alg, ess) = check_signed_attributes(si, tst_der, &signer_der)?;
+    // The signature is over the DER encoding of the attributes as a SET OF (RFC 5652 section
+    // 5.4), i.e. the bytes as transmitted with the [0] tag replaced by SET.
+    let signed_bytes = signed_bytes
+        .as_deref()
+        .ok_or_else(|| malformed("no signed attributes (RFC 3161 requires them)"))?;
+    verify_signature(
+        &signer.tbs_certificate.subject_public_key_info,
+        &si.signature_algorithm,
+        Some(digest_alg),
+        signed_bytes,
+        si.signature.as_bytes(),
+    )?;
+    if ess == Some(false) {
+        return Err(TokenProblem::SigningCertificateMismatch);
+    }
+    let subject = check_tsa_certificate(signer, gen_time)?;
+    check_imprint(&tst, hash)?;
+    let trust = match trust {
+        None => Trust::TokenCertificate,
+        Some(t) => Trust::TrustFile(chain_to_anchor(signer, &certs, t, gen_time)?),
+    };
+    Ok(Witness {
+        gen_time,
+        gen_time_text,
+        accuracy_micros: accuracy_micros(&tst),
+        tsa_name: tsa_name(&tst, &subject),
+        signer_subject: subject,
+        signer_sha256: hex::encode(sha2::Sha256::digest(&signer_der)),
+        serial: hex::encode(tst.serial_number.as_bytes()),
+        policy: tst.policy.to_string(),
+        nonce: tst.nonce.as_ref().and_then(int_to_u64),
+        trust,
+    })
+}
 
-    // Signed attributes: content type, message digest, ESS signing certificate.
+/// The token's `genTime`, as an instant and as the text it holds.
+///
+/// Errors: not a GeneralizedTime, or not `YYYYMMDDhhmmss[.f]Z`.
+fn read_gen_time(tst: &TstInfoLenient) -> Result<(DateTime<Utc>, String), TokenProblem> {
+    let text = String::from_utf8_lossy(tst.gen_time.value()).into_owned();
+    if tst.gen_time.tag() != Tag::GeneralizedTime {
+        return Err(malformed("genTime is not a GeneralizedTime"));
+    }
+    let t = parse_generalized_time(&text)
+        .ok_or_else(|| malformed(format!("genTime `{}` is not YYYYMMDDhhmmss[.f]Z", text)))?;
+    Ok((t, text))
+}
+
+/// The signer's signed attributes: the content type must be id-ct-TSTInfo and the message
+/// digest that of `tst_der` (under the signer's digest algorithm, which is returned). Also
+/// returns whether the ESS signing-certificate attribute (v2, else v1) names the certificate
+/// `signer_der` (`None`: no such attribute).
+///
+/// Errors: a missing or malformed attribute, an unknown digest algorithm, a digest mismatch.
+fn check_signed_attributes(
+    si: &SignerInfo,
+    tst_der: &[u8],
+    signer_der: &[u8],
+) -> Result<(HashAlg, Option<bool>), TokenProblem> {
     let attrs = si
         .signed_attrs
         .as_ref()
@@ -566,7 +619,6 @@ pub fn verify_token(token: &[u8], hash: &[u8; 32], trust: Option<&TrustAnchors>)
     let mut content_type_ok = false;
     let mut digest_ok = None;
     let mut ess: Option<bool> = None;
-    let signer_der = signer.to_der().map_err(malformed)?;
     for a in attrs.iter() {
         let first = a.values.iter().next();
         if a.oid == ID_CONTENT_TYPE {
@@ -586,13 +638,13 @@ pub fn verify_token(token: &[u8], hash: &[u8; 32], trust: Option<&TrustAnchors>)
                 Some(a) => hash_alg(&a.oid)?,
                 None => HashAlg::Sha256,
             };
-            ess = Some(id.cert_hash.as_bytes() == alg.digest(&signer_der).as_slice());
+            ess = Some(id.cert_hash.as_bytes() == alg.digest(signer_der).as_slice());
         } else if a.oid == ID_SIGNING_CERTIFICATE {
             let v = first.ok_or_else(|| malformed("empty signing-certificate attribute"))?;
             let sc: SigningCertificate = v.decode_as().map_err(malformed)?;
             let id = sc.certs.first().ok_or_else(|| malformed("empty signing-certificate"))?;
             if ess.is_none() {
-                ess = Some(id.cert_hash.as_bytes() == sha1::Sha1::digest(&signer_der).as_slice());
+                ess = Some(id.cert_hash.as_bytes() == sha1::Sha1::digest(signer_der).as_slice());
             }
         }
     }
@@ -600,27 +652,15 @@ pub fn verify_token(token: &[u8], hash: &[u8; 32], trust: Option<&TrustAnchors>)
         return Err(malformed("the content-type attribute is missing or not id-ct-TSTInfo"));
     }
     match digest_ok {
-        None => return Err(malformed("no message-digest attribute")),
-        Some(false) => return Err(TokenProblem::DigestMismatch),
-        Some(true) => {}
+        None => Err(malformed("no message-digest attribute")),
+        Some(false) => Err(TokenProblem::DigestMismatch),
+        Some(true) => Ok((digest_alg, ess)),
     }
-    // The signature is over the DER encoding of the attributes as a SET OF (RFC 5652 section
-    // 5.4), i.e. the bytes as transmitted with the [0] tag replaced by SET.
-    let signed_bytes = signed_bytes
-        .as_deref()
-        .ok_or_else(|| malformed("no signed attributes (RFC 3161 requires them)"))?;
-    verify_signature(
-        &signer.tbs_certificate.subject_public_key_info,
-        &si.signature_algorithm,
-        Some(digest_alg),
-        signed_bytes,
-        si.signature.as_bytes(),
-    )?;
-    if ess == Some(false) {
-        return Err(TokenProblem::SigningCertificateMismatch);
-    }
+}
 
-    // The certificate: a time-stamping certificate, valid at genTime.
+/// The signer's certificate must be a time-stamping certificate (extended key usage critical
+/// and id-kp-timeStamping only) valid at `gen_time`. Returns its subject.
+fn check_tsa_certificate(signer: &Certificate, gen_time: DateTime<Utc>) -> Result<String, TokenProblem> {
     let subject = signer.tbs_certificate.subject.to_string();
     let eku = signer
         .tbs_certificate
@@ -631,8 +671,11 @@ pub fn verify_token(token: &[u8], hash: &[u8; 32], trust: Option<&TrustAnchors>)
         _ => return Err(TokenProblem::NotTimeStampingCertificate(subject)),
     }
     valid_at(signer, gen_time)?;
+    Ok(subject)
+}
 
-    // The imprint.
+/// The token's message imprint must be the SHA-256 `hash`.
+fn check_imprint(tst: &TstInfoLenient, hash: &[u8; 32]) -> Result<(), TokenProblem> {
     let mi = &tst.message_imprint;
     if mi.hash_algorithm.oid != ID_SHA256 || mi.hashed_message.as_bytes() != hash.as_slice() {
         return Err(TokenProblem::ImprintMismatch {
@@ -644,34 +687,26 @@ pub fn verify_token(token: &[u8], hash: &[u8; 32], trust: Option<&TrustAnchors>)
             ),
         });
     }
+    Ok(())
+}
 
-    let trust = match trust {
-        None => Trust::TokenCertificate,
-        Some(t) => Trust::TrustFile(chain_to_anchor(signer, &certs, t, gen_time)?),
-    };
-    let tsa_name = match &tst.tsa {
+/// The TSA's name as the token gives it (`tsa` field), else the signer's `subject`.
+fn tsa_name(tst: &TstInfoLenient, subject: &str) -> String {
+    match &tst.tsa {
         Some(GeneralName::DirectoryName(n)) => n.to_string(),
         Some(GeneralName::DnsName(s)) => s.to_string(),
         Some(GeneralName::UniformResourceIdentifier(s)) => s.to_string(),
         Some(GeneralName::Rfc822Name(s)) => s.to_string(),
-        _ => subject.clone(),
-    };
-    let accuracy_micros = tst.accuracy.as_ref().map(|a| {
+        _ => subject.to_string(),
+    }
+}
+
+/// The token's stated accuracy, in microseconds (`None`: not stated).
+fn accuracy_micros(tst: &TstInfoLenient) -> Option<u64> {
+    tst.accuracy.as_ref().map(|a| {
         a.seconds.unwrap_or(0).saturating_mul(1_000_000)
             + a.millis.map(|m| m.max(0) as u64 * 1000).unwrap_or(0)
             + a.micros.map(|m| m.max(0) as u64).unwrap_or(0)
-    });
-    Ok(Witness {
-        gen_time,
-        gen_time_text,
-        accuracy_micros,
-        tsa_name,
-        signer_subject: subject,
-        signer_sha256: hex::encode(sha2::Sha256::digest(&signer_der)),
-        serial: hex::encode(tst.serial_number.as_bytes()),
-        policy: tst.policy.to_string(),
-        nonce: tst.nonce.as_ref().and_then(int_to_u64),
-        trust,
     })
 }
 
