@@ -370,7 +370,7 @@ fn input_readers() -> Vec<(&'static str, Reader)> {
         ),
         (
             "ledger.jsonl",
-            Box::new(|i: &Input| pledge::ledger::export::verify_export(i, None).map(drop)),
+            Box::new(|i: &Input| pledge::ledger::export::verify_export(i, None, false).map(drop)),
         ),
     ]
 }
