@@ -43,14 +43,32 @@ pub mod exit {
 
 /// Every exit code of [`exit`] with one line saying what it means, in order (for `--help`).
 pub const EXIT_CODE_SUMMARIES: &[(u8, &str)] = &[
-    (exit::OK, "ok (for verify: the ledger and protocol check out; for components: the stop rule said go)"),
-    (exit::FINDINGS, "verification found a problem, or the registration refuses the action (every finding listed)"),
-    (exit::INPUT, "bad usage or bad input (file, line and what was expected are named)"),
+    (
+        exit::OK,
+        "ok (for verify: the ledger and protocol check out; for components: the stop rule said go)",
+    ),
+    (
+        exit::FINDINGS,
+        "verification found a problem, or the registration refuses the action (every finding listed)",
+    ),
+    (
+        exit::INPUT,
+        "bad usage or bad input (file, line and what was expected are named)",
+    ),
     (exit::STOP, "the stop rule said stop (too few components)"),
     (exit::INTERNAL, "internal error (a bug in pledge)"),
-    (exit::CANT_CREATE, "a file or the repository cannot be written (permission, read-only file system, full disk)"),
-    (exit::IO_ERROR, "a file or the repository cannot be read (permission, I/O error, a repository owned by another user)"),
-    (exit::TEMP_FAIL, "temporary failure: the Time-Stamping Authority could not be reached, or the ledger stayed locked; try again"),
+    (
+        exit::CANT_CREATE,
+        "a file or the repository cannot be written (permission, read-only file system, full disk)",
+    ),
+    (
+        exit::IO_ERROR,
+        "a file or the repository cannot be read (permission, I/O error, a repository owned by another user)",
+    ),
+    (
+        exit::TEMP_FAIL,
+        "temporary failure: the Time-Stamping Authority could not be reached, or the ledger stayed locked; try again",
+    ),
 ];
 
 /// Panics that library code catches on purpose: a third-party decoder that panics on a corrupt
