@@ -171,6 +171,7 @@ pub fn run(a: Args, ctx: &Ctx) -> Outcome {
         spill_dir: ctx.temp_dir.clone(),
         sealed_keys: a.sealed_key.iter().map(|p| resolve(ctx, p)).collect(),
         limits,
+        exit_soon: true,
     };
     let outcome = ops::components::run(ledger.as_ref(), &o, ctx.now, &bar(ctx))?;
     let mut out = Output::ok(render(&outcome, a.format), &outcome.notes);

@@ -93,6 +93,27 @@ fn intersection_at_least(a: &[u32], b: &[u32], need: usize) -> Option<usize> {
     Some(n)
 }
 
+/// The exact intersection of the probing set `x` and the indexed set `y` if it can reach the
+/// pair's minimum overlap ([`pair_overlap`]), else `None`, resuming where the probe left off:
+/// `seen` is how many of x's first `probed` tokens (its probing prefix) lie among y's first
+/// `indexed` tokens (its indexing prefix), as the probe counted them. Both sets are sorted, so
+/// with R the smaller of the two prefixes' last tokens, every token ≤ R of either set lies in its
+/// prefix, and x ∩ y below or at R is exactly what the probe counted. So only the tokens past R
+/// are merged (from where each set passes R, a binary search inside the other's prefix), with
+/// `seen` counted already: the same intersection as a merge of the whole sets, and for a
+/// candidate that shares a prefix token by chance, a few steps instead of a merge through both
+/// prefixes (PPJoin's verification also resumes after the prefixes; Xiao et al., WWW 2008).
+fn verify(x: &[u32], probed: usize, y: &[u32], indexed: usize, seen: usize, t: f64) -> Option<usize> {
+    let need = pair_overlap(x.len(), y.len(), t);
+    let (rx, ry) = (x[probed - 1], y[indexed - 1]);
+    let (ix, iy) = if rx <= ry {
+        (probed, y[..indexed].partition_point(|&tok| tok <= rx))
+    } else {
+        (x[..probed].partition_point(|&tok| tok <= ry), indexed)
+    };
+    intersection_at_least(&x[ix..], &y[iy..], need.saturating_sub(seen)).map(|rest| seen + rest)
+}
+
 /// Marks a candidate pruned by the positional filter for the current probe.
 const PRUNED: u32 = u32::MAX;
 
@@ -186,6 +207,35 @@ pub fn join_each(
     progress: &(dyn Fn(u64) + Sync),
 ) {
     join_batched(sets, unique, t, indexed, keep, PAIR_BATCH, emit, progress)
+}
+
+/// The bytes [`join_each`] allocates for its own structures on `sets` (with `unique` as in
+/// [`join_unique`]), besides the sets: per non-empty set its place in the size order, its size
+/// and where its shared tokens begin (16 bytes, 4 more per set for the latter); per token of the
+/// indexing prefixes its posting (8 bytes) and, while the index is built, its scattered copy (12
+/// bytes, up to twice that as the scatter's vectors grow); per distinct token the index's offsets (4 bytes); and per probing task (four per
+/// thread) a cursor per shared token and an overlap counter per set (4 bytes each) and a batch of
+/// pairs. Computed from the sets' sizes, as the join lays its structures out, so the in-memory
+/// decision ([`super::ooc::JoinDecision`]) rests on the sizes the join will allocate.
+pub fn working_bytes(sets: &[Vec<u32>], unique: u32, t: f64) -> u64 {
+    let t_mid = 2.0 * t / (1.0 + t);
+    let ntok = sets.iter().filter_map(|s| s.last()).max().map_or(0, |&m| m as u64 + 1);
+    let lo = u64::from(unique).min(ntok);
+    let (live, indexed) = sets
+        .par_iter()
+        .filter(|s| !s.is_empty())
+        .map(|s| {
+            let prefix = s.len() - min_overlap(s.len(), t_mid) + 1;
+            let skipped = s[..prefix].partition_point(|&tok| u64::from(tok) < lo);
+            (1u64, (prefix - skipped) as u64)
+        })
+        .reduce(|| (0, 0), |a, b| (a.0 + b.0, a.1 + b.1));
+    let stripes = (4 * rayon::current_num_threads() as u64).clamp(1, live.max(1));
+    16 * live
+        + 4 * sets.len() as u64
+        + 32 * indexed
+        + 4 * (ntok + 1)
+        + stripes * (4 * (ntok - lo) + 4 * live + 8 * PAIR_BATCH as u64)
 }
 
 /// [`join_each`] with batches of at most `batch` pairs (at least 1).
@@ -350,8 +400,6 @@ fn join_batched(
                     };
                 }
             }
-            // The verifying merge skips the tokens no other set holds.
-            let tail_x = &sx[shared_from(x)..];
             for &py in &cand {
                 let seen = std::mem::take(&mut overlap[py as usize]);
                 if seen == PRUNED {
@@ -359,8 +407,7 @@ fn join_batched(
                 }
                 let y = order[py as usize];
                 let sy = &sets[y as usize];
-                let need = pair_overlap(lx, sy.len(), t);
-                if let Some(inter) = intersection_at_least(tail_x, &sy[shared_from(y)..], need) {
+                if let Some(inter) = verify(sx, probe.len(), sy, mid_prefix(sy.len()), seen as usize, t) {
                     if similar(inter, lx, sy.len(), t) {
                         found.push((x.min(y), x.max(y)));
                         if found.len() >= batch {

@@ -74,23 +74,78 @@ pub struct JoinRun {
     pub mode: JoinMode,
     /// Partitions joined (1 in memory).
     pub partitions: usize,
+    /// The sizes and estimate the mode was chosen from (absent without a memory limit, and in
+    /// records written before it was recorded).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub decision: Option<JoinDecision>,
 }
 
-/// Estimated bytes per character of text of the in-memory shingling and join (an upper bound
-/// on shingle occurrences is the number of characters): the key (8 or 16 bytes), the rank id
-/// and the token set (4 bytes each), the interning map and the join's index.
-const BYTES_PER_CHAR: u64 = 32;
-/// Estimated bytes per text beyond its shingles (set headers, per-record counts and ranks).
-const BYTES_PER_TEXT: u64 = 160;
+/// Bytes per text the in-memory ranking holds beyond its occurrences: its keys' count in each of
+/// the 64 shards (256 bytes) and its set's vector (24 bytes and the allocator's 16).
+pub const SHINGLE_BYTES_PER_TEXT: u64 = 296;
+/// Bytes per element (a distinct shingle of one text) of a token set held in memory, and per set.
+pub const SET_BYTES_PER_ELEMENT: u64 = 4;
+/// See [`SET_BYTES_PER_ELEMENT`].
+pub const SET_BYTES_PER_SET: u64 = 40;
+/// The margin of the in-memory decision: the join runs in memory when its estimate times this
+/// is within the budget. The estimates count the structures' own bytes; what the allocator keeps
+/// beside them (freed memory it has not returned, the slack of vectors that grew) is the margin.
+pub const MARGIN: f64 = 1.25;
 
-/// The estimated peak bytes of [`super::shingle::token_sets`] and [`super::join::join`] on
-/// `texts` (an upper bound, from the characters of the texts): above a [`MemoryLimit`] the
-/// join runs out of core.
-pub fn estimate<S: AsRef<str> + Sync>(texts: &[S]) -> u64 {
-    texts
-        .par_iter()
-        .map(|t| t.as_ref().chars().count() as u64 * BYTES_PER_CHAR + BYTES_PER_TEXT)
-        .sum()
+/// How the in-memory decision was made, from the measured sizes of the texts and of their token
+/// sets: recorded in the count record beside [`JoinRun`] (a disclosure; the pairs are the same
+/// either way).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct JoinDecision {
+    /// Shingle occurrences of the texts (characters: an upper bound; for spilled texts, their
+    /// bytes).
+    pub occurrences: u64,
+    /// Elements of the token sets (each text's distinct shingles), when the texts were shingled
+    /// in memory; absent when the shingling itself would not have fit.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub elements: Option<u64>,
+    /// The estimated peak bytes: of the shingling, from the occurrences, when it would not fit;
+    /// else of the token sets and the join's structures ([`super::join::working_bytes`]).
+    pub estimate_bytes: u64,
+    /// The bytes the join had: the memory limit less what the corpus, graph and union-find hold.
+    pub budget_bytes: u64,
+}
+
+impl JoinDecision {
+    /// Whether the estimate, with the [`MARGIN`], is within the budget.
+    pub fn fits(&self) -> bool {
+        fits(self.estimate_bytes, self.budget_bytes)
+    }
+}
+
+/// The decision rule: in memory when `estimate` × [`MARGIN`] ≤ `budget`.
+pub fn fits(estimate: u64, budget: u64) -> bool {
+    estimate as f64 * MARGIN <= budget as f64
+}
+
+/// Bytes per shingle occurrence the in-memory ranking holds at its peak beyond its key: every
+/// occurrence's key is held once (scattered by shard; interning a shard frees its keys as its
+/// ids are made, 4 bytes each, and the gathered sets, 4 bytes an element, replace the ids), and
+/// measured on the statute corpus grown 8× (184,561,142 set elements of 235,647,736 occurrences)
+/// the whole process peaked at 2.37 GB above what the corpus holds: 10.1 bytes per occurrence
+/// with 8-byte keys, so 2 bytes more than the key.
+pub const SHINGLE_BYTES_BEYOND_KEY: u64 = 2;
+
+/// The estimated peak bytes of ranking the shingles of texts with `occurrences` characters in
+/// all ([`super::shingle::ranked_token_sets`]), whose keys take `key_bytes` each (at least 8):
+/// the key and [`SHINGLE_BYTES_BEYOND_KEY`] per occurrence, and [`SHINGLE_BYTES_PER_TEXT`].
+pub fn shingling_bytes(occurrences: u64, texts: usize, key_bytes: u64) -> u64 {
+    occurrences * (key_bytes.max(8) + SHINGLE_BYTES_BEYOND_KEY) + texts as u64 * SHINGLE_BYTES_PER_TEXT
+}
+
+/// The estimated peak bytes of joining `sets` in memory: the sets ([`SET_BYTES_PER_ELEMENT`],
+/// [`SET_BYTES_PER_SET`]) and the join's own structures ([`super::join::working_bytes`]).
+pub fn join_bytes(sets: &[Vec<u32>], unique: u32, t: f64) -> (u64, u64) {
+    let elements: u64 = sets.par_iter().map(|s| s.len() as u64).sum();
+    let bytes =
+        elements * SET_BYTES_PER_ELEMENT + sets.len() as u64 * SET_BYTES_PER_SET + join::working_bytes(sets, unique, t);
+    (elements, bytes)
 }
 
 /// Bytes a set of `len` tokens takes in a partition's join (set, index, renumbering).
@@ -1176,6 +1231,51 @@ mod tests {
         let (big, bands) = run(&texts, 3, 0.7, 1 << 30);
         assert_eq!((big, bands), (got, 2));
         assert_eq!(length_bands(6, 0.7), vec![0, 1, 2, 3, 5, 8]);
+    }
+
+    /// The decision rule at its boundary: in memory exactly while the estimate times the margin
+    /// is within the budget.
+    #[test]
+    fn the_in_memory_decision_at_its_boundary() {
+        assert_eq!(MARGIN, 1.25);
+        assert!(fits(800, 1000));
+        assert!(!fits(801, 1000));
+        assert!(fits(0, 0));
+        let d = JoinDecision {
+            occurrences: 10,
+            elements: Some(8),
+            estimate_bytes: 800,
+            budget_bytes: 1000,
+        };
+        assert!(d.fits());
+        assert!(!JoinDecision { budget_bytes: 999, ..d }.fits());
+        // Shingling: the key (at least 8 bytes) and 2 bytes per occurrence, and 296 per text.
+        assert_eq!(shingling_bytes(1000, 10, 8), 10_000 + 2960);
+        assert_eq!(shingling_bytes(1000, 10, 16), 18_000 + 2960);
+        assert_eq!(shingling_bytes(1000, 10, 4), 10_000 + 2960);
+        // The statute corpus grown 8× (235,647,736 characters in 596,704 passages) was measured
+        // at 2.37 GB of ranking above the corpus: the estimate bounds it, and with the margin it
+        // fits the 3.64 GB a 4 GiB limit left the join there, so it joins in memory.
+        let grown = shingling_bytes(235_647_736, 596_704, 8);
+        assert!(grown >= 2_370_000_000 && fits(grown, 3_640_174_380), "{}", grown);
+    }
+
+    /// The join's own structures counted by hand on two sets of five tokens (t = 0.8: an
+    /// indexing prefix of one token each, six distinct tokens, two probing tasks).
+    #[test]
+    fn join_working_bytes_by_hand() {
+        let sets = vec![vec![0, 2, 3, 4, 5], vec![1, 2, 3, 4, 5]];
+        let batch = 8 * join::PAIR_BATCH as u64;
+        let want = 16 * 2 + 4 * 2 + 32 * 2 + 4 * 7 + 2 * (4 * 6 + 4 * 2 + batch);
+        assert_eq!(join::working_bytes(&sets, 0, 0.8), want);
+        // Tokens 0 and 1 are each in one set only: neither indexed nor given a cursor.
+        let want = 16 * 2 + 4 * 2 + 4 * 7 + 2 * (4 * 4 + 4 * 2 + batch);
+        assert_eq!(join::working_bytes(&sets, 2, 0.8), want);
+        // With the sets: 4 bytes an element, 40 a set.
+        assert_eq!(
+            join_bytes(&sets, 0, 0.8),
+            (10, 40 + 80 + join::working_bytes(&sets, 0, 0.8))
+        );
     }
 
     #[test]

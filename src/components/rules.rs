@@ -320,11 +320,11 @@ pub struct NearPairs {
 }
 
 /// The passage pairs (`a < b`) of a near-duplicate rule, each passed to `sink` once, in no fixed
-/// order: in memory ([`join::join_each`]) when [`super::ooc::estimate`] of the texts is within
-/// `memory` (or there is no limit), else out of core ([`super::ooc::join_partitioned`]; always
-/// when the texts are spilled, read back in order); the pairs are the same. Either way the pairs
-/// are passed on a batch at a time as the join finds them, never all held at once. With `keep`,
-/// the pairs are also returned with their sizes (sorted), and those are held (16 bytes a pair).
+/// order: in memory ([`join::join_each`]) when the measured sizes fit `memory` (or there is no
+/// limit; see [`plan`]), else out of core ([`super::ooc::join_partitioned`]; always when the texts
+/// are spilled, read back in order); the pairs are the same. Either way the pairs are passed on a
+/// batch at a time as the join finds them, never all held at once. With `keep`, the pairs are
+/// also returned with their sizes (sorted), and those are held (16 bytes a pair).
 ///
 /// Errors (exit 2): spill files that cannot be written (out of core only).
 pub fn near_duplicate_pairs<'a>(
@@ -337,100 +337,159 @@ pub fn near_duplicate_pairs<'a>(
     sink: &mut (dyn FnMut(u32, u32) + Send),
 ) -> Result<NearPairs> {
     use super::ooc::{JoinMode, JoinRun};
-    let spilled = corpus.texts.is_spilled();
-    let over = match memory {
-        Some(m) if spilled => Some(m),
-        Some(m) => Some(m).filter(|m| {
-            texts
-                .get(corpus, rule.normalization)
-                .map_or(true, |t| super::ooc::estimate(t) > m.bytes)
-        }),
-        None => None,
+    let (ranked, decision) = plan(corpus, rule, texts, progress, memory)?;
+    let (links, mut scored, mode, partitions) = match (ranked, memory) {
+        (Some(ranked), _) => {
+            let (links, scored) = join_in_memory(&ranked, rule, progress, keep, sink);
+            (links, scored, JoinMode::InMemory, 1)
+        }
+        (None, Some(limit)) => {
+            let (links, scored, parts) = join_out_of_core(corpus, rule, texts, progress, limit, keep, sink)?;
+            (links, scored, JoinMode::Partitioned, parts)
+        }
+        (None, None) => return Err(Error::internal("no token sets and no memory limit")),
     };
-    match over {
-        None => {
-            let t = texts.get(corpus, rule.normalization)?;
-            progress.start("shingling", 0);
-            let ranked = t.ranked(rule.shingle_size());
-            let sets = &ranked.sets;
-            progress.start("near-duplicate join", sets.len() as u64);
-            let found = std::sync::Mutex::new((0usize, Vec::new(), sink));
-            join::join_each(
-                sets,
-                ranked.unique,
-                rule.jaccard(),
-                &|_| true,
-                &|_, _, _| true,
-                &|batch| {
-                    let scored = if keep {
-                        super::pairs::scored(batch, sets)
-                    } else {
-                        vec![]
-                    };
-                    let mut f = found.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
-                    let (links, kept, sink) = &mut *f;
-                    *links += batch.len();
-                    batch.iter().for_each(|&(a, b)| sink(a, b));
-                    kept.extend(scored);
-                },
-                &|n| progress.advance(n),
-            );
-            progress.finish();
-            let (links, mut scored, _) = found.into_inner().unwrap_or_else(std::sync::PoisonError::into_inner);
-            scored.sort_unstable_by_key(|p| (p.a, p.b));
-            Ok(NearPairs {
-                links,
-                scored,
-                run: JoinRun {
-                    mode: JoinMode::InMemory,
-                    partitions: 1,
-                },
-            })
-        }
-        Some(limit) => {
-            let mut links = 0;
-            let mut scored = Vec::new();
-            let mut each = |a: u32, b: u32, intersection: u32, union: u32| {
-                links += 1;
-                sink(a, b);
-                if keep {
-                    scored.push(super::pairs::ScoredPair {
-                        a,
-                        b,
-                        intersection,
-                        union,
-                    });
-                }
-            };
-            let parts = if spilled {
-                let src = super::ooc::Normalized {
-                    store: &corpus.texts,
-                    normalization: rule.normalization,
-                };
-                super::ooc::join_partitioned_source(
-                    &src,
-                    rule.shingle_size(),
-                    rule.jaccard(),
-                    limit,
-                    keep,
-                    progress,
-                    &mut each,
-                )?
-            } else {
-                let t = texts.get(corpus, rule.normalization)?;
-                super::ooc::join_partitioned(t, rule.shingle_size(), rule.jaccard(), limit, keep, progress, &mut each)?
-            };
-            scored.sort_unstable_by_key(|p| (p.a, p.b));
-            Ok(NearPairs {
-                links,
-                scored,
-                run: JoinRun {
-                    mode: JoinMode::Partitioned,
-                    partitions: parts,
-                },
-            })
-        }
+    scored.sort_unstable_by_key(|p| (p.a, p.b));
+    Ok(NearPairs {
+        links,
+        scored,
+        run: JoinRun {
+            mode,
+            partitions,
+            decision,
+        },
+    })
+}
+
+/// Where the near-duplicate join runs, decided from measured sizes
+/// ([`super::ooc::JoinDecision`]): with no limit, in memory; with spilled texts, out of core;
+/// else the texts' characters give the shingling's estimate ([`super::ooc::shingling_bytes`]),
+/// and when it fits the budget with the margin, the texts are shingled in memory and the token
+/// sets' elements give the join's estimate ([`super::ooc::join_bytes`]); the join runs in memory
+/// when that fits too ([`super::ooc::fits`]). Returns the token sets when it runs in memory.
+fn plan<'a>(
+    corpus: &'a Corpus,
+    rule: &LinkRule,
+    texts: &mut Texts<'a>,
+    progress: &dyn Progress,
+    memory: Option<super::ooc::MemoryLimit<'_>>,
+) -> Result<(Option<shingle::TokenSets>, Option<super::ooc::JoinDecision>)> {
+    use super::ooc::{fits, join_bytes, shingling_bytes, JoinDecision};
+    let Some(limit) = memory else {
+        let t = texts.get(corpus, rule.normalization)?;
+        progress.start("shingling", 0);
+        return Ok((Some(t.ranked(rule.shingle_size())), None));
+    };
+    if corpus.texts.is_spilled() {
+        let bytes = corpus.texts.bytes();
+        let estimate = shingling_bytes(bytes, corpus.passages.len(), 8);
+        return Ok((
+            None,
+            Some(JoinDecision {
+                occurrences: bytes,
+                elements: None,
+                estimate_bytes: estimate,
+                budget_bytes: limit.bytes,
+            }),
+        ));
     }
+    let t = texts.get(corpus, rule.normalization)?;
+    let occurrences = t.chars();
+    let shingling = shingling_bytes(occurrences, t.len(), t.key_bytes(rule.shingle_size()));
+    let mut decision = JoinDecision {
+        occurrences,
+        elements: None,
+        estimate_bytes: shingling,
+        budget_bytes: limit.bytes,
+    };
+    if !fits(shingling, limit.bytes) {
+        return Ok((None, Some(decision)));
+    }
+    progress.start("shingling", 0);
+    let ranked = t.ranked(rule.shingle_size());
+    let (elements, bytes) = join_bytes(&ranked.sets, ranked.unique, rule.jaccard());
+    decision.elements = Some(elements);
+    decision.estimate_bytes = bytes;
+    Ok((decision.fits().then_some(ranked), Some(decision)))
+}
+
+/// The in-memory join of the ranked token sets: the number of pairs, passed to `sink` a batch at a
+/// time, and with `keep` the pairs with their sizes (unsorted).
+fn join_in_memory(
+    ranked: &shingle::TokenSets,
+    rule: &LinkRule,
+    progress: &dyn Progress,
+    keep: bool,
+    sink: &mut (dyn FnMut(u32, u32) + Send),
+) -> (usize, Vec<super::pairs::ScoredPair>) {
+    let sets = &ranked.sets;
+    progress.start("near-duplicate join", sets.len() as u64);
+    let found = std::sync::Mutex::new((0usize, Vec::new(), sink));
+    join::join_each(
+        sets,
+        ranked.unique,
+        rule.jaccard(),
+        &|_| true,
+        &|_, _, _| true,
+        &|batch| {
+            let scored = if keep {
+                super::pairs::scored(batch, sets)
+            } else {
+                vec![]
+            };
+            let mut f = found.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+            let (links, kept, sink) = &mut *f;
+            *links += batch.len();
+            batch.iter().for_each(|&(a, b)| sink(a, b));
+            kept.extend(scored);
+        },
+        &|n| progress.advance(n),
+    );
+    progress.finish();
+    let (links, scored, _) = found.into_inner().unwrap_or_else(std::sync::PoisonError::into_inner);
+    (links, scored)
+}
+
+/// The out-of-core join ([`super::ooc::join_partitioned`], or over the spilled texts read back in
+/// order): the number of pairs, passed to `sink` as found, with `keep` the pairs with their sizes
+/// (unsorted), and the partitions joined.
+///
+/// Errors (exit 2): spill files that cannot be written or read back.
+fn join_out_of_core<'a>(
+    corpus: &'a Corpus,
+    rule: &LinkRule,
+    texts: &mut Texts<'a>,
+    progress: &dyn Progress,
+    limit: super::ooc::MemoryLimit<'_>,
+    keep: bool,
+    sink: &mut (dyn FnMut(u32, u32) + Send),
+) -> Result<(usize, Vec<super::pairs::ScoredPair>, usize)> {
+    let mut links = 0;
+    let mut scored = Vec::new();
+    let mut each = |a: u32, b: u32, intersection: u32, union: u32| {
+        links += 1;
+        sink(a, b);
+        if keep {
+            scored.push(super::pairs::ScoredPair {
+                a,
+                b,
+                intersection,
+                union,
+            });
+        }
+    };
+    let (n, t) = (rule.shingle_size(), rule.jaccard());
+    let parts = if corpus.texts.is_spilled() {
+        let src = super::ooc::Normalized {
+            store: &corpus.texts,
+            normalization: rule.normalization,
+        };
+        super::ooc::join_partitioned_source(&src, n, t, limit, keep, progress, &mut each)?
+    } else {
+        let texts = texts.get(corpus, rule.normalization)?;
+        super::ooc::join_partitioned(texts, n, t, limit, keep, progress, &mut each)?
+    };
+    Ok((links, scored, parts))
 }
 
 /// Graph edges of passage pairs, and their number.

@@ -225,6 +225,21 @@ impl Normalized<'_> {
     pub fn ranked(&self, n: usize) -> TokenSets {
         ranked_with(&self.texts, n, &self.alphabet)
     }
+
+    /// Bytes of one shingle key of size `n` while the shingles are ranked: 8 (a u64) when `n`
+    /// characters of the alphabet pack into 64 bits, else 16 (a u128, or a string slice).
+    pub fn key_bytes(&self, n: usize) -> u64 {
+        if n.max(1) * self.alphabet.bits as usize <= 64 {
+            8
+        } else {
+            16
+        }
+    }
+
+    /// Characters of all the texts (in parallel): an upper bound on their shingle occurrences.
+    pub fn chars(&self) -> u64 {
+        self.texts.par_iter().map(|t| t.chars().count() as u64).sum()
+    }
 }
 
 /// The distinct character n-grams of `text` as string slices (sorted, deduplicated).
@@ -702,9 +717,13 @@ fn sort_ranks(v: &mut Vec<u32>, scratch: &mut Vec<u32>, digits: u32) {
             h[(x >> (8 * d)) as usize & 0xff] += 1;
         }
     }
-    scratch.clear();
-    scratch.resize(v.len(), 0);
-    let (mut src, mut dst): (&mut [u32], &mut [u32]) = (v.as_mut_slice(), scratch.as_mut_slice());
+    // The scratch only grows (to the longest set a task sorts): every slot the scatter reads is
+    // written first, so it is not cleared from set to set.
+    if scratch.len() < v.len() {
+        scratch.resize(v.len(), 0);
+    }
+    let n = v.len();
+    let (mut src, mut dst): (&mut [u32], &mut [u32]) = (v.as_mut_slice(), &mut scratch[..n]);
     for (d, h) in hist.iter_mut().enumerate().take(digits) {
         let mut sum = 0;
         for c in h.iter_mut() {
@@ -720,7 +739,7 @@ fn sort_ranks(v: &mut Vec<u32>, scratch: &mut Vec<u32>, digits: u32) {
         std::mem::swap(&mut src, &mut dst);
     }
     if digits % 2 == 1 {
-        v.copy_from_slice(scratch);
+        v.copy_from_slice(&scratch[..n]);
     }
 }
 
