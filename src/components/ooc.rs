@@ -109,6 +109,9 @@ pub struct JoinDecision {
     /// else of the token sets and the join's structures ([`super::join::working_bytes`]).
     pub estimate_bytes: u64,
     /// The bytes the join had: the memory limit less what the corpus, graph and union-find hold.
+    /// Not stored in the count record (read back as 0): without `--memory-limit` it follows the
+    /// machine's available memory, and the record must be the same on every machine.
+    #[serde(skip)]
     pub budget_bytes: u64,
 }
 

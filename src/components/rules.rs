@@ -320,9 +320,9 @@ pub struct NearPairs {
 }
 
 /// The passage pairs (`a < b`) of a near-duplicate rule, each passed to `sink` once, in no fixed
-/// order: in memory ([`join::join_each`]) when the measured sizes fit `memory` (or there is no
-/// limit; the decision is planned from the measured sizes), else out of core ([`super::ooc::join_partitioned`]; always when the texts
-/// are spilled, read back in order); the pairs are the same. Either way the pairs are passed on a
+/// order: in memory ([`join::join_each`]) when the sizes measured before the join fit `memory`
+/// (or there is no limit), else out of core ([`super::ooc::join_partitioned`]; always when the
+/// texts are spilled, read back in order); the pairs are the same. Either way the pairs are passed on a
 /// batch at a time as the join finds them, never all held at once. With `keep`, the pairs are
 /// also returned with their sizes (sorted), and those are held (16 bytes a pair).
 ///
