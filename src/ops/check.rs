@@ -2,7 +2,8 @@
 //! the inputs it will be used with can be read as it says, without a ledger. Also the
 //! usability checks `register` and `amend` refuse on ([`usable`]): a protocol that parses but
 //! that no analysis could follow (`layout = "per-system"` without a `column`, an
-//! `analysis.split` that names no split, a baseline that is not a registered system).
+//! `analysis.split` that names no split or several splits and none named, a baseline that is
+//! not a registered system).
 
 use super::{Note, Notes};
 use crate::error::{Error, Result};
@@ -146,8 +147,9 @@ pub fn usable(lp: &LoadedProtocol) -> Result<()> {
 }
 
 /// Problems that make a protocol that parses unusable by any analysis: `layout = "per-system"`
-/// without the `column` that holds the score; an `analysis.split` that names no `[[splits]]`;
-/// an `analysis.baseline` that is not among `analysis.systems`. Each is located at its key, with
+/// without the `column` that holds the score; an `analysis.split` that names no `[[splits]]`,
+/// or several splits and no `analysis.split` (the split analyzed must be registered, not
+/// chosen after the data are seen); an `analysis.baseline` that is not among `analysis.systems`. Each is located at its key, with
 /// the fix as the hint.
 pub fn usability(lp: &LoadedProtocol) -> Vec<Error> {
     let p = &lp.protocol;
@@ -175,6 +177,27 @@ pub fn usability(lp: &LoadedProtocol) -> Vec<Error> {
                 fix,
             ));
         }
+    }
+    if p.splits.len() > 1 && p.analysis.split.is_none() {
+        let names: Vec<&str> = p.splits.iter().map(|s| s.name.as_str()).collect();
+        let key: &[&str] = if lp.text.contains("[analysis]") {
+            &["analysis"]
+        } else {
+            &["splits"]
+        };
+        out.push(at(
+            key,
+            format!(
+                "the protocol has {} splits ({}) but does not say which one the analysis reads: the analyst would choose it after seeing the data",
+                names.len(),
+                names.join(", ")
+            ),
+            format!(
+                "add `split = \"{}\"` under [analysis] (one of: {})",
+                names[0],
+                names.join(", ")
+            ),
+        ));
     }
     if let Some(b) = &p.analysis.baseline {
         if !p.analysis.systems.is_empty() && !p.analysis.systems.contains(b) {

@@ -33,6 +33,7 @@ name = "tuning"
 required-components = 1
 [analysis]
 seed = 7
+split = "final"
 "#;
 
 fn env_with(protocol: &str) -> Env {
