@@ -23,7 +23,7 @@ use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
 
 /// The record version this build writes (and the newest it reads).
-pub const RECORD_VERSION: u32 = 2;
+pub const RECORD_VERSION: u32 = 3;
 
 /// Version of records that carry no `record_version` (written before it existed).
 fn legacy() -> u32 {
@@ -50,6 +50,13 @@ pub struct CountRecord {
     /// when the protocol has none.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub contamination: Option<crate::gate::contamination::Contamination>,
+    /// The candidate question ids counted, sorted (record version 3 on; empty in older
+    /// records): what a later recount's question change is computed against.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub question_ids: Vec<String>,
+    /// On other questions than the study's registered count: which left and which joined.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub question_change: Option<QuestionChange>,
 }
 
 /// `result.json` of an `assign` entry: whole components assigned to splits.
@@ -171,6 +178,58 @@ pub struct CountSummary {
     pub questions: usize,
     /// SHA-256 of the assignment file the count produced.
     pub assignment_sha256: String,
+    /// On other questions than the study's registered count (its first `go`): how many left
+    /// and joined; absent when the questions are the registered ones, or not compared.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub question_change: Option<QuestionCounts>,
+}
+
+/// How a count's candidate questions differ from the study's registered count's.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct QuestionCounts {
+    /// The registered count (the study's first `go`).
+    pub registered_seq: u64,
+    /// Questions of the registered count this count no longer holds.
+    pub left: u64,
+    /// Questions this count holds that the registered count did not.
+    pub joined: u64,
+}
+
+/// Which candidate questions a count no longer holds, and which it added, against the study's
+/// registered count (ids sorted).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct QuestionChange {
+    /// The registered count (the study's first `go`).
+    pub registered_seq: u64,
+    /// Question ids of the registered count this count no longer holds.
+    pub left: Vec<String>,
+    /// Question ids this count holds that the registered count did not.
+    pub joined: Vec<String>,
+}
+
+impl QuestionChange {
+    /// The change between the registered count `registered_seq`'s question ids and `now`'s
+    /// (both sorted, each id once).
+    pub fn between(registered_seq: u64, registered: &[String], now: &[String]) -> QuestionChange {
+        let (a, b): (std::collections::BTreeSet<&String>, std::collections::BTreeSet<&String>) =
+            (registered.iter().collect(), now.iter().collect());
+        QuestionChange {
+            registered_seq,
+            left: a.difference(&b).map(|s| s.to_string()).collect(),
+            joined: b.difference(&a).map(|s| s.to_string()).collect(),
+        }
+    }
+
+    /// The counts for the entry's summary.
+    pub fn counts(&self) -> QuestionCounts {
+        QuestionCounts {
+            registered_seq: self.registered_seq,
+            left: self.left.len() as u64,
+            joined: self.joined.len() as u64,
+        }
+    }
 }
 
 /// The `summary` of an `assign` entry.

@@ -278,6 +278,7 @@ fn check_registrations(c: &mut ChainCheck, records: &[Record]) {
         let verdict = state.step(&super::rules::Fact {
             entry: e,
             protocol_text: text,
+            commit: r.commit.as_deref(),
         });
         for v in &verdict.violations {
             if v.is_finding() {

@@ -76,7 +76,12 @@ impl LedgerIndex {
     /// Records `entry`, stored in commit `commit` with `protocol_text` (a `register` or
     /// `amend`'s), as the new tip, and folds it into the rules' state.
     pub(crate) fn push(&mut self, entry: &Entry, protocol_text: Option<&str>, commit: Oid) {
-        self.rules.step(&Fact { entry, protocol_text });
+        let id = commit.to_string();
+        self.rules.step(&Fact {
+            entry,
+            protocol_text,
+            commit: Some(&id),
+        });
         let pos = Pos {
             seq: entry.seq,
             commit: commit.to_string(),
@@ -237,11 +242,13 @@ impl<'a> Snapshot<'a> {
     pub(crate) fn check_new(&self, written: &[(Entry, Oid)], drafts: &[Draft]) -> Vec<super::Finding> {
         let mut state = self.index.rules.clone();
         let mut out = Vec::new();
-        for (i, (e, _)) in written.iter().enumerate() {
+        for (i, (e, oid)) in written.iter().enumerate() {
             let text = drafts.get(i).and_then(|d| d.protocol_text.as_deref());
+            let id = oid.to_string();
             let v = state.step(&Fact {
                 entry: e,
                 protocol_text: text,
+                commit: Some(&id),
             });
             out.extend(
                 v.findings()

@@ -403,6 +403,31 @@ pub fn run(
         out_sha256.clone(),
     );
     let protocol_path = ledger.relative(&lp.path);
+    let count_summary = CountSummary {
+        decision: outcome.stop.decision,
+        counted: outcome.stop.counted,
+        required: outcome.stop.required,
+        count: outcome.stop.count,
+        required_rule: outcome.stop.required_rule,
+        splits: outcome.stop.splits.clone(),
+        components: outcome.count.components,
+        with_candidates: outcome.count.with_candidates,
+        questions: outcome.count.questions,
+        assignment_sha256: out_sha256.clone(),
+        question_change: None,
+    };
+    let mut question_ids: Vec<String> = outcome.count.rows.iter().map(|r| r.question.clone()).collect();
+    question_ids.sort();
+    question_ids.dedup();
+    let count_record = CountRecord {
+        record_version: RECORD_VERSION,
+        count: outcome.count.clone(),
+        stop: outcome.stop.clone(),
+        diagnostics: outcome.diagnostics.clone(),
+        contamination: outcome.contamination.clone(),
+        question_ids,
+        question_change: None,
+    };
     let count_draft = Draft {
         kind: Some(match outcome.stop.decision {
             StopDecision::Stop => EntryKind::Stop,
@@ -413,25 +438,8 @@ pub fn run(
         protocol_sha256: Some(lp.hash.sha256.clone()),
         protocol_path: Some(protocol_path),
         inputs,
-        summary: records::to_value(&CountSummary {
-            decision: outcome.stop.decision,
-            counted: outcome.stop.counted,
-            required: outcome.stop.required,
-            count: outcome.stop.count,
-            required_rule: outcome.stop.required_rule,
-            splits: outcome.stop.splits.clone(),
-            components: outcome.count.components,
-            with_candidates: outcome.count.with_candidates,
-            questions: outcome.count.questions,
-            assignment_sha256: out_sha256.clone(),
-        })?,
-        result: Some(records::to_value(&CountRecord {
-            record_version: RECORD_VERSION,
-            count: outcome.count.clone(),
-            stop: outcome.stop.clone(),
-            diagnostics: outcome.diagnostics.clone(),
-            contamination: outcome.contamination.clone(),
-        })?),
+        summary: records::to_value(&count_summary)?,
+        result: Some(records::to_value(&count_record)?),
         ..Draft::default()
     };
     let assign_draft = match &outcome.assignment {
@@ -455,6 +463,7 @@ pub fn run(
         }
     }
     let written = ledger.append_many_with(now, &outcome.study, |snap| {
+        let count_draft = with_question_change(ledger, snap, count_draft.clone(), &count_summary, &count_record)?;
         count_drafts(
             snap,
             &lp,
@@ -482,6 +491,48 @@ pub fn run(
         count_draft.inputs.keys().map(|k| k.path.as_str()),
     ));
     Ok(outcome)
+}
+
+/// `draft` (a count: `summary` and `record` as drafted) with, when it counts other questions,
+/// passages, qrels or pairs than the study's registered count (its first `go`), which questions
+/// left and which joined, read against that count's record (not when it holds no question ids:
+/// written before they were recorded).
+///
+/// Errors: the registered count's commit cannot be read, or its record does not parse.
+fn with_question_change(
+    ledger: &Ledger,
+    snap: &crate::ledger::Snapshot,
+    mut draft: Draft,
+    summary: &CountSummary,
+    record: &CountRecord,
+) -> Result<Draft> {
+    let Some(registered) = snap
+        .rules()
+        .study(&draft.study_id)
+        .and_then(|s| s.registered_set.clone())
+    else {
+        return Ok(draft);
+    };
+    let (Some(commit), false) = (
+        registered.commit.as_deref().and_then(|c| git2::Oid::from_str(c).ok()),
+        crate::ledger::rules::counted_changes(&registered, &draft.inputs).is_empty(),
+    ) else {
+        return Ok(draft);
+    };
+    let stored: CountRecord = records::read_result(&ledger.read_commit(commit)?, "count")?;
+    if stored.question_ids.is_empty() {
+        return Ok(draft);
+    }
+    let change = records::QuestionChange::between(registered.seq, &stored.question_ids, &record.question_ids);
+    draft.summary = records::to_value(&CountSummary {
+        question_change: Some(change.counts()),
+        ..summary.clone()
+    })?;
+    draft.result = Some(records::to_value(&CountRecord {
+        question_change: Some(change),
+        ..record.clone()
+    })?);
+    Ok(draft)
 }
 
 /// The entries a count appends on `snap`: the count (and its assignment), after a deviation

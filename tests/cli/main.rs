@@ -12,6 +12,7 @@ static ALLOC: alloc::Counting = alloc::Counting;
 mod analyze;
 mod clock;
 mod components;
+mod confirmatory;
 mod damaged;
 mod docs;
 mod drafts;

@@ -10,14 +10,14 @@ fn json(s: &str) -> Value {
     serde_json::from_str(s).unwrap_or_else(|e| panic!("not JSON ({}): {}", e, s))
 }
 
-const GPT35: &str = "cot_context_gpt-3.5-turbo_trial1";
-const GPT4: &str = "cot_context_gpt-4_trial1";
+pub(crate) const GPT35: &str = "cot_context_gpt-3.5-turbo_trial1";
+pub(crate) const GPT4: &str = "cot_context_gpt-4_trial1";
 const BASE4: &str = "cot_context_gpt-4_base_trial1";
 
 /// A format-2 protocol on the HotpotQA correctness file: one primary hypothesis (gpt-4 vs
 /// gpt-3.5), HALTED = 0 registered, a final split of 10 components, quick trials. `extra` is
 /// appended (more keys, more tables).
-fn protocol_v2(extra: &str) -> String {
+pub(crate) fn protocol_v2(extra: &str) -> String {
     format!(
         r#"schema-version = 2
 
@@ -61,7 +61,7 @@ direction = "greater"
 }
 
 /// A registered study with a recorded `go` count and its assignment `components.csv`.
-fn counted(protocol: &str) -> Env {
+pub(crate) fn counted(protocol: &str) -> Env {
     let env = Env::init();
     env.write("p.toml", protocol);
     env.write(
@@ -95,11 +95,11 @@ const ANALYZE: [&str; 6] = [
     "components.csv",
 ];
 
-fn analyze(env: &Env, extra: &[&str]) -> crate::common::Run {
+pub(crate) fn analyze(env: &Env, extra: &[&str]) -> crate::common::Run {
     env.run(&[&ANALYZE[..], extra].concat())
 }
 
-fn kinds(env: &Env) -> Vec<String> {
+pub(crate) fn kinds(env: &Env) -> Vec<String> {
     json(&env.run(&["log", "--format", "json"]).stdout)
         .as_array()
         .unwrap()

@@ -53,7 +53,7 @@ pub use state::{
     AnalysisVerdict, Change, ChangeKind, Classification, CountRef, Departure, Last, Lead, LedgerState, Overlap,
     OverlapKind, QuestionSetChange, Scope, StudyState, Timing, Version,
 };
-pub use step::{Fact, Verdict, COUNTED_ROLES, DATA_ROLES};
+pub use step::{counted_changes, Fact, Verdict, COUNTED_ROLES, DATA_ROLES};
 pub use violation::Violation;
 
 use super::entry::{DataAccess, Draft, Entry, EntryKind, Tool};
@@ -121,6 +121,7 @@ impl<'a> Fact<'a> {
                 EntryKind::Register | EntryKind::Amend => s.protocol_text.as_deref(),
                 _ => None,
             },
+            commit: Some(&s.commit),
         }
     }
 }
@@ -164,6 +165,7 @@ impl LedgerState {
             out.push(s.step(&Fact {
                 entry: &e,
                 protocol_text: d.protocol_text.as_deref(),
+                commit: None,
             }));
         }
         out

@@ -162,6 +162,8 @@ pub struct CountRef {
     pub counted: Inputs,
     /// Its pilot and assignment inputs.
     pub inputs: Inputs,
+    /// The ledger commit holding it (hex), where known: its record can be read from there.
+    pub commit: Option<String>,
 }
 
 /// A study's question set, against the one its first `go` fixed.

@@ -16,6 +16,8 @@ pub struct Fact<'a> {
     pub entry: &'a Entry,
     /// The stored `protocol.toml`, when the entry holds one that is UTF-8.
     pub protocol_text: Option<&'a str>,
+    /// The ledger commit holding the entry (hex), once it is written.
+    pub commit: Option<&'a str>,
 }
 
 /// What the rules say of one entry.
@@ -294,9 +296,9 @@ fn count_rules(study: Option<&StudyState>, e: &Entry) -> Vec<Violation> {
     v
 }
 
-/// How the counted inputs `now` differ from count `prev`'s, one field per role (empty when
-/// the same).
-pub(crate) fn counted_changes(prev: &CountRef, now: &Inputs) -> Vec<FieldDeviation> {
+/// How the counted inputs `now` (questions, passages, qrels, pairs) differ from count `prev`'s,
+/// one field per role (empty when the same).
+pub fn counted_changes(prev: &CountRef, now: &Inputs) -> Vec<FieldDeviation> {
     let mut out = Vec::new();
     for (role, field) in COUNTED_ROLES {
         let hashes = |i: &Inputs| hashes_of(i, role).into_iter().map(str::to_string).collect::<Vec<_>>();
@@ -340,7 +342,7 @@ impl LedgerState {
                 EntryKind::Assign => {
                     s.assignment = Some((e.seq, of_roles(&e.inputs, &[InputRole::Assignment])));
                 }
-                k if is_count(k) => s.apply_count(e, disclosed, last.as_ref()),
+                k if is_count(k) => s.apply_count(f, disclosed, last.as_ref()),
                 EntryKind::Analyze => verdict = Some(s.apply_analysis(e, disclosed, overridden)),
                 _ => {}
             }
@@ -508,13 +510,15 @@ impl StudyState {
 
     /// A count (`count`, `stop`, `go`): the latest count and decision, the assignment, the
     /// registered question set and how the counted set stands against it.
-    fn apply_count(&mut self, e: &Entry, disclosed: bool, last: Option<&Last>) {
+    fn apply_count(&mut self, f: &Fact, disclosed: bool, last: Option<&Last>) {
+        let e = f.entry;
         let c = CountRef {
             seq: e.seq,
             kind: e.kind,
             protocol: e.protocol_sha256.clone(),
             counted: of_roles(&e.inputs, &COUNTED_ROLES.map(|(r, _)| r)),
             inputs: of_roles(&e.inputs, &[InputRole::Pilot, InputRole::Assignment]),
+            commit: f.commit.map(str::to_string),
         };
         self.first_count.get_or_insert(e.seq);
         self.assignment = Some((e.seq, of_roles(&e.inputs, &[InputRole::Assignment])));
@@ -527,6 +531,11 @@ impl StudyState {
         }
         if let Some(r) = self.registered_set.as_ref().filter(|r| r.seq != e.seq) {
             let fields = counted_changes(r, &c.counted);
+            // How many questions left and joined, as the count recorded against this set.
+            let counts = crate::records::read_summary::<crate::records::CountSummary>(e, "count")
+                .ok()
+                .and_then(|s| s.question_change)
+                .filter(|q| q.registered_seq == r.seq);
             self.question_set = (!fields.is_empty()).then(|| QuestionSetChange {
                 registered_seq: r.seq,
                 count_seq: e.seq,
@@ -540,8 +549,8 @@ impl StudyState {
                     _ => None,
                 },
                 fields,
-                left: None,
-                joined: None,
+                left: counts.as_ref().map(|q| q.left),
+                joined: counts.as_ref().map(|q| q.joined),
             });
         }
         self.latest_count = Some(c);

@@ -39,6 +39,7 @@ fn replay(chain: &[(Entry, Option<&str>)]) -> Vec<Vec<FindingCode>> {
             s.step(&Fact {
                 entry: e,
                 protocol_text: *t,
+                commit: None,
             })
             .findings()
             .map(|v| v.code())
@@ -124,11 +125,13 @@ fn an_analysis_without_the_assignment_a_go_covers_is_flagged() {
         s.step(&Fact {
             entry: e,
             protocol_text: *t,
+            commit: None,
         });
     }
     let v = s.clone().step(&Fact {
         entry: &bare,
         protocol_text: None,
+        commit: None,
     });
     assert_eq!(v.violations, vec![Violation::GoWithoutAssignment { seq: 2 }]);
     assert_eq!(
@@ -139,6 +142,7 @@ fn an_analysis_without_the_assignment_a_go_covers_is_flagged() {
     let v = s.step(&Fact {
         entry: &with,
         protocol_text: None,
+        commit: None,
     });
     assert!(v.violations.is_empty(), "{:?}", v.violations);
     assert_eq!(v.analysis.unwrap().classification, Classification::Confirmatory);
@@ -365,7 +369,7 @@ proptest::proptest! {
             let seq = i as u64 + 1;
             let preview = kept.preview(std::slice::from_ref(&d), seq, "2026-12-01T00:00:00Z");
             let e = candidate(&d, seq, "2026-12-01T00:00:00Z", kept.access.in_force(&d.study_id));
-            let v = kept.step(&Fact { entry: &e, protocol_text: d.protocol_text.as_deref() });
+            let v = kept.step(&Fact { entry: &e, protocol_text: d.protocol_text.as_deref(), commit: None });
             proptest::prop_assert_eq!(&preview, &vec![v.clone()]);
             // What the index writes and reads back between two appends.
             kept = serde_json::from_str(&serde_json::to_string(&kept).unwrap()).unwrap();
@@ -375,7 +379,7 @@ proptest::proptest! {
         let mut whole = LedgerState::default();
         let replayed: Vec<Verdict> = chain
             .iter()
-            .map(|(e, t)| whole.step(&Fact { entry: e, protocol_text: t.as_deref() }))
+            .map(|(e, t)| whole.step(&Fact { entry: e, protocol_text: t.as_deref(), commit: None }))
             .collect();
         proptest::prop_assert_eq!(stepped, replayed);
         proptest::prop_assert_eq!(kept, whole);

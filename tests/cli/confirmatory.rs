@@ -1,0 +1,209 @@
+//! Integration tests: "confirmatory" means what a reviewer thinks it means (issue 32). Each
+//! scenario a team wanting a better result could try is either refused (exit code and message
+//! asserted) or classified, with the headline the analysis prints for its ledger entry.
+
+use crate::common::Env;
+use crate::registration::{analyze, counted, kinds, protocol_v2, GPT35, GPT4};
+
+/// The last `note: recorded analyze entry #N (…): <headline>` line of `stderr`: the headline.
+fn headline(stderr: &str) -> &str {
+    let line = stderr
+        .lines()
+        .rfind(|l| l.starts_with("note: recorded analyze entry"))
+        .unwrap_or_else(|| panic!("no analyze entry recorded: {stderr}"));
+    line.split_once("): ").map_or("", |x| x.1)
+}
+
+/// Keeps the rows of the CSV `text` whose first field is not in `drop` (with the header).
+fn without_rows(text: &str, drop: &[&str]) -> String {
+    text.lines()
+        .filter(|l| !drop.contains(&l.split(',').next().unwrap_or("")))
+        .map(|l| format!("{l}\n"))
+        .collect()
+}
+
+/// The questions of the HotpotQA sample where gpt-4 is wrong and gpt-3.5 right (the ones a
+/// team favouring gpt-4 would drop), read from the correctness file.
+const GPT4_LOSES: [&str; 4] = [
+    "5a79caad5542994f819ef09f",
+    "5a82ebb855429966c78a6a9c",
+    "5a87081755429960ec39b6fe",
+    "5ac3af895542995ef918c1f0",
+];
+
+/// `env` after the questions `GPT4_LOSES` were dropped from the questions and scores files
+/// and the study recounted with `--deviation reason`.
+fn recount_without_losses(env: &Env, reason: &str) {
+    let scores = std::fs::read_to_string(env.join("scores.csv")).unwrap();
+    // Check the premise on the data: gpt-4 wrong and gpt-3.5 right on exactly these.
+    let head: Vec<&str> = scores.lines().next().unwrap().split(',').collect();
+    let (a, b) = (
+        head.iter().position(|h| *h == GPT4).unwrap(),
+        head.iter().position(|h| *h == GPT35).unwrap(),
+    );
+    let mut loses: Vec<&str> = scores
+        .lines()
+        .skip(1)
+        .map(|l| l.split(',').collect::<Vec<_>>())
+        .filter(|f| f[a] != "CORRECT" && f[b] == "CORRECT")
+        .map(|f| f[0])
+        .collect();
+    loses.sort();
+    assert_eq!(loses, GPT4_LOSES);
+    env.write("scores.csv", without_rows(&scores, &GPT4_LOSES));
+    let questions: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(env.join("questions.json")).unwrap()).unwrap();
+    let kept: Vec<&serde_json::Value> = questions
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|q| !GPT4_LOSES.contains(&q["_id"].as_str().unwrap()))
+        .collect();
+    assert_eq!(kept.len(), 96);
+    env.write("questions.json", serde_json::to_string(&kept).unwrap());
+    let r = env.run(&[
+        "components",
+        "p.toml",
+        "--questions",
+        "questions.json",
+        "--out",
+        "components.csv",
+        "--deviation",
+        reason,
+    ]);
+    assert_eq!(r.code, 0, "{}", r.stderr);
+}
+
+#[test]
+fn an_analysis_after_a_recount_that_dropped_questions_is_confirmatory_with_deviations() {
+    let env = counted(&protocol_v2(""));
+    recount_without_losses(&env, "malformed gold answers");
+    assert_eq!(kinds(&env), ["register", "go", "deviation", "go"]);
+    let r = analyze(&env, &[]);
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    assert_eq!(
+        headline(&r.stderr),
+        "confirmatory with deviations: the question set changed since the registered count \
+         (entry #2) by the recount in entry #4: 4 question(s) left, 0 joined, deviation #3: \
+         \"malformed gold answers\""
+    );
+    // The count records which questions left, against the registered count's record.
+    let entry: serde_json::Value =
+        serde_json::from_str(&env.git(&["show", "refs/pledge/ledger~1:entry.json"]).stdout).unwrap();
+    assert_eq!(entry["kind"], "go");
+    assert_eq!(
+        entry["summary"]["question_change"],
+        serde_json::json!({"registered_seq": 2, "left": 4, "joined": 0})
+    );
+    let result: serde_json::Value =
+        serde_json::from_str(&env.git(&["show", "refs/pledge/ledger~1:result.json"]).stdout).unwrap();
+    assert_eq!(result["question_change"]["left"], serde_json::json!(GPT4_LOSES));
+    assert_eq!(result["question_change"]["joined"], serde_json::json!([]));
+    // The ledger verifies: the deviation is disclosed.
+    assert_eq!(env.run(&["verify"]).code, 0);
+}
+
+#[test]
+fn a_recount_on_other_questions_without_a_deviation_is_refused() {
+    let env = counted(&protocol_v2(""));
+    let questions: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(env.join("questions.json")).unwrap()).unwrap();
+    let kept: Vec<&serde_json::Value> = questions.as_array().unwrap().iter().skip(1).collect();
+    env.write("questions.json", serde_json::to_string(&kept).unwrap());
+    let r = env.run(&[
+        "components",
+        "p.toml",
+        "--questions",
+        "questions.json",
+        "--out",
+        "components.csv",
+    ]);
+    assert_eq!(r.code, 1, "{}", r.stderr);
+    assert!(r.stderr.contains("hint:"), "{}", r.stderr);
+    assert!(r.stderr.contains("--deviation"), "{}", r.stderr);
+    assert_eq!(kinds(&env), ["register", "go"]);
+}
+
+#[test]
+fn other_scores_content_than_the_first_analysis_read_is_refused_or_deviated() {
+    let env = counted(&protocol_v2(""));
+    let first = analyze(&env, &[]);
+    assert_eq!(first.code, 0, "{}", first.stderr);
+    assert_eq!(headline(&first.stderr), "confirmatory");
+    // Same path, other content: gpt-3.5's first wrong answer made right.
+    let scores = std::fs::read_to_string(env.join("scores.csv")).unwrap();
+    let edited = scores.replacen(",INCORRECT,CORRECT,CORRECT,", ",CORRECT,CORRECT,CORRECT,", 1);
+    assert_ne!(edited, scores);
+    env.write("scores.csv", &edited);
+    let r = analyze(&env, &[]);
+    assert_eq!(r.code, 1, "{}", r.stderr);
+    assert!(
+        r.stderr.contains(
+            "error: analysis of study `hb` refused by the registration\nCaused by: other scores \
+             content than the study's first analysis read (entry #3): scores.csv (sha256 "
+        ),
+        "{}",
+        r.stderr
+    );
+    assert!(
+        r.stderr.contains(
+            "hint: analyze the data the study's first analysis read (restore the file), or proceed \
+             and record the change with --deviation \"reason\""
+        ),
+        "{}",
+        r.stderr
+    );
+    assert_eq!(kinds(&env), ["register", "go", "analyze"]);
+    let r = analyze(&env, &["--deviation", "fixed a scoring bug"]);
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    let h = headline(&r.stderr);
+    assert!(
+        h.starts_with(
+            "exploratory: deviation #4: \"fixed a scoring bug\" (overriding: other scores content \
+             than the study's first analysis read (entry #3)"
+        ),
+        "{h}"
+    );
+    assert_eq!(kinds(&env), ["register", "go", "analyze", "deviation", "analyze"]);
+    assert_eq!(env.run(&["verify"]).code, 0);
+}
+
+#[test]
+fn several_splits_and_no_analysis_split_is_refused_at_registration() {
+    let env = Env::init();
+    let two = protocol_v2("\n[[splits]]\nname = \"tuning\"\nrequired-components = 5\n");
+    env.write("p.toml", &two);
+    let r = env.run(&["register", "p.toml"]);
+    assert_eq!(r.code, 2, "{}", r.stderr);
+    assert!(
+        r.stderr.contains(
+            "the protocol has 2 splits (final, tuning) but does not say which one the analysis \
+             reads: the analyst would choose it after seeing the data"
+        ),
+        "{}",
+        r.stderr
+    );
+    assert!(
+        r.stderr
+            .contains("hint: add `split = \"final\"` under [analysis] (one of: final, tuning)"),
+        "{}",
+        r.stderr
+    );
+    assert!(
+        env.git(&["rev-parse", "--verify", "-q", "refs/pledge/ledger"])
+            .stdout
+            .is_empty(),
+        "nothing is appended"
+    );
+    // `check` says the same, before any registration.
+    let c = env.run(&["check", "p.toml"]);
+    assert_eq!(c.code, 1, "{}", c.stdout);
+    assert!(
+        c.stdout.contains("fix: add `split = \"final\"` under [analysis]"),
+        "{}",
+        c.stdout
+    );
+    env.write("p.toml", two.replace("seed = 7\n", "seed = 7\nsplit = \"final\"\n"));
+    let r = env.run(&["register", "p.toml"]);
+    assert_eq!(r.code, 0, "{}", r.stderr);
+}
