@@ -627,8 +627,8 @@ pub struct Analysis {
     /// the scores.
     #[serde(default)]
     pub systems: Vec<String>,
-    /// Format 2: the split of the component assignment that is analyzed (e.g. `final`); another
-    /// `--split` is a deviation.
+    /// The split of the component assignment that is analyzed (e.g. `final`), in format 1 too;
+    /// required when the protocol has several `[[splits]]`; another `--split` is a deviation.
     #[serde(default)]
     pub split: Option<String>,
 }

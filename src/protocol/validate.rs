@@ -102,7 +102,6 @@ fn schema(p: &Protocol, out: &mut Problems) {
                 k(&["analysis", "systems"]),
                 "analysis.systems",
             ),
-            (p.analysis.split.is_some(), k(&["analysis", "split"]), "analysis.split"),
             (p.topic_filter.is_some(), k(&["topic-filter"]), "[topic-filter]"),
             (p.witness.is_some(), k(&["witness"]), "[witness]"),
             (
