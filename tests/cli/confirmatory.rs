@@ -207,3 +207,100 @@ fn several_splits_and_no_analysis_split_is_refused_at_registration() {
     let r = env.run(&["register", "p.toml"]);
     assert_eq!(r.code, 0, "{}", r.stderr);
 }
+
+#[test]
+fn the_analyzed_split_is_named_in_every_result_heading() {
+    let two = protocol_v2("\n[[splits]]\nname = \"tuning\"\nrequired-components = 5\n")
+        .replace("seed = 7\n", "seed = 7\nsplit = \"final\"\n");
+    let env = Env::init();
+    env.write("p.toml", &two);
+    env.write(
+        "scores.csv",
+        std::fs::read(crate::common::data("analyze/hotpotqa-100-correctness.csv")).unwrap(),
+    );
+    env.write(
+        "questions.json",
+        std::fs::read(crate::common::data("hotpotqa-100/questions.json")).unwrap(),
+    );
+    assert_eq!(env.run(&["register", "p.toml"]).code, 0);
+    let c = env.run(&[
+        "components",
+        "p.toml",
+        "--questions",
+        "questions.json",
+        "--assign",
+        "--out",
+        "components.csv",
+    ]);
+    assert_eq!(c.code, 0, "{}", c.stderr);
+    let r = analyze(&env, &[]);
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    let heading = r
+        .stdout
+        .lines()
+        .find(|l| l.starts_with(&format!("{GPT4} − {GPT35}")))
+        .unwrap_or_else(|| panic!("{}", r.stdout));
+    assert!(heading.ends_with("; mean over topics; split final)"), "{heading}");
+    let components = r.stdout.lines().find(|l| l.starts_with("components: ")).unwrap();
+    assert!(components.ends_with("; split final"), "{components}");
+    assert_eq!(headline(&r.stderr), "confirmatory");
+}
+
+#[test]
+fn a_hypothesis_amended_after_the_first_count_is_in_the_headline() {
+    let env = counted(&protocol_v2(""));
+    let p = std::fs::read_to_string(env.join("p.toml")).unwrap();
+    env.write(
+        "p.toml",
+        p.replace("direction = \"greater\"", "direction = \"greater\"\nsides = 1"),
+    );
+    let a = env.run(&["amend", "p.toml", "--reason", "one-sided after all"]);
+    assert_eq!(a.code, 0, "{}", a.stderr);
+    let r = analyze(&env, &[]);
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    assert_eq!(
+        headline(&r.stderr),
+        "confirmatory with deviations: the registered question was amended after the first count \
+         (entry #3: hypotheses[name = \"gpt-4 beats gpt-3.5\"].sides: (absent) → 1; reason: \
+         \"one-sided after all\")"
+    );
+    assert_eq!(kinds(&env), ["register", "go", "amend", "analyze"]);
+}
+
+#[test]
+fn required_components_lowered_after_a_stop_is_in_the_headline() {
+    let env = Env::init();
+    env.write(
+        "p.toml",
+        protocol_v2("").replace("required-components = 10", "required-components = 200"),
+    );
+    env.write(
+        "scores.csv",
+        std::fs::read(crate::common::data("analyze/hotpotqa-100-correctness.csv")).unwrap(),
+    );
+    env.write(
+        "questions.json",
+        std::fs::read(crate::common::data("hotpotqa-100/questions.json")).unwrap(),
+    );
+    assert_eq!(env.run(&["register", "p.toml"]).code, 0);
+    let count = [
+        "components",
+        "p.toml",
+        "--questions",
+        "questions.json",
+        "--out",
+        "components.csv",
+    ];
+    assert_eq!(env.run(&count).code, 3, "the stop rule stops: 100 of 200");
+    env.write("p.toml", protocol_v2(""));
+    assert_eq!(env.run(&["amend", "p.toml", "--reason", "fewer needed"]).code, 0);
+    assert_eq!(env.run(&count).code, 0, "go");
+    let r = analyze(&env, &[]);
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    assert_eq!(
+        headline(&r.stderr),
+        "confirmatory with deviations: the registered question was amended after the first count \
+         (entry #3: splits[name = \"final\"].required-components: 200 → 10; reason: \"fewer needed\")"
+    );
+    assert_eq!(kinds(&env), ["register", "stop", "amend", "go", "analyze"]);
+}

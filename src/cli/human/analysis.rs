@@ -34,10 +34,11 @@ fn p_is(p: f64, decimals: usize) -> String {
     crate::stats::pvalue::p_phrase(p, decimals)
 }
 
-fn comparison(out: &mut String, c: &Comparison) {
+/// One comparison's lines; its heading names the split analyzed, when the analysis read one.
+fn comparison(out: &mut String, c: &Comparison, split: Option<&str>) {
     let _ = writeln!(
         out,
-        "\n{} − {}  (difference {}; {})",
+        "\n{} − {}  (difference {}; {}{})",
         c.system,
         c.baseline,
         num(c.difference),
@@ -45,7 +46,8 @@ fn comparison(out: &mut String, c: &Comparison) {
             "mean over topics"
         } else {
             &c.estimator
-        }
+        },
+        split.map_or(String::new(), |s| format!("; split {s}"))
     );
     if let Some(h) = &c.hypothesis {
         let _ = writeln!(
@@ -190,8 +192,12 @@ impl Human for AnalysisResult {
         if let Some(c) = &self.components {
             let _ = writeln!(
                 out,
-                "components: {} ({} questions, largest {}; cap {})",
-                c.components, c.questions, c.largest, c.cap
+                "components: {} ({} questions, largest {}; cap {}){}",
+                c.components,
+                c.questions,
+                c.largest,
+                c.cap,
+                c.split.as_ref().map_or(String::new(), |s| format!("; split {s}"))
             );
         }
         if let Some(st) = &self.strata {
@@ -232,8 +238,9 @@ impl Human for AnalysisResult {
                 let _ = writeln!(out, "  unfiltered mean of {}: {:.4}", name, m);
             }
         }
+        let split = self.components.as_ref().and_then(|c| c.split.as_deref());
         for c in &self.comparisons {
-            comparison(&mut out, c);
+            comparison(&mut out, c, split);
         }
         if let Some(t) = &self.tukey_hsd {
             let _ = writeln!(
