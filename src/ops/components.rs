@@ -369,65 +369,10 @@ pub fn run(
     // The file is written beside its destination first and moved into place only once the
     // ledger entries that record its hash have landed.
     let staged = stage(&out, &bytes)?;
-    let mut inputs = Inputs::new();
-    if let Some((file, sha, _)) = &pilot {
-        inputs.insert(InputKey::new(InputRole::Pilot, file.clone()), sha.clone());
-    }
-    // Standard input is recorded as `-`: its bytes' hash, with no file to re-read.
-    let shown = |i: &Input| {
-        if i.path() == Path::new(crate::input::STDIN_NAME) {
-            crate::input::STDIN_ARG.to_string()
-        } else {
-            ledger.relative(i.path())
-        }
-    };
-    if let (Some(p), Some(sha)) = (&o.passages, &passages_sha256) {
-        let name = match p {
-            PassagesInput::Read(i) => shown(i),
-            PassagesInput::File(f) => ledger.relative(f),
-        };
-        inputs.insert(InputKey::new(InputRole::Passages, name), sha.clone());
-    }
-    inputs.insert(
-        InputKey::new(InputRole::Questions, shown(&o.questions)),
-        o.questions.sha256(),
-    );
-    if let Some(q) = &o.qrels {
-        inputs.insert(InputKey::new(InputRole::Qrels, shown(q)), q.sha256());
-    }
-    if let Some(p) = &o.pairs {
-        inputs.insert(InputKey::new(InputRole::Pairs, shown(p)), p.sha256());
-    }
-    inputs.insert(
-        InputKey::new(InputRole::Assignment, ledger.relative(&out)),
-        out_sha256.clone(),
-    );
+    let pilot_input = pilot.as_ref().map(|(file, sha, _)| (file.as_str(), sha.as_str()));
+    let inputs = count_inputs(ledger, o, pilot_input, passages_sha256.as_ref(), &out, &out_sha256);
     let protocol_path = ledger.relative(&lp.path);
-    let count_summary = CountSummary {
-        decision: outcome.stop.decision,
-        counted: outcome.stop.counted,
-        required: outcome.stop.required,
-        count: outcome.stop.count,
-        required_rule: outcome.stop.required_rule,
-        splits: outcome.stop.splits.clone(),
-        components: outcome.count.components,
-        with_candidates: outcome.count.with_candidates,
-        questions: outcome.count.questions,
-        assignment_sha256: out_sha256.clone(),
-        question_change: None,
-    };
-    let mut question_ids: Vec<String> = outcome.count.rows.iter().map(|r| r.question.clone()).collect();
-    question_ids.sort();
-    question_ids.dedup();
-    let count_record = CountRecord {
-        record_version: RECORD_VERSION,
-        count: outcome.count.clone(),
-        stop: outcome.stop.clone(),
-        diagnostics: outcome.diagnostics.clone(),
-        contamination: outcome.contamination.clone(),
-        question_ids,
-        question_change: None,
-    };
+    let (count_summary, count_record) = count_records(&outcome);
     let count_draft = Draft {
         kind: Some(match outcome.stop.decision {
             StopDecision::Stop => EntryKind::Stop,
@@ -491,6 +436,85 @@ pub fn run(
         count_draft.inputs.keys().map(|k| k.path.as_str()),
     ));
     Ok(outcome)
+}
+
+/// The inputs a count entry records: the registered pilot (`pilot`: its path and SHA-256), the
+/// passages, questions, qrels and pairs read (standard input as `-`), and the assignment file
+/// `out` the count writes.
+fn count_inputs(
+    ledger: &Ledger,
+    o: &ComponentsOptions,
+    pilot: Option<(&str, &str)>,
+    passages_sha256: Option<&String>,
+    out: &Path,
+    out_sha256: &str,
+) -> Inputs {
+    let mut inputs = Inputs::new();
+    if let Some((file, sha)) = pilot {
+        inputs.insert(InputKey::new(InputRole::Pilot, file.to_string()), sha.to_string());
+    }
+    // Standard input is recorded as `-`: its bytes' hash, with no file to re-read.
+    let shown = |i: &Input| {
+        if i.path() == Path::new(crate::input::STDIN_NAME) {
+            crate::input::STDIN_ARG.to_string()
+        } else {
+            ledger.relative(i.path())
+        }
+    };
+    if let (Some(p), Some(sha)) = (&o.passages, passages_sha256) {
+        let name = match p {
+            PassagesInput::Read(i) => shown(i),
+            PassagesInput::File(f) => ledger.relative(f),
+        };
+        inputs.insert(InputKey::new(InputRole::Passages, name), sha.clone());
+    }
+    inputs.insert(
+        InputKey::new(InputRole::Questions, shown(&o.questions)),
+        o.questions.sha256(),
+    );
+    if let Some(q) = &o.qrels {
+        inputs.insert(InputKey::new(InputRole::Qrels, shown(q)), q.sha256());
+    }
+    if let Some(p) = &o.pairs {
+        inputs.insert(InputKey::new(InputRole::Pairs, shown(p)), p.sha256());
+    }
+    inputs.insert(
+        InputKey::new(InputRole::Assignment, ledger.relative(out)),
+        out_sha256.to_string(),
+    );
+    inputs
+}
+
+/// The count entry's summary and `result.json` record, from the count and its decision (the
+/// counted question ids sorted, each once; no question change yet: that is read against the
+/// ledger inside the append).
+fn count_records(outcome: &ComponentsOutcome) -> (CountSummary, CountRecord) {
+    let count_summary = CountSummary {
+        decision: outcome.stop.decision,
+        counted: outcome.stop.counted,
+        required: outcome.stop.required,
+        count: outcome.stop.count,
+        required_rule: outcome.stop.required_rule,
+        splits: outcome.stop.splits.clone(),
+        components: outcome.count.components,
+        with_candidates: outcome.count.with_candidates,
+        questions: outcome.count.questions,
+        assignment_sha256: outcome.out_sha256.clone(),
+        question_change: None,
+    };
+    let mut question_ids: Vec<String> = outcome.count.rows.iter().map(|r| r.question.clone()).collect();
+    question_ids.sort();
+    question_ids.dedup();
+    let count_record = CountRecord {
+        record_version: RECORD_VERSION,
+        count: outcome.count.clone(),
+        stop: outcome.stop.clone(),
+        diagnostics: outcome.diagnostics.clone(),
+        contamination: outcome.contamination.clone(),
+        question_ids,
+        question_change: None,
+    };
+    (count_summary, count_record)
 }
 
 /// `draft` (a count: `summary` and `record` as drafted) with, when it counts other questions,
