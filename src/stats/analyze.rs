@@ -5,22 +5,21 @@
 //! Pure computation over loaded inputs; the registration checks live in `ops::analyze`.
 //! Ties follow one rule ([`super::ties`]) with the analyzed scores' scale.
 
-use super::bootstrap::{bootstrap, streams, Bootstrap, BootstrapSpec};
-use super::cluster::{crv1, ClusterRobust};
+use super::bootstrap::Bootstrap;
+use super::cluster::ClusterRobust;
 use super::describe;
-use super::effect::{d_z, EffectSize};
-use super::mde::{achieved_mde, AchievedMde};
-use super::multiple;
+use super::effect::EffectSize;
+use super::mde::AchievedMde;
 use super::prepare::{prepare, ComponentAccounting, ComponentSpec, Prepared, TopicAccounting};
-use super::randomization::{sign_flip, Randomization};
+use super::randomization::Randomization;
 use super::settings::Settings;
 use super::ties::Ties;
-use super::ttest::{paired_t, TTest};
-use super::tukey::{randomized_tukey, TukeyHsd};
+use super::ttest::TTest;
+use super::tukey::TukeyHsd;
 use super::units::Units;
 use crate::assignment::AssignmentRow;
 use crate::error::{Error, Result};
-use crate::protocol::{Adjust, Estimator, ResamplingUnit};
+use crate::protocol::{Estimator, ResamplingUnit};
 use crate::rng::RngInfo;
 use crate::scores::ScoreTable;
 use serde::{Deserialize, Serialize};
@@ -219,81 +218,25 @@ pub fn run(
     registration: &str,
     study_id: Option<String>,
 ) -> Result<AnalysisResult> {
-    if s.trials == 0 {
-        return Err(Error::input("analysis.trials must be at least 1"));
-    }
-    if s.resampling_unit == ResamplingUnit::Component && inputs.assignment.is_none() {
-        return Err(
-            Error::input("the protocol resamples components, but no component assignment was given")
-                .with_hint("pass --components FILE (written by `pledge components`)"),
-        );
-    }
-    let spec = inputs.assignment.as_ref().map(|rows| ComponentSpec {
-        rows,
-        split: inputs.split.as_deref(),
-        cap: s.max_per_component,
-        keep: s.keep,
-        seed: s.seed,
-    });
-    let mut p = prepare(&inputs.scores, s.missing_topics, spec.as_ref(), inputs.strata.as_ref())?;
-    p.topics_info.filled_with_zero += inputs.prefilled;
-    let topic_filter = s.topic_filter.map(|f| super::filter::apply(&mut p, f));
-    if p.topics.is_empty() {
-        return Err(Error::input(
-            "the topic filter dropped every topic: no topic is left to analyze",
-        ));
-    }
-    let mut notes = inputs.scores.notes.clone();
-    if let (Some(rows), None) = (&inputs.assignment, &inputs.split) {
-        let mut splits: Vec<&str> = rows.iter().filter_map(|r| r.split.as_deref()).collect();
-        splits.sort_unstable();
-        splits.dedup();
-        if !splits.is_empty() {
-            notes.push(format!(
-                "the component assignment has splits ({}) but no split was chosen: questions of all splits are analyzed",
-                splits.join(", ")
-            ));
-        }
-    }
-    for i in 0..p.systems.len() {
-        for j in i + 1..p.systems.len() {
-            if p.values[i] == p.values[j] {
-                notes.push(format!(
-                    "systems {} and {} have identical per-topic scores on the {} analyzed topics",
-                    p.systems[i],
-                    p.systems[j],
-                    p.topics.len()
-                ));
-            }
-        }
-    }
+    check_settings(inputs, s)?;
+    let (p, topic_filter) = prepared(inputs, s)?;
+    let notes = input_notes(inputs, &p);
     let pairs = if s.hypotheses.is_empty() {
         pairs(&p.systems, s.baseline.as_deref())?
     } else {
         hypothesis_pairs(&p.systems, &s.hypotheses)?
     };
     let ties = Ties::of_scores(s.tie_tolerance, &p.values);
-    let systems = p
-        .systems
+    let systems = system_summaries(&p);
+    let mut comparisons: Vec<Comparison> = pairs
         .iter()
-        .enumerate()
-        .map(|(i, name)| SystemSummary {
-            name: name.clone(),
-            mean: describe::mean(&p.values[i]),
-            component_mean: p
-                .component_of
-                .as_ref()
-                .map(|c| component_units(&p.values[i], c, Estimator::ComponentMean).estimate()),
-            topics: p.topics.len(),
-            components: p.components_info.as_ref().map(|c| c.components),
-        })
+        .map(|&(a, b)| pair::compare_pair(&p, a, b, s, ties))
         .collect();
-    let mut comparisons: Vec<Comparison> = pairs.iter().map(|&(a, b)| compare_pair(&p, a, b, s, ties)).collect();
     // Registered hypotheses are adjusted per family; otherwise every comparison is one family.
     let tukey_hsd = if !s.hypotheses.is_empty() {
-        answer_hypotheses(&mut comparisons, &p, s, ties)
+        family::answer_hypotheses(&mut comparisons, &p, s, ties)
     } else {
-        adjust_all(&mut comparisons, &p, s, ties)
+        family::adjust_all(&mut comparisons, &p, s, ties)
     };
     Ok(AnalysisResult {
         schema: "pledge.analysis/1".into(),
@@ -321,6 +264,91 @@ pub fn run(
         pool_bias: inputs.pool_bias.clone(),
         options: None,
     })
+}
+
+/// Settings the inputs cannot satisfy: no trials, component resampling without an assignment.
+fn check_settings(inputs: &Inputs, s: &Settings) -> Result<()> {
+    if s.trials == 0 {
+        return Err(Error::input("analysis.trials must be at least 1"));
+    }
+    if s.resampling_unit == ResamplingUnit::Component && inputs.assignment.is_none() {
+        return Err(
+            Error::input("the protocol resamples components, but no component assignment was given")
+                .with_hint("pass --components FILE (written by `pledge components`)"),
+        );
+    }
+    Ok(())
+}
+
+/// The analysis data: the inputs joined and cleaned ([`prepare`]), then the registered topic
+/// filter applied.
+///
+/// Errors (exit 2): as [`prepare`]; a filter that drops every topic.
+fn prepared(inputs: &Inputs, s: &Settings) -> Result<(Prepared, Option<super::filter::FilterInfo>)> {
+    let spec = inputs.assignment.as_ref().map(|rows| ComponentSpec {
+        rows,
+        split: inputs.split.as_deref(),
+        cap: s.max_per_component,
+        keep: s.keep,
+        seed: s.seed,
+    });
+    let mut p = prepare(&inputs.scores, s.missing_topics, spec.as_ref(), inputs.strata.as_ref())?;
+    p.topics_info.filled_with_zero += inputs.prefilled;
+    let topic_filter = s.topic_filter.map(|f| super::filter::apply(&mut p, f));
+    if p.topics.is_empty() {
+        return Err(Error::input(
+            "the topic filter dropped every topic: no topic is left to analyze",
+        ));
+    }
+    Ok((p, topic_filter))
+}
+
+/// The readers' notes, then what the inputs say that the figures do not: an assignment with
+/// splits of which none was chosen, systems with identical scores.
+fn input_notes(inputs: &Inputs, p: &Prepared) -> Vec<String> {
+    let mut notes = inputs.scores.notes.clone();
+    if let (Some(rows), None) = (&inputs.assignment, &inputs.split) {
+        let mut splits: Vec<&str> = rows.iter().filter_map(|r| r.split.as_deref()).collect();
+        splits.sort_unstable();
+        splits.dedup();
+        if !splits.is_empty() {
+            notes.push(format!(
+                "the component assignment has splits ({}) but no split was chosen: questions of all splits are analyzed",
+                splits.join(", ")
+            ));
+        }
+    }
+    for i in 0..p.systems.len() {
+        for j in i + 1..p.systems.len() {
+            if p.values[i] == p.values[j] {
+                notes.push(format!(
+                    "systems {} and {} have identical per-topic scores on the {} analyzed topics",
+                    p.systems[i],
+                    p.systems[j],
+                    p.topics.len()
+                ));
+            }
+        }
+    }
+    notes
+}
+
+/// Each system's means over the analyzed topics (and over components, when known).
+fn system_summaries(p: &Prepared) -> Vec<SystemSummary> {
+    p.systems
+        .iter()
+        .enumerate()
+        .map(|(i, name)| SystemSummary {
+            name: name.clone(),
+            mean: describe::mean(&p.values[i]),
+            component_mean: p
+                .component_of
+                .as_ref()
+                .map(|c| component_units(&p.values[i], c, Estimator::ComponentMean).estimate()),
+            topics: p.topics.len(),
+            components: p.components_info.as_ref().map(|c| c.components),
+        })
+        .collect()
 }
 
 /// `(system, baseline)` index pairs: every system against the baseline, or all pairs i < j.
@@ -361,143 +389,8 @@ fn hypothesis_pairs(systems: &[String], hs: &[crate::protocol::Hypothesis]) -> R
         .collect()
 }
 
-/// Adjusts every comparison's randomization p as one family with the protocol's adjustment, or
-/// gives each the randomized Tukey HSD p over all systems; returns the Tukey HSD result when that
-/// is the adjustment.
-fn adjust_all(comparisons: &mut [Comparison], p: &Prepared, s: &Settings, ties: Ties) -> Option<TukeyHsd> {
-    let ps: Vec<f64> = comparisons.iter().map(|c| c.randomization.p).collect();
-    match multiple::adjust(&ps, s.adjust) {
-        Some(adj) => {
-            for (c, q) in comparisons.iter_mut().zip(adj) {
-                c.p_adjusted = Adjusted {
-                    method: multiple::method_name(s.adjust).into(),
-                    of: "randomization".into(),
-                    family: ps.len(),
-                    p: q,
-                };
-            }
-            None
-        }
-        None => {
-            let t = tukey(p, s, ties);
-            let of = format!(
-                "randomized Tukey HSD: range of the {} system means over permutations of each {}'s scores across systems",
-                t.systems.len(),
-                t.unit
-            );
-            for c in comparisons.iter_mut() {
-                c.p_adjusted = Adjusted {
-                    method: multiple::method_name(Adjust::TukeyHsd).into(),
-                    of: of.clone(),
-                    family: t.family,
-                    p: t.p_of(&c.system, &c.baseline).unwrap_or(1.0),
-                };
-            }
-            Some(t)
-        }
-    }
-}
-
-/// Fills each comparison's hypothesis answer: the sided randomization p, adjusted over its
-/// family (primary hypotheses together, secondary ones together) with the protocol's
-/// adjustment, or the randomized Tukey HSD p over all registered systems; the verdict at α.
-/// Returns the Tukey HSD result when that is the adjustment.
-fn answer_hypotheses(comparisons: &mut [Comparison], p: &Prepared, s: &Settings, ties: Ties) -> Option<TukeyHsd> {
-    let sided: Vec<f64> = comparisons
-        .iter()
-        .zip(&s.hypotheses)
-        .map(|(c, h)| {
-            c.randomization
-                .p_for(h.sides.unwrap_or(s.sides), h.direction)
-                .unwrap_or(c.randomization.p)
-        })
-        .collect();
-    let tukey_hsd = (s.adjust == Adjust::TukeyHsd).then(|| tukey(p, s, ties));
-    for primary in [true, false] {
-        let idx: Vec<usize> = (0..comparisons.len())
-            .filter(|&i| s.hypotheses[i].primary == primary)
-            .collect();
-        let ps: Vec<f64> = idx.iter().map(|&i| sided[i]).collect();
-        let adjusted: Vec<f64> = match (&tukey_hsd, multiple::adjust(&ps, s.adjust)) {
-            (None, Some(a)) => a,
-            (Some(t), _) => idx
-                .iter()
-                .map(|&i| t.p_of(&comparisons[i].system, &comparisons[i].baseline).unwrap_or(1.0))
-                .collect(),
-            (None, None) => ps.clone(),
-        };
-        let family = if primary { "primary" } else { "secondary" };
-        for (k, &i) in idx.iter().enumerate() {
-            let h = &s.hypotheses[i];
-            let c = &mut comparisons[i];
-            let direction_holds = match h.direction {
-                crate::protocol::Direction::Greater => c.difference > 0.0,
-                crate::protocol::Direction::Less => c.difference < 0.0,
-            };
-            c.p_adjusted = Adjusted {
-                method: multiple::method_name(s.adjust).into(),
-                of: match &tukey_hsd {
-                    Some(t) => format!("randomized Tukey HSD over the {} systems", t.systems.len()),
-                    None => format!(
-                        "randomization ({}-sided), {} hypotheses",
-                        h.sides.unwrap_or(s.sides),
-                        family
-                    ),
-                },
-                family: tukey_hsd.as_ref().map_or(idx.len(), |t| t.family),
-                p: adjusted[k],
-            };
-            c.hypothesis = Some(HypothesisResult {
-                name: h.name.clone(),
-                primary,
-                direction: h.direction,
-                sides: h.sides.unwrap_or(s.sides),
-                p: sided[i],
-                p_adjusted: adjusted[k],
-                family: family.into(),
-                family_size: idx.len(),
-                alpha: s.alpha,
-                direction_holds,
-                supported: direction_holds && adjusted[k] < s.alpha,
-                powered: c.mde.meets_target,
-            });
-        }
-    }
-    tukey_hsd
-}
-
-/// The randomized Tukey HSD test over all systems: units are the topics, or whole components
-/// (per-system component values under the protocol's estimator) when the resampling unit is
-/// component.
-fn tukey(p: &Prepared, s: &Settings, ties: Ties) -> TukeyHsd {
-    let k = p.systems.len();
-    let (rows, weight, unit) = match (&p.component_of, s.resampling_unit) {
-        (Some(c), ResamplingUnit::Component) => {
-            let per: Vec<Units> = p.values.iter().map(|v| component_units(v, c, s.estimator)).collect();
-            let g = per.first().map_or(0, Units::len);
-            let rows: Vec<Vec<f64>> = (0..g).map(|u| per.iter().map(|x| x.values[u]).collect()).collect();
-            let w: f64 = per.first().map_or(0.0, |x| x.weights.iter().sum());
-            (rows, w, "component")
-        }
-        _ => {
-            let n = p.topics.len();
-            let rows: Vec<Vec<f64>> = (0..n).map(|t| (0..k).map(|i| p.values[i][t]).collect()).collect();
-            (rows, n as f64, "topic")
-        }
-    };
-    randomized_tukey(
-        &rows,
-        &p.systems,
-        weight,
-        unit,
-        s.randomization_trials as usize,
-        s.seed,
-        ties,
-    )
-}
-
 /// Component units of per-topic values `d` (see [`Units`]).
-fn component_units(d: &[f64], comp: &[usize], est: Estimator) -> Units {
+pub(super) fn component_units(d: &[f64], comp: &[usize], est: Estimator) -> Units {
     let g = comp.iter().copied().max().map_or(0, |m| m + 1);
     let mut sums = vec![0.0; g];
     let mut counts = vec![0.0; g];
@@ -522,143 +415,8 @@ fn component_units(d: &[f64], comp: &[usize], est: Estimator) -> Units {
     }
 }
 
-fn compare_pair(p: &Prepared, a: usize, b: usize, s: &Settings, ties: Ties) -> Comparison {
-    let d: Vec<f64> = p.values[a].iter().zip(&p.values[b]).map(|(x, y)| x - y).collect();
-    let tol = ties.tolerance();
-    let spec = BootstrapSpec {
-        seed: s.seed,
-        stream_base: streams::TOPIC,
-        trials: s.trials as usize,
-        level: s.interval_level,
-        percentile: s.percentile,
-        tie_tolerance: tol,
-    };
-    let topic_units = Units::topics(d.clone());
-    let paired = bootstrap(&topic_units, &spec, "topic");
-    let stratified = p.stratum_of.as_ref().map(|of| {
-        let k = of.iter().copied().max().map_or(0, |m| m + 1);
-        let mut strata = vec![Vec::new(); k];
-        of.iter().enumerate().for_each(|(i, &st)| strata[st].push(i));
-        let u = Units {
-            strata,
-            ..topic_units.clone()
-        };
-        bootstrap(&u, &spec, "topic (stratified)")
-    });
-    let comp_units = p.component_of.as_ref().map(|c| component_units(&d, c, s.estimator));
-    let component = comp_units.as_ref().map(|u| {
-        bootstrap(
-            u,
-            &BootstrapSpec {
-                stream_base: streams::COMPONENT,
-                ..spec
-            },
-            "component",
-        )
-    });
-    let cluster_robust = p.component_of.as_ref().map(|c| crv1(&d, c, s.interval_level));
-    let (primary, unit_name, difference) = match (&comp_units, s.resampling_unit) {
-        (Some(u), ResamplingUnit::Component) => (u.clone(), "component", u.estimate()),
-        _ => (topic_units.clone(), "topic", topic_units.estimate()),
-    };
-    let unit_diffs = primary.unit_means();
-    let mut t_test = paired_t(&unit_diffs, s.interval_level);
-    let mut effect_size = d_z(&unit_diffs, unit_name, s.interval_level);
-    // Question-weighted over components: the difference is a ratio estimate over questions, so
-    // its t-test, effect size and detectable difference come from its cluster-robust SE, not
-    // from the spread of component means (which belongs to the other estimator).
-    let question_weighted = unit_name == "component" && s.estimator == Estimator::QuestionWeighted;
-    let estimator = match (unit_name, s.estimator) {
-        ("component", Estimator::ComponentMean) => "mean of component means (each component weighs 1)",
-        ("component", Estimator::QuestionWeighted) => "question-weighted mean over components (cluster-robust SE)",
-        _ => "mean over topics",
-    };
-    let randomization = sign_flip(
-        &primary.values,
-        primary.weights.iter().sum(),
-        s.randomization_trials as usize,
-        s.seed,
-        ties,
-    );
-    let mut mde = achieved_mde(&unit_diffs, unit_name, s.alpha, s.power, s.sides, s.target_mde);
-    if question_weighted {
-        if let Some(cr) = &cluster_robust {
-            t_test = cr.test.clone();
-            let g = cr.clusters;
-            match cr.se.get() {
-                Some(se) if se > 0.0 && g > 1 => {
-                    // The per-component SD that the CRV1 SE corresponds to: se = sd_eff/√G.
-                    let sd_eff = se * (g as f64).sqrt();
-                    mde = crate::stats::mde::achieved_mde_sd(
-                        sd_eff,
-                        g,
-                        unit_name,
-                        s.alpha,
-                        s.power,
-                        s.sides,
-                        s.target_mde,
-                    );
-                    mde.method = "normal approximation (z_{1-alpha/s} + z_{1-beta}) * cluster-robust SE".into();
-                    let t = difference / se;
-                    effect_size.estimate = Some(difference / sd_eff);
-                    effect_size.n = g;
-                    effect_size.ci = crate::stats::effect::nct_interval(t, (g - 1) as f64, s.interval_level)
-                        .map(|[lo, hi]| [lo / (g as f64).sqrt(), hi / (g as f64).sqrt()]);
-                    effect_size.method =
-                        "question-weighted difference / (cluster-robust SE · √G); interval by inverting the non-central t (df = G − 1)".into();
-                    effect_size.flag = None;
-                }
-                _ => {
-                    mde.achieved = None;
-                    mde.meets_target = None;
-                    mde.flag = Some("the cluster-robust SE is undefined: no detectable difference".into());
-                    effect_size.estimate = None;
-                    effect_size.ci = None;
-                    effect_size.flag = Some("the cluster-robust SE is undefined: no effect size".into());
-                }
-            }
-        }
-    }
-    let mut flags = Vec::new();
-    if d.len() == 1 {
-        flags.push("only one topic: no interval or test is meaningful".to_string());
-    }
-    if d.iter().all(|x| d.first().is_some_and(|f| (x - f).abs() <= tol)) {
-        flags.push("all per-topic differences are equal: the bootstrap interval has zero width".to_string());
-    }
-    if p.components_info.as_ref().is_some_and(|c| c.components == 1) {
-        flags.push("one component: component resampling cannot estimate sampling error".to_string());
-    }
-    if d.iter().all(|x| *x == 0.0) {
-        flags.push("the two systems' per-topic scores are identical".to_string());
-    }
-    if paired.reversal_rate.is_none() {
-        flags.push("observed difference is 0: no ordering to reverse".to_string());
-    }
-    Comparison {
-        system: p.systems[a].clone(),
-        baseline: p.systems[b].clone(),
-        difference,
-        primary_unit: unit_name.into(),
-        paired,
-        stratified,
-        component,
-        t_test,
-        effect_size,
-        cluster_robust,
-        randomization,
-        p_adjusted: Adjusted {
-            method: String::new(),
-            of: String::new(),
-            family: 0,
-            p: 1.0,
-        },
-        mde,
-        flags,
-        estimator: estimator.into(),
-        hypothesis: None,
-    }
-}
+mod family;
+mod pair;
 
 #[cfg(test)]
 mod tests;

@@ -49,26 +49,7 @@ fn comparison(out: &mut String, c: &Comparison, split: Option<&str>) {
         },
         split.map_or(String::new(), |s| format!("; split {s}"))
     );
-    if let Some(h) = &c.hypothesis {
-        let _ = writeln!(
-            out,
-            "  hypothesis `{}` ({}, {} {}-sided): {} at alpha {} — adjusted {} over {} {} hypothesis(es), difference {}{}",
-            h.name,
-            h.family,
-            h.direction,
-            h.sides,
-            if h.supported { "SUPPORTED" } else { "NOT SUPPORTED" },
-            h.alpha,
-            p_is(h.p_adjusted, 4),
-            h.family_size,
-            h.family,
-            if h.direction_holds { "in the expected direction" } else { "against the expected direction" },
-            match h.powered {
-                Some(false) => "; UNDERPOWERED: the achieved detectable difference misses the registered target",
-                _ => "",
-            }
-        );
-    }
+    hypothesis_line(out, c);
     let _ = writeln!(out, "  paired bootstrap:     {}", boot_line(&c.paired));
     if let Some(b) = &c.stratified {
         let _ = writeln!(out, "  stratified bootstrap: {}", boot_line(b));
@@ -76,6 +57,41 @@ fn comparison(out: &mut String, c: &Comparison, split: Option<&str>) {
     if let Some(b) = &c.component {
         let _ = writeln!(out, "  component bootstrap:  {}", boot_line(b));
     }
+    t_test_lines(out, c);
+    effect_line(out, c);
+    randomization_line(out, c);
+    mde_line(out, c);
+    for f in &c.flags {
+        let _ = writeln!(out, "  flag: {}", f);
+    }
+}
+
+/// The registered hypothesis' answer, when the comparison answers one.
+fn hypothesis_line(out: &mut String, c: &Comparison) {
+    let Some(h) = &c.hypothesis else { return };
+    let _ =
+        writeln!(
+        out,
+        "  hypothesis `{}` ({}, {} {}-sided): {} at alpha {} — adjusted {} over {} {} hypothesis(es), difference {}{}",
+        h.name,
+        h.family,
+        h.direction,
+        h.sides,
+        if h.supported { "SUPPORTED" } else { "NOT SUPPORTED" },
+        h.alpha,
+        p_is(h.p_adjusted, 4),
+        h.family_size,
+        h.family,
+        if h.direction_holds { "in the expected direction" } else { "against the expected direction" },
+        match h.powered {
+            Some(false) => "; UNDERPOWERED: the achieved detectable difference misses the registered target",
+            _ => "",
+        }
+    );
+}
+
+/// The paired t-test on the primary units, and the cluster-robust SE when components are known.
+fn t_test_lines(out: &mut String, c: &Comparison) {
     let t = &c.t_test;
     match (t.t, t.p, t.ci) {
         (Some(tv), Some(p), Some(ci)) => {
@@ -105,6 +121,10 @@ fn comparison(out: &mut String, c: &Comparison, split: Option<&str>) {
             cr.test.p.map_or(String::new(), |p| format!(", {}", p_is(p, 4)))
         );
     }
+}
+
+/// d_z with its interval.
+fn effect_line(out: &mut String, c: &Comparison) {
     let e = &c.effect_size;
     match (e.estimate, e.ci) {
         (Some(d), Some(ci)) => {
@@ -126,6 +146,10 @@ fn comparison(out: &mut String, c: &Comparison, split: Option<&str>) {
             let _ = writeln!(out, "  effect size: {}", e.flag.as_deref().unwrap_or("undefined"));
         }
     }
+}
+
+/// The sign-flip test and its adjusted p.
+fn randomization_line(out: &mut String, c: &Comparison) {
     let r = &c.randomization;
     let _ = writeln!(
         out,
@@ -139,6 +163,10 @@ fn comparison(out: &mut String, c: &Comparison, split: Option<&str>) {
         p_is(c.p_adjusted.p, 6),
         c.p_adjusted.family
     );
+}
+
+/// The achieved detectable difference beside the registered target.
+fn mde_line(out: &mut String, c: &Comparison) {
     let m = &c.mde;
     match m.achieved {
         Some(a) => {
@@ -153,112 +181,123 @@ fn comparison(out: &mut String, c: &Comparison, split: Option<&str>) {
             let _ = writeln!(out, "  achieved MDE: {}", m.flag.as_deref().unwrap_or("undefined"));
         }
     }
-    for f in &c.flags {
-        let _ = writeln!(out, "  flag: {}", f);
+}
+
+/// The settings, the topic and component accounting, the strata.
+fn header(out: &mut String, r: &AnalysisResult) {
+    let s = &r.settings;
+    let _ = writeln!(out, "pledge {}: {}", r.mode, r.registration);
+    let _ = writeln!(
+        out,
+        "metric {} ({}); generator {} ({}) seed {}; B = {} trials; percentile {}",
+        s.metric,
+        match s.scale {
+            crate::protocol::Scale::Fraction => "fraction",
+            crate::protocol::Scale::Points => "points",
+        },
+        r.generator.name,
+        r.generator.version,
+        r.generator.seed,
+        s.trials,
+        crate::stats::percentile::method_name(s.percentile)
+    );
+    let t = &r.topics;
+    let _ = writeln!(
+        out,
+        "topics: {} analyzed of {} scored (missing-topics = {}: {} filled with 0, {} dropped; {} left out by the assignment)",
+        t.analyzed,
+        t.in_scores,
+        match t.policy {
+            crate::protocol::MissingTopics::Error => "error",
+            crate::protocol::MissingTopics::Zero => "zero",
+            crate::protocol::MissingTopics::Intersection => "intersection",
+        }, t.filled_with_zero, t.dropped_missing, t.excluded_by_assignment
+    );
+    if let Some(c) = &r.components {
+        let _ = writeln!(
+            out,
+            "components: {} ({} questions, largest {}; cap {}){}",
+            c.components,
+            c.questions,
+            c.largest,
+            c.cap,
+            c.split.as_ref().map_or(String::new(), |s| format!("; split {s}"))
+        );
+    }
+    if let Some(st) = &r.strata {
+        let sizes: Vec<String> = st.sizes.iter().map(|(n, k)| format!("{} {}", n, k)).collect();
+        let _ = writeln!(out, "strata by {}: {}", st.field, sizes.join(", "));
+    }
+}
+
+/// The systems' table, and the unfiltered means under a topic filter.
+fn systems_table(out: &mut String, r: &AnalysisResult) {
+    let w = r
+        .systems
+        .iter()
+        .map(|s| s.name.chars().count())
+        .max()
+        .unwrap_or(6)
+        // A format width must fit in 16 bits; a longer name simply overflows its column.
+        .clamp(6, 1000);
+    let _ = writeln!(
+        out,
+        "\n{:<w$}  {:>8}  {:>6}  {:>10}",
+        "system",
+        "mean",
+        "topics",
+        "components",
+        w = w
+    );
+    for sy in &r.systems {
+        let _ = writeln!(
+            out,
+            "{:<w$}  {:>8.4}  {:>6}  {:>10}",
+            sy.name,
+            sy.mean,
+            sy.topics,
+            sy.components.map_or("-".to_string(), |c| c.to_string()),
+            w = w
+        );
+    }
+    if let Some(f) = &r.topic_filter {
+        let _ = writeln!(out, "\n{}", f.statement);
+        for (name, m) in &f.unfiltered_means {
+            let _ = writeln!(out, "  unfiltered mean of {}: {:.4}", name, m);
+        }
+    }
+}
+
+/// The randomized Tukey HSD test over all pairs, when it ran.
+fn tukey_block(out: &mut String, r: &AnalysisResult) {
+    let Some(t) = &r.tukey_hsd else { return };
+    let _ = writeln!(
+        out,
+        "\nrandomized Tukey HSD ({}, {} {}s, {} assignments, ties in {}):",
+        t.method, t.units, t.unit, t.assignments, t.ties
+    );
+    for p in &t.pairs {
+        let _ = writeln!(
+            out,
+            "  {} − {}: {}  {}",
+            p.system,
+            p.other,
+            num(p.difference),
+            p_is(p.p, 4)
+        );
     }
 }
 
 impl Human for AnalysisResult {
     fn human(&self) -> String {
         let mut out = String::new();
-        let s = &self.settings;
-        let _ = writeln!(out, "pledge {}: {}", self.mode, self.registration);
-        let _ = writeln!(
-            out,
-            "metric {} ({}); generator {} ({}) seed {}; B = {} trials; percentile {}",
-            s.metric,
-            match s.scale {
-                crate::protocol::Scale::Fraction => "fraction",
-                crate::protocol::Scale::Points => "points",
-            },
-            self.generator.name,
-            self.generator.version,
-            self.generator.seed,
-            s.trials,
-            crate::stats::percentile::method_name(s.percentile)
-        );
-        let t = &self.topics;
-        let _ = writeln!(
-            out,
-            "topics: {} analyzed of {} scored (missing-topics = {}: {} filled with 0, {} dropped; {} left out by the assignment)",
-            t.analyzed,
-            t.in_scores,
-            match t.policy {
-                crate::protocol::MissingTopics::Error => "error",
-                crate::protocol::MissingTopics::Zero => "zero",
-                crate::protocol::MissingTopics::Intersection => "intersection",
-            }, t.filled_with_zero, t.dropped_missing, t.excluded_by_assignment
-        );
-        if let Some(c) = &self.components {
-            let _ = writeln!(
-                out,
-                "components: {} ({} questions, largest {}; cap {}){}",
-                c.components,
-                c.questions,
-                c.largest,
-                c.cap,
-                c.split.as_ref().map_or(String::new(), |s| format!("; split {s}"))
-            );
-        }
-        if let Some(st) = &self.strata {
-            let sizes: Vec<String> = st.sizes.iter().map(|(n, k)| format!("{} {}", n, k)).collect();
-            let _ = writeln!(out, "strata by {}: {}", st.field, sizes.join(", "));
-        }
-        let w = self
-            .systems
-            .iter()
-            .map(|s| s.name.chars().count())
-            .max()
-            .unwrap_or(6)
-            // A format width must fit in 16 bits; a longer name simply overflows its column.
-            .clamp(6, 1000);
-        let _ = writeln!(
-            out,
-            "\n{:<w$}  {:>8}  {:>6}  {:>10}",
-            "system",
-            "mean",
-            "topics",
-            "components",
-            w = w
-        );
-        for sy in &self.systems {
-            let _ = writeln!(
-                out,
-                "{:<w$}  {:>8.4}  {:>6}  {:>10}",
-                sy.name,
-                sy.mean,
-                sy.topics,
-                sy.components.map_or("-".to_string(), |c| c.to_string()),
-                w = w
-            );
-        }
-        if let Some(f) = &self.topic_filter {
-            let _ = writeln!(out, "\n{}", f.statement);
-            for (name, m) in &f.unfiltered_means {
-                let _ = writeln!(out, "  unfiltered mean of {}: {:.4}", name, m);
-            }
-        }
+        header(&mut out, self);
+        systems_table(&mut out, self);
         let split = self.components.as_ref().and_then(|c| c.split.as_deref());
         for c in &self.comparisons {
             comparison(&mut out, c, split);
         }
-        if let Some(t) = &self.tukey_hsd {
-            let _ = writeln!(
-                out,
-                "\nrandomized Tukey HSD ({}, {} {}s, {} assignments, ties in {}):",
-                t.method, t.units, t.unit, t.assignments, t.ties
-            );
-            for p in &t.pairs {
-                let _ = writeln!(
-                    out,
-                    "  {} − {}: {}  {}",
-                    p.system,
-                    p.other,
-                    num(p.difference),
-                    p_is(p.p, 4)
-                );
-            }
-        }
+        tukey_block(&mut out, self);
         if let Some(pb) = &self.pool_bias {
             let _ = writeln!(out, "\npool bias: {}", pb.statement);
         }

@@ -72,81 +72,15 @@ impl Human for Report {
                 scale,
                 method,
                 requirements: b,
-            } => {
-                let r = &b.t;
-                let _ = writeln!(o, "Components needed to detect a difference of {}", val(r.mde, *scale));
-                let _ = writeln!(o, "  unit: {}", unit_name(*scale));
-                let per = if r.per_component.is_some() {
-                    "question"
-                } else {
-                    "component"
-                };
-                let _ = writeln!(
-                    o,
-                    "  SD of the per-{} paired difference {}, effect size d = {:.6}",
-                    per,
-                    val(r.sd, *scale),
-                    r.effect_size
-                );
-                design_line(&mut o, r);
-                both_block(&mut o, b, method, "components");
-            }
+            } => required_text(&mut o, b, method, *scale),
             Report::Detectable { scale, detectable } => detectable_text(&mut o, detectable, *scale),
-            Report::Anova { scale, anova: r } => {
-                let _ = writeln!(
-                    o,
-                    "Topics needed to separate {} systems whose best and worst means differ by {} (one-way ANOVA, Sakai 2016)",
-                    r.systems,
-                    val(r.min_range, *scale)
-                );
-                let _ = writeln!(o, "  unit: {}", unit_name(*scale));
-                let _ = writeln!(
-                    o,
-                    "  residual SD {} (variance {:.6}), Cohen's f = {:.6}; alpha {}, power {}",
-                    val(r.variance.sqrt(), *scale),
-                    r.variance,
-                    r.effect_size_f,
-                    r.alpha,
-                    r.power
-                );
-                let _ = writeln!(
-                    o,
-                    "  non-central F: df {} and {}, achieved power {:.4} at {} topics (unrounded {:.6})",
-                    r.df_between, r.df_within, r.achieved_power, r.topics, r.unrounded
-                );
-                let _ = writeln!(o, "Answer: {} topics", r.topics);
-            }
+            Report::Anova { scale, anova: r } => anova_text(&mut o, r, *scale),
             Report::Discordant {
                 scale,
                 method,
                 discordant: d,
                 requirements: b,
-            } => {
-                let _ = writeln!(
-                    o,
-                    "Paired binary accuracy: questions needed to detect {}",
-                    val(b.t.mde, *scale)
-                );
-                let _ = writeln!(o, "  unit: {}", unit_name(*scale));
-                let _ = writeln!(
-                    o,
-                    "  discordant shares p10 = {}, p01 = {} (expected difference {:.6} as a fraction)",
-                    d.p10, d.p01, d.expected_difference
-                );
-                let _ = writeln!(
-                    o,
-                    "  Var(d) = p10 + p01 - (p10 - p01)^2 = {:.6} (fraction^2); SD {}",
-                    d.variance,
-                    val(b.t.sd, *scale)
-                );
-                design_line(&mut o, &b.t);
-                let what = if b.t.per_component.is_some() {
-                    "components"
-                } else {
-                    "questions"
-                };
-                both_block(&mut o, b, method, what);
-            }
+            } => discordant_text(&mut o, d, b, method, *scale),
             Report::Pilot {
                 scale,
                 method,
@@ -173,6 +107,81 @@ impl Human for Report {
         }
         o
     }
+}
+
+/// Components needed for a difference, by both methods.
+fn required_text(o: &mut String, b: &Both, method: &str, scale: Scale) {
+    let r = &b.t;
+    let _ = writeln!(o, "Components needed to detect a difference of {}", val(r.mde, scale));
+    let _ = writeln!(o, "  unit: {}", unit_name(scale));
+    let per = if r.per_component.is_some() {
+        "question"
+    } else {
+        "component"
+    };
+    let _ = writeln!(
+        o,
+        "  SD of the per-{} paired difference {}, effect size d = {:.6}",
+        per,
+        val(r.sd, scale),
+        r.effect_size
+    );
+    design_line(o, r);
+    both_block(o, b, method, "components");
+}
+
+/// Topics needed by the one-way ANOVA topic-set design.
+fn anova_text(o: &mut String, r: &crate::power::anova::AnovaRequirement, scale: Scale) {
+    let _ = writeln!(
+        o,
+        "Topics needed to separate {} systems whose best and worst means differ by {} (one-way ANOVA, Sakai 2016)",
+        r.systems,
+        val(r.min_range, scale)
+    );
+    let _ = writeln!(o, "  unit: {}", unit_name(scale));
+    let _ = writeln!(
+        o,
+        "  residual SD {} (variance {:.6}), Cohen's f = {:.6}; alpha {}, power {}",
+        val(r.variance.sqrt(), scale),
+        r.variance,
+        r.effect_size_f,
+        r.alpha,
+        r.power
+    );
+    let _ = writeln!(
+        o,
+        "  non-central F: df {} and {}, achieved power {:.4} at {} topics (unrounded {:.6})",
+        r.df_between, r.df_within, r.achieved_power, r.topics, r.unrounded
+    );
+    let _ = writeln!(o, "Answer: {} topics", r.topics);
+}
+
+/// Questions (or components) needed for paired binary accuracy from discordant shares.
+fn discordant_text(o: &mut String, d: &crate::power::sample_size::Discordant, b: &Both, method: &str, scale: Scale) {
+    let _ = writeln!(
+        o,
+        "Paired binary accuracy: questions needed to detect {}",
+        val(b.t.mde, scale)
+    );
+    let _ = writeln!(o, "  unit: {}", unit_name(scale));
+    let _ = writeln!(
+        o,
+        "  discordant shares p10 = {}, p01 = {} (expected difference {:.6} as a fraction)",
+        d.p10, d.p01, d.expected_difference
+    );
+    let _ = writeln!(
+        o,
+        "  Var(d) = p10 + p01 - (p10 - p01)^2 = {:.6} (fraction^2); SD {}",
+        d.variance,
+        val(b.t.sd, scale)
+    );
+    design_line(o, &b.t);
+    let what = if b.t.per_component.is_some() {
+        "components"
+    } else {
+        "questions"
+    };
+    both_block(o, b, method, what);
 }
 
 fn detectable_text(o: &mut String, d: &Detectable, s: Scale) {
