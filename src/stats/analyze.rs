@@ -13,6 +13,7 @@ use super::mde::AchievedMde;
 use super::prepare::{prepare, ComponentAccounting, ComponentSpec, Prepared, TopicAccounting};
 use super::randomization::Randomization;
 use super::settings::Settings;
+use super::system::{resampled, system_interval, system_units, IntervalSpec};
 use super::ties::Ties;
 use super::ttest::TTest;
 use super::tukey::TukeyHsd;
@@ -59,6 +60,10 @@ pub struct SystemSummary {
     pub topics: usize,
     /// Components, when known.
     pub components: Option<usize>,
+    /// The system's estimate under the comparisons' estimator, with its SE and intervals (absent
+    /// in records written before they were computed).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub interval: Option<super::system::SystemInterval>,
 }
 
 /// Adjusted p-value of one comparison.
@@ -147,6 +152,10 @@ pub struct Comparison {
     /// The registered hypothesis this comparison answers, if any.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub hypothesis: Option<HypothesisResult>,
+    /// Topic-level detail: wins/ties/losses, correlation, paired and unpaired SE, McNemar for
+    /// 0/1 scores (absent in records written before it was computed).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub detail: Option<super::agreement::PairDetail>,
 }
 
 /// The full analysis result (stored as the ledger's `result.json`; the report renders it).
@@ -227,7 +236,7 @@ pub fn run(
         hypothesis_pairs(&p.systems, &s.hypotheses)?
     };
     let ties = Ties::of_scores(s.tie_tolerance, &p.values);
-    let systems = system_summaries(&p);
+    let systems = system_summaries(&p, s, ties);
     let mut comparisons: Vec<Comparison> = pairs
         .iter()
         .map(|&(a, b)| pair::compare_pair(&p, a, b, s, ties))
@@ -333,20 +342,33 @@ fn input_notes(inputs: &Inputs, p: &Prepared) -> Vec<String> {
     notes
 }
 
-/// Each system's means over the analyzed topics (and over components, when known).
-fn system_summaries(p: &Prepared) -> Vec<SystemSummary> {
+/// Each system's means over the analyzed topics (and over components, when known), and its
+/// estimate under the comparisons' estimator with its SE and intervals.
+fn system_summaries(p: &Prepared, s: &Settings, ties: Ties) -> Vec<SystemSummary> {
+    let spec = IntervalSpec {
+        component_of: p.component_of.as_deref(),
+        unit: s.resampling_unit,
+        estimator: s.estimator,
+        scale_max: s.scale.max(),
+        bootstrap: pair::topic_spec(s, ties),
+    };
     p.systems
         .iter()
         .enumerate()
-        .map(|(i, name)| SystemSummary {
-            name: name.clone(),
-            mean: describe::mean(&p.values[i]),
-            component_mean: p
-                .component_of
-                .as_ref()
-                .map(|c| component_units(&p.values[i], c, Estimator::ComponentMean).estimate()),
-            topics: p.topics.len(),
-            components: p.components_info.as_ref().map(|c| c.components),
+        .map(|(i, name)| {
+            let (units, _) = system_units(&p.values[i], &spec);
+            let draws = resampled(&units, &spec);
+            SystemSummary {
+                name: name.clone(),
+                mean: describe::mean(&p.values[i]),
+                component_mean: p
+                    .component_of
+                    .as_ref()
+                    .map(|c| component_units(&p.values[i], c, Estimator::ComponentMean).estimate()),
+                topics: p.topics.len(),
+                components: p.components_info.as_ref().map(|c| c.components),
+                interval: Some(system_interval(&p.values[i], &draws, &spec)),
+            }
         })
         .collect()
 }
@@ -390,7 +412,7 @@ fn hypothesis_pairs(systems: &[String], hs: &[crate::protocol::Hypothesis]) -> R
 }
 
 /// Component units of per-topic values `d` (see [`Units`]).
-pub(super) fn component_units(d: &[f64], comp: &[usize], est: Estimator) -> Units {
+pub(crate) fn component_units(d: &[f64], comp: &[usize], est: Estimator) -> Units {
     let g = comp.iter().copied().max().map_or(0, |m| m + 1);
     let mut sums = vec![0.0; g];
     let mut counts = vec![0.0; g];
@@ -412,6 +434,15 @@ pub(super) fn component_units(d: &[f64], comp: &[usize], est: Estimator) -> Unit
         values,
         weights,
         strata: vec![(0..g).collect()],
+    }
+}
+
+/// The estimator in words: of the difference and of every figure beside it.
+pub(crate) fn estimator_name(unit: &str, est: Estimator) -> &'static str {
+    match (unit, est) {
+        ("component", Estimator::ComponentMean) => "mean of component means (each component weighs 1)",
+        ("component", Estimator::QuestionWeighted) => "question-weighted mean over components (cluster-robust SE)",
+        _ => "mean over topics",
     }
 }
 

@@ -40,6 +40,8 @@ pub mod streams {
     pub const KEEP: u64 = 3 << 40;
     /// Monte-Carlo randomized Tukey HSD test.
     pub const TUKEY: u64 = 4 << 40;
+    /// Per-system bootstrap (the same draws for every system: the rank intervals pair them).
+    pub const SYSTEMS: u64 = 5 << 40;
 }
 
 /// Settings of one bootstrap.
@@ -224,13 +226,25 @@ pub struct Bootstrap {
 /// the last bits). Mean, median and interval are then exactly the estimate and the SD exactly 0,
 /// so an estimate is never outside its own zero-width interval.
 pub fn bootstrap(units: &Units, spec: &BootstrapSpec, unit: &str) -> Bootstrap {
-    let observed = units.estimate();
+    let d = sorted_draws(units, spec);
+    summarize(&d, units.estimate(), units.len(), units.strata.len(), spec, unit)
+}
+
+/// The B resampled estimates of [`bootstrap`], sorted (the observed estimate B times for
+/// constant units), for intervals at other levels from the same draws.
+pub fn sorted_draws(units: &Units, spec: &BootstrapSpec) -> Vec<f64> {
     let mut d = match units.constant() {
-        Some(_) => vec![observed; spec.trials],
+        Some(_) => vec![units.estimate(); spec.trials],
         None => resample(units, spec),
     };
     d.sort_by(f64::total_cmp);
-    summarize(&d, observed, units.len(), units.strata.len(), spec, unit)
+    d
+}
+
+/// The percentile interval at `level` of sorted draws `d`.
+pub fn interval_at(d: &[f64], level: f64, percentile: Percentile) -> [f64; 2] {
+    let a = (1.0 - level) / 2.0;
+    [quantile(d, a, percentile), quantile(d, 1.0 - a, percentile)]
 }
 
 /// Summarizes sorted resampled differences `d` against the observed difference.

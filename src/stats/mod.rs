@@ -16,6 +16,7 @@
 //! the interval and the pool bias together (Sakai, *Laboratory Experiments in Information
 //! Retrieval*, 2018).
 
+pub mod agreement;
 pub mod analyze;
 pub mod bootstrap;
 pub mod cluster;
@@ -33,6 +34,7 @@ pub mod pvalue;
 pub mod randomization;
 pub mod settings;
 pub mod strata;
+pub mod system;
 pub mod ties;
 pub mod ttest;
 pub mod tukey;

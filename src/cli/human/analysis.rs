@@ -2,6 +2,7 @@
 
 use super::Human;
 use crate::stats::bootstrap::Bootstrap;
+use crate::stats::system::SystemInterval;
 use crate::stats::{AnalysisResult, Comparison};
 use std::fmt::Write;
 
@@ -61,6 +62,7 @@ fn comparison(out: &mut String, c: &Comparison, split: Option<&str>) {
     effect_line(out, c);
     randomization_line(out, c);
     mde_line(out, c);
+    detail_lines(out, c);
     for f in &c.flags {
         let _ = writeln!(out, "  flag: {}", f);
     }
@@ -240,6 +242,90 @@ fn systems_table(out: &mut String, r: &AnalysisResult) {
         .unwrap_or(6)
         // A format width must fit in 16 bits; a longer name simply overflows its column.
         .clamp(6, 1000);
+    match r.systems.first().and_then(|s| s.interval.as_ref()) {
+        Some(first) => interval_table(out, r, first, w),
+        None => plain_table(out, r, w),
+    }
+    if let Some(f) = &r.topic_filter {
+        let _ = writeln!(out, "\n{}", f.statement);
+        for (name, m) in &f.unfiltered_means {
+            let _ = writeln!(out, "  unfiltered mean of {}: {:.4}", name, m);
+        }
+    }
+}
+
+/// The short name of an interval's method, for the table.
+fn short_method(i: &SystemInterval) -> String {
+    if i.wilson.is_some() {
+        "Wilson".into()
+    } else if i.method.contains("CRV1") {
+        format!("CRV1, {} df", i.df)
+    } else {
+        format!("t, {} df", i.df)
+    }
+}
+
+fn bracket(iv: Option<[f64; 2]>) -> String {
+    iv.map_or("undefined".to_string(), |[a, b]| format!("[{:.4}, {:.4}]", a, b))
+}
+
+/// Every system's estimate with its SE and intervals, all under one estimator (the
+/// comparisons'); other means, when they differ, on lines of their own below.
+fn interval_table(out: &mut String, r: &AnalysisResult, first: &SystemInterval, w: usize) {
+    let _ = writeln!(
+        out,
+        "\nsystems: {} ({:.0}% intervals; SE and interval: {}{}; bootstrap: {})",
+        first.estimator,
+        100.0 * first.level,
+        first.method,
+        if first.wilson.is_some() {
+            "; Wilson score interval for 0/1 scores"
+        } else {
+            ""
+        },
+        first.bootstrap_method
+    );
+    let _ = writeln!(
+        out,
+        "{:<w$}  {:>8}  {:>8}  {:>20}  {:<12}  {:>20}  {:>6}  {:>10}",
+        "system",
+        "estimate",
+        "SE",
+        "interval",
+        "method",
+        "bootstrap",
+        "topics",
+        "components",
+        w = w
+    );
+    for sy in &r.systems {
+        let Some(i) = &sy.interval else { continue };
+        let _ = writeln!(
+            out,
+            "{:<w$}  {:>8.4}  {:>8.4}  {:>20}  {:<12}  {:>20}  {:>6}  {:>10}",
+            sy.name,
+            i.estimate,
+            i.se,
+            bracket(i.wilson.or(i.interval)),
+            short_method(i),
+            bracket(Some(i.bootstrap)),
+            sy.topics,
+            sy.components.map_or("-".to_string(), |c| c.to_string()),
+            w = w
+        );
+    }
+    if first.estimator != "mean over topics" {
+        let means: Vec<String> = r.systems.iter().map(|s| format!("{} {:.4}", s.name, s.mean)).collect();
+        let _ = writeln!(
+            out,
+            "  question-weighted means over the analyzed topics (another estimator, not the one compared): {}",
+            means.join(", ")
+        );
+    }
+}
+
+/// The systems' table of a record without per-system intervals.
+fn plain_table(out: &mut String, r: &AnalysisResult, w: usize) {
     let _ = writeln!(
         out,
         "\n{:<w$}  {:>8}  {:>6}  {:>10}",
@@ -260,11 +346,33 @@ fn systems_table(out: &mut String, r: &AnalysisResult) {
             w = w
         );
     }
-    if let Some(f) = &r.topic_filter {
-        let _ = writeln!(out, "\n{}", f.statement);
-        for (name, m) in &f.unfiltered_means {
-            let _ = writeln!(out, "  unfiltered mean of {}: {:.4}", name, m);
-        }
+}
+
+/// Wins, ties and losses over topics, the correlation and both SEs, McNemar for 0/1 scores.
+fn detail_lines(out: &mut String, c: &Comparison) {
+    let Some(d) = &c.detail else { return };
+    let _ = writeln!(
+        out,
+        "  over topics: {} wins, {} ties, {} losses; correlation r = {:.4}; SE of the difference: paired {:.4}, unpaired {:.4}",
+        d.wins, d.ties, d.losses, d.correlation, d.paired_se, d.unpaired_se
+    );
+    if let Some(m) = &d.mcnemar {
+        let relation = match (c.primary_unit.as_str(), c.randomization.method.as_str()) {
+            ("topic", "exact") => " (the exact randomization test above is McNemar's exact test)",
+            ("topic", _) => " (the Monte-Carlo randomization test above estimates McNemar's exact p)",
+            _ => "",
+        };
+        let _ = writeln!(
+            out,
+            "  McNemar's test (0/1 scores; {} topics where only {} scores 1, {} where only {} does): exact {}, {}{}",
+            m.b,
+            c.system,
+            m.c,
+            c.baseline,
+            p_is(m.exact_p, 4),
+            p_is(m.mid_p, 4).replacen('p', "mid-p", 1),
+            relation
+        );
     }
 }
 

@@ -2,8 +2,9 @@
 //! components), the tests on the primary units, and the flags for degenerate data, each in a
 //! named step.
 
-use super::{component_units, Adjusted, Comparison};
+use super::{component_units, estimator_name, Adjusted, Comparison};
 use crate::protocol::{Estimator, ResamplingUnit};
+use crate::stats::agreement::pair_detail;
 use crate::stats::bootstrap::{bootstrap, streams, Bootstrap, BootstrapSpec};
 use crate::stats::cluster::{crv1, ClusterRobust};
 use crate::stats::effect::{d_z, EffectSize};
@@ -11,6 +12,7 @@ use crate::stats::mde::{achieved_mde, AchievedMde};
 use crate::stats::prepare::Prepared;
 use crate::stats::randomization::sign_flip;
 use crate::stats::settings::Settings;
+use crate::stats::system::is_binary;
 use crate::stats::ties::Ties;
 use crate::stats::ttest::{paired_t, TTest};
 use crate::stats::units::Units;
@@ -86,15 +88,6 @@ pub(super) fn primary_units(d: &[f64], comp: Option<&Units>, s: &Settings) -> (U
     }
 }
 
-/// The estimator in words: of the difference and of every figure beside it.
-pub(super) fn estimator_name(unit: &str, est: Estimator) -> &'static str {
-    match (unit, est) {
-        ("component", Estimator::ComponentMean) => "mean of component means (each component weighs 1)",
-        ("component", Estimator::QuestionWeighted) => "question-weighted mean over components (cluster-robust SE)",
-        _ => "mean over topics",
-    }
-}
-
 /// The t-test, d_z and achieved MDE on the unit-level differences of the primary units.
 pub(super) fn unit_tests(unit_diffs: &[f64], unit: &str, s: &Settings) -> Tests {
     Tests {
@@ -159,6 +152,13 @@ pub(super) fn flags(p: &Prepared, d: &[f64], tol: f64, paired: &Bootstrap) -> Ve
     flags
 }
 
+/// The topic-level detail of `a − b`; McNemar's test when both systems' scores are 0/1.
+fn detail(p: &Prepared, a: usize, b: usize, s: &Settings, ties: Ties) -> crate::stats::agreement::PairDetail {
+    let max = s.scale.max();
+    let binary = is_binary(&p.values[a], max) && is_binary(&p.values[b], max);
+    pair_detail(&p.values[a], &p.values[b], ties, binary.then_some(max))
+}
+
 /// Compares systems `a` and `b` (`difference = a − b`) under the settings: the bootstraps, then
 /// the tests on the primary units, the randomization test and the flags. The adjusted p is
 /// filled in later, over the family.
@@ -205,5 +205,6 @@ pub(super) fn compare_pair(p: &Prepared, a: usize, b: usize, s: &Settings, ties:
         flags,
         estimator: estimator_name(unit_name, s.estimator).into(),
         hypothesis: None,
+        detail: Some(detail(p, a, b, s, ties)),
     }
 }
