@@ -5,9 +5,11 @@ use super::analyze::{read_options, ScoreArgs};
 use super::human::render;
 use super::values::named;
 use super::{Ctx, Outcome, Output};
+use crate::error::{Error, Result};
 use crate::ops::analyze::CompareRequest;
-use crate::protocol::{Adjust, MissingTopics, Percentile};
-use crate::stats::settings::{RunOptions, Settings, TrecInputs};
+use crate::protocol::{Adjust, Direction, MissingTopics, Percentile};
+use crate::stats::margin::HypothesisKind;
+use crate::stats::settings::{EveryComparison, RunOptions, Settings, TrecInputs};
 use std::path::PathBuf;
 
 /// Arguments of `pledge compare`.
@@ -42,6 +44,72 @@ pub struct CompareArgs {
     /// File holding the strata column.
     #[arg(long, value_name = "FILE")]
     pub strata: Option<PathBuf>,
+    /// Test every comparison `system − baseline` for this claim and give each a verdict
+    /// (supported, not supported, inconclusive): superiority, non-inferiority,
+    /// superiority-by-margin or equivalence (the last three with --margin).
+    #[arg(long, value_parser = named::<HypothesisKind>())]
+    pub kind: Option<HypothesisKind>,
+    /// The margin M > 0 of --kind non-inferiority, superiority-by-margin or equivalence, in the
+    /// scores' unit.
+    #[arg(long, value_name = "M", requires = "kind")]
+    pub margin: Option<f64>,
+    /// Which way is better for --kind: greater (default) or less (e.g. cost, latency).
+    #[arg(long, value_parser = named::<Direction>(), requires = "kind")]
+    pub direction: Option<Direction>,
+    /// Sides of a superiority test (1: in --direction; 2: either way).
+    #[arg(long, value_parser = clap::value_parser!(u8).range(1..=2), requires = "kind")]
+    pub sides: Option<u8>,
+    /// The smallest difference that matters (superiority; beyond the margin for
+    /// superiority-by-margin): a verdict is inconclusive when the interval holds both it and no
+    /// difference. Also the target of the achieved MDE.
+    #[arg(long, value_name = "D")]
+    pub mde: Option<f64>,
+    /// Significance level of --kind's tests.
+    #[arg(long, default_value_t = 0.05)]
+    pub alpha: f64,
+}
+
+/// The hypothesis `compare` tests on every comparison, from --kind, --margin, --direction,
+/// --sides (and --mde).
+///
+/// Errors (exit 2): a margin for superiority or none for a margin kind, a direction or sides
+/// that do not apply, a margin, α or --mde out of range.
+fn every_comparison(a: &CompareArgs, s: &mut Settings) -> Result<()> {
+    if !(a.alpha > 0.0 && a.alpha < 0.5) {
+        return Err(Error::input(format!("--alpha must be in (0, 0.5), got {}", a.alpha)));
+    }
+    s.alpha = a.alpha;
+    if let Some(d) = a.mde {
+        if !(d.is_finite() && d > 0.0) {
+            return Err(Error::input(format!("--mde must be a positive difference, got {}", d)));
+        }
+        s.target_mde = Some(d);
+    }
+    let Some(kind) = a.kind else { return Ok(()) };
+    let doesnt = |what: &str| Err(Error::input(format!("{} does not apply to --kind {}", what, kind)));
+    match (kind.has_margin(), a.margin) {
+        (false, Some(_)) => return doesnt("--margin"),
+        (true, None) => return Err(Error::input(format!("--kind {} needs --margin M", kind))),
+        (true, Some(m)) if !(m.is_finite() && m > 0.0) => {
+            return Err(Error::input(format!("--margin must be a positive number, got {}", m)))
+        }
+        _ => {}
+    }
+    if kind == HypothesisKind::Equivalence && a.direction.is_some() {
+        return doesnt("--direction (equivalence is within ±margin)");
+    }
+    if kind.has_margin() && a.sides.is_some() {
+        return doesnt("--sides (margin hypotheses are one-sided tests at --alpha)");
+    }
+    if let Some(k) = a.sides {
+        s.sides = k;
+    }
+    s.every_comparison = Some(EveryComparison {
+        kind,
+        margin: a.margin,
+        direction: (kind != HypothesisKind::Equivalence).then(|| a.direction.unwrap_or(Direction::Greater)),
+    });
+    Ok(())
 }
 
 pub fn compare(mut a: CompareArgs, ctx: &Ctx) -> Outcome {
@@ -55,6 +123,7 @@ pub fn compare(mut a: CompareArgs, ctx: &Ctx) -> Outcome {
     s.missing_topics = a.missing_topics;
     s.adjust = a.adjust;
     s.baseline = a.common.baseline.clone();
+    every_comparison(&a, &mut s)?;
     let measure = a.common.measure.clone().unwrap_or_else(|| "map".into());
     if a.common.qrels.is_some() {
         s.metric = measure.clone();

@@ -169,7 +169,7 @@ fn hypothesis_view(c: &Comparison, scale: Scale) -> Option<HypothesisView> {
         name: h.name.clone(),
         family: h.family.clone(),
         comparison: format!("{} − {}", c.system, c.baseline),
-        direction: h.direction.to_string(),
+        direction: h.direction.map_or_else(|| "±margin".to_string(), |d| d.to_string()),
         verdict: verdict_text(h, &estimate, &iv),
         estimate,
         interval: iv,

@@ -9,6 +9,7 @@ use super::bootstrap::Bootstrap;
 use super::cluster::ClusterRobust;
 use super::describe;
 use super::effect::EffectSize;
+use super::margin::HypothesisKind;
 use super::mde::AchievedMde;
 use super::prepare::{prepare, ComponentAccounting, ComponentSpec, Prepared, TopicAccounting};
 use super::randomization::Randomization;
@@ -90,11 +91,14 @@ pub struct HypothesisResult {
     pub name: String,
     /// Primary (the multiplicity family) or secondary.
     pub primary: bool,
-    /// The expected sign of `system − comparator`.
-    pub direction: crate::protocol::Direction,
-    /// 1 (one-sided, in `direction`) or 2.
+    /// The expected sign of `system − comparator` (which way is better for a margin kind);
+    /// `None` for equivalence.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub direction: Option<crate::protocol::Direction>,
+    /// 1 (one-sided, in `direction`) or 2; 1 for the margin kinds.
     pub sides: u8,
-    /// The randomization-test p-value for these sides and direction.
+    /// The p-value: the randomization test's for these sides and direction (superiority), or
+    /// the margin test's ([`HypothesisResult::margin_test`]).
     pub p: f64,
     /// `p` adjusted over the family (`family` hypotheses) with the protocol's adjustment.
     pub p_adjusted: f64,
@@ -111,6 +115,42 @@ pub struct HypothesisResult {
     /// Whether the achieved detectable difference reached the registered target (`None`: no
     /// target or undefined).
     pub powered: Option<bool>,
+    /// What the hypothesis claims (absent: superiority).
+    #[serde(default, skip_serializing_if = "is_superiority")]
+    pub kind: HypothesisKind,
+    /// The margin M of a margin kind, in the metric's unit.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub margin: Option<f64>,
+    /// The shifted paired t-tests of a margin kind, with the intervals at 1 − 2α.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub margin_test: Option<super::margin::MarginTest>,
+    /// The verdict: supported, not supported or inconclusive, with the interval it was read from
+    /// (see [`super::verdict`]); given by `compare --kind`, absent in `analyze`'s records until
+    /// the report's verdict card reads it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub judgement: Option<super::verdict::Judgement>,
+}
+
+fn is_superiority(k: &HypothesisKind) -> bool {
+    *k == HypothesisKind::Superiority
+}
+
+/// A hypothesis a comparison answers: a registered one (superiority), or the claim `compare
+/// --kind` tests on every comparison.
+#[derive(Debug, Clone)]
+pub(crate) struct Claim {
+    /// Its name.
+    pub name: String,
+    /// Primary (the multiplicity family) or secondary.
+    pub primary: bool,
+    /// The expected sign of `system − comparator`; `None` for equivalence.
+    pub direction: Option<crate::protocol::Direction>,
+    /// Sides of a superiority test; `None`: the settings' sides.
+    pub sides: Option<u8>,
+    /// What is claimed.
+    pub kind: HypothesisKind,
+    /// The margin of a margin kind.
+    pub margin: Option<f64>,
 }
 
 /// One comparison: `difference = system − baseline`.
@@ -230,22 +270,17 @@ pub fn run(
     check_settings(inputs, s)?;
     let (p, topic_filter) = prepared(inputs, s)?;
     let notes = input_notes(inputs, &p);
-    let pairs = if s.hypotheses.is_empty() {
-        pairs(&p.systems, s.baseline.as_deref())?
-    } else {
-        hypothesis_pairs(&p.systems, &s.hypotheses)?
-    };
+    let (pairs, claims) = asked(&p.systems, s)?;
     let ties = Ties::of_scores(s.tie_tolerance, &p.values);
     let systems = system_summaries(&p, s, ties);
-    let mut comparisons: Vec<Comparison> = pairs
+    let (mut comparisons, draws): (Vec<Comparison>, Vec<Vec<f64>>) = pairs
         .iter()
         .map(|&(a, b)| pair::compare_pair(&p, a, b, s, ties))
-        .collect();
-    // Registered hypotheses are adjusted per family; otherwise every comparison is one family.
-    let tukey_hsd = if !s.hypotheses.is_empty() {
-        family::answer_hypotheses(&mut comparisons, &p, s, ties)
-    } else {
-        family::adjust_all(&mut comparisons, &p, s, ties)
+        .unzip();
+    // Hypotheses are adjusted per family; otherwise every comparison is one family.
+    let tukey_hsd = match &claims {
+        Some(h) => family::answer_hypotheses(&mut comparisons, h, &draws, &p, s, ties),
+        None => family::adjust_all(&mut comparisons, &p, s, ties),
     };
     Ok(AnalysisResult {
         schema: "pledge.analysis/1".into(),
@@ -275,10 +310,18 @@ pub fn run(
     })
 }
 
-/// Settings the inputs cannot satisfy: no trials, component resampling without an assignment.
+/// Settings the inputs cannot satisfy: no trials, component resampling without an assignment,
+/// a margin hypothesis under the Tukey HSD adjustment.
 fn check_settings(inputs: &Inputs, s: &Settings) -> Result<()> {
     if s.trials == 0 {
         return Err(Error::input("analysis.trials must be at least 1"));
+    }
+    let margin_kind = s.every_comparison.as_ref().is_some_and(|c| c.kind.has_margin());
+    if margin_kind && s.adjust == crate::protocol::Adjust::TukeyHsd {
+        return Err(Error::input(
+            "a hypothesis with a margin is tested with shifted t-tests; the Tukey HSD adjustment tests differences of 0 only",
+        )
+        .with_hint("adjust with holm, bonferroni, bh or none"));
     }
     if s.resampling_unit == ResamplingUnit::Component && inputs.assignment.is_none() {
         return Err(
@@ -371,6 +414,47 @@ fn system_summaries(p: &Prepared, s: &Settings, ties: Ties) -> Vec<SystemSummary
             }
         })
         .collect()
+}
+
+/// `(system, baseline)` index pairs and the hypotheses they answer, in the same order.
+type Asked = (Vec<(usize, usize)>, Option<Vec<Claim>>);
+
+/// The comparisons asked for and the hypotheses they answer (in the same order): the registered
+/// hypotheses; or every system against the baseline (all pairs without one), each answering the
+/// claim `compare --kind` made for every comparison, if any.
+///
+/// Errors (exit 2): a system named by a hypothesis or the baseline is not in the scores.
+fn asked(systems: &[String], s: &Settings) -> Result<Asked> {
+    if !s.hypotheses.is_empty() {
+        let claims = s
+            .hypotheses
+            .iter()
+            .map(|h| Claim {
+                name: h.name.clone(),
+                primary: h.primary,
+                direction: Some(h.direction),
+                sides: h.sides,
+                kind: HypothesisKind::Superiority,
+                margin: None,
+            })
+            .collect();
+        return Ok((hypothesis_pairs(systems, &s.hypotheses)?, Some(claims)));
+    }
+    let pairs = pairs(systems, s.baseline.as_deref())?;
+    let claims = s.every_comparison.as_ref().map(|e| {
+        pairs
+            .iter()
+            .map(|&(a, b)| Claim {
+                name: format!("{} − {}", systems[a], systems[b]),
+                primary: true,
+                direction: e.direction,
+                sides: (!e.kind.has_margin()).then_some(s.sides),
+                kind: e.kind,
+                margin: e.margin,
+            })
+            .collect()
+    });
+    Ok((pairs, claims))
 }
 
 /// `(system, baseline)` index pairs: every system against the baseline, or all pairs i < j.

@@ -26,6 +26,7 @@ pub mod effect;
 pub mod filter;
 pub mod histogram;
 mod keep;
+pub mod margin;
 pub mod mde;
 pub mod multiple;
 pub mod percentile;
@@ -39,6 +40,7 @@ pub mod ties;
 pub mod ttest;
 pub mod tukey;
 pub mod units;
+pub mod verdict;
 
 pub use analyze::{run, AnalysisResult, Comparison, Inputs};
 pub use settings::Settings;

@@ -51,6 +51,25 @@ pub struct Settings {
     /// The registered topic filter, if any.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub topic_filter: Option<super::filter::TopicFilter>,
+    /// The hypothesis every comparison of `compare` answers (`--kind`, `--margin`,
+    /// `--direction`); `None` without one, and always for `analyze` (its hypotheses are
+    /// registered).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub every_comparison: Option<EveryComparison>,
+}
+
+/// A hypothesis `compare` tests on every comparison `system − baseline` (one family).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct EveryComparison {
+    /// What is claimed.
+    pub kind: super::margin::HypothesisKind,
+    /// The margin, for a margin kind.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub margin: Option<f64>,
+    /// Which way is better (`None` for equivalence).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub direction: Option<crate::protocol::Direction>,
 }
 
 impl Settings {
@@ -86,6 +105,7 @@ impl Settings {
                 })
                 .collect(),
             topic_filter: p.topic_filter.filter(|f| !f.is_empty()),
+            every_comparison: None,
         }
     }
 
@@ -115,6 +135,7 @@ impl Settings {
             sides: 2,
             hypotheses: vec![],
             topic_filter: None,
+            every_comparison: None,
         }
     }
 }

@@ -163,3 +163,104 @@ fn zero_one_scores_get_wilson_and_mcnemar_and_components_get_crv1() {
     assert_eq!((a["df"].as_u64(), a["unit"].as_str()), (Some(3), Some("component")));
     assert!(a.get("wilson").is_none(), "Wilson assumes independent questions");
 }
+
+fn comparison<'a>(v: &'a Value, system: &str) -> &'a Value {
+    v["comparisons"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|c| c["system"] == system)
+        .unwrap()
+}
+
+/// Values from `tests/data/oracles/margins.md` (statsmodels `ttost_paired`, scipy `ttest_rel`
+/// shifted by the margin, `DescrStatsW.tconfint_mean(alpha=0.10)`).
+#[test]
+fn compare_tests_equivalence_and_non_inferiority_with_three_valued_verdicts() {
+    let env = Env::new();
+    env.write("s.csv", S_CSV);
+    let args = ["compare", "--scores", "s.csv", "--baseline", "Y", "--format", "json"];
+    let r = env.run(&[&args[..], &["--kind", "equivalence", "--margin", "0.2"]].concat());
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    let v = json(&r.stdout);
+    let h = &comparison(&v, "X")["hypothesis"];
+    assert_eq!(h["kind"], "equivalence");
+    assert!(h.get("direction").is_none(), "equivalence has no direction");
+    close(&h["p"], 0.001128344353839071, 1e-12);
+    let m = &h["margin_test"];
+    close(&m["tests"][0]["t"], 7.757786158002712, 1e-9);
+    close(&m["tests"][1]["t"], -3.5262664354557782, 1e-9);
+    close(&m["t_interval"][0], 0.013705255148357978, 1e-9);
+    close(&m["t_interval"][1], 0.136294744851642, 1e-9);
+    assert_eq!(h["judgement"]["verdict"], "supported");
+    // Z − Y is Y − Z mirrored: the TOST p is the same (0.00010487288788099326).
+    close(&comparison(&v, "Z")["hypothesis"]["p"], 0.00010487288788099326, 1e-12);
+
+    let r = env.run(&[&args[..], &["--kind", "non-inferiority", "--margin", "0.02"]].concat());
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    let v = json(&r.stdout);
+    let x = &comparison(&v, "X")["hypothesis"];
+    close(&x["p"], 0.007407702948556244, 1e-12);
+    assert_eq!(x["judgement"]["verdict"], "supported");
+    // Z − Y + 0.02 > 0 is ttest_rel(Y − 0.02, Z, 'less'): p 0.5512437874888061; its 90% interval
+    // [-0.0912, 0.0412] holds both a shortfall beyond 0.02 and none: inconclusive.
+    let z = &comparison(&v, "Z")["hypothesis"];
+    close(&z["p"], 0.5512437874888061, 1e-12);
+    let j = &z["judgement"];
+    assert_eq!(j["verdict"], "inconclusive", "{}", j);
+    close(&j["interval"][0], -0.09123064575352487, 1e-9);
+    close(&j["interval"][1], 0.04123064575352488, 1e-9);
+    // Topics needed at the observed SD: ((z_0.95 + z_0.8)·σ/M)², σ = paired SE·√20 of Y − Z.
+    let sd = 0.03830281012090229 * 20f64.sqrt();
+    let n = ((1.6448536269514722 + 0.8416212335729143) * sd / 0.02f64)
+        .powi(2)
+        .ceil();
+    assert_eq!(j["needed"]["units"].as_f64(), Some(n));
+    let h = env.run(&[
+        "compare",
+        "--scores",
+        "s.csv",
+        "--baseline",
+        "Y",
+        "--kind",
+        "non-inferiority",
+        "--margin",
+        "0.02",
+    ]);
+    assert_eq!(h.code, 0, "{}", h.stderr);
+    assert!(
+        h.stdout.contains("INCONCLUSIVE") && h.stdout.contains("verdict: inconclusive"),
+        "{}",
+        h.stdout
+    );
+}
+
+#[test]
+fn compare_refuses_a_margin_that_does_not_apply() {
+    let env = Env::new();
+    env.write("s.csv", S_CSV);
+    let base = ["compare", "--scores", "s.csv", "--baseline", "Y"];
+    for (extra, says) in [
+        (
+            &["--kind", "superiority", "--margin", "0.1"][..],
+            "--margin does not apply to --kind superiority",
+        ),
+        (
+            &["--kind", "non-inferiority"][..],
+            "--kind non-inferiority needs --margin M",
+        ),
+        (
+            &["--kind", "equivalence", "--margin", "0.1", "--direction", "less"][..],
+            "--direction",
+        ),
+        (
+            &["--kind", "equivalence", "--margin", "0.1", "--adjust", "tukey-hsd"][..],
+            "Tukey HSD",
+        ),
+        (&["--margin", "0.1"][..], "--kind"),
+    ] {
+        let r = env.run(&[&base[..], extra].concat());
+        assert_eq!(r.code, 2, "{:?}: {}", extra, r.stdout);
+        assert!(r.stderr.contains(says), "{:?}: {}", extra, r.stderr);
+    }
+}

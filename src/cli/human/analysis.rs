@@ -1,7 +1,9 @@
 //! The text form of an analysis result.
 
 use super::Human;
+use crate::protocol::Direction;
 use crate::stats::bootstrap::Bootstrap;
+use crate::stats::margin::{HypothesisKind, MarginTest};
 use crate::stats::system::SystemInterval;
 use crate::stats::{AnalysisResult, Comparison};
 use std::fmt::Write;
@@ -68,27 +70,89 @@ fn comparison(out: &mut String, c: &Comparison, split: Option<&str>) {
     }
 }
 
-/// The registered hypothesis' answer, when the comparison answers one.
+/// The hypothesis' answer, when the comparison answers one: the verdict and why, the margin
+/// test, the units a study would need when inconclusive.
 fn hypothesis_line(out: &mut String, c: &Comparison) {
     let Some(h) = &c.hypothesis else { return };
-    let _ =
-        writeln!(
+    let verdict = match &h.judgement {
+        Some(j) => j.verdict.as_str().to_uppercase(),
+        None if h.supported => "SUPPORTED".into(),
+        None => "NOT SUPPORTED".into(),
+    };
+    let claim = match (h.kind, h.margin, h.direction) {
+        (HypothesisKind::Superiority, _, Some(d)) => format!("{} {}-sided", d, h.sides),
+        (kind, Some(m), Some(d)) => format!("{}, margin {}, {} is better", kind, m, d),
+        (kind, Some(m), None) => format!("{}, margin ±{}", kind, m),
+        (kind, _, _) => kind.to_string(),
+    };
+    let _ = writeln!(
         out,
-        "  hypothesis `{}` ({}, {} {}-sided): {} at alpha {} — adjusted {} over {} {} hypothesis(es), difference {}{}",
+        "  hypothesis `{}` ({}, {}): {} at alpha {} — adjusted {} over {} {} hypothesis(es), difference {}{}",
         h.name,
         h.family,
-        h.direction,
-        h.sides,
-        if h.supported { "SUPPORTED" } else { "NOT SUPPORTED" },
+        claim,
+        verdict,
         h.alpha,
         p_is(h.p_adjusted, 4),
         h.family_size,
         h.family,
-        if h.direction_holds { "in the expected direction" } else { "against the expected direction" },
+        match (h.kind.has_margin(), h.direction_holds) {
+            (false, true) => "in the expected direction",
+            (false, false) => "against the expected direction",
+            (true, true) => "on the claimed side",
+            (true, false) => "not on the claimed side",
+        },
         match h.powered {
             Some(false) => "; UNDERPOWERED: the achieved detectable difference misses the registered target",
             _ => "",
         }
+    );
+    if let Some(m) = &h.margin_test {
+        margin_lines(out, m);
+    }
+    if let Some(j) = &h.judgement {
+        let _ = writeln!(
+            out,
+            "    verdict: {}: {} ({:.0}% {} [{}, {}])",
+            j.verdict,
+            j.reason,
+            100.0 * j.level,
+            j.interval_method,
+            num(j.interval[0]),
+            num(j.interval[1])
+        );
+        if let Some(n) = &j.needed {
+            let _ = writeln!(
+                out,
+                "    deciding it would take about {} {}s at the observed SD {:.4} and power {} ({})",
+                n.units, n.unit, n.sd, n.power, n.method
+            );
+        }
+    }
+}
+
+/// The one-sided t-tests of a margin hypothesis and its intervals at 1 − 2α.
+fn margin_lines(out: &mut String, m: &MarginTest) {
+    for t in &m.tests {
+        let _ = writeln!(
+            out,
+            "    one-sided t-test H1: difference {} {}: {}",
+            if t.alternative == Direction::Greater { ">" } else { "<" },
+            num(t.bound),
+            match (t.t, t.p) {
+                (Some(tv), Some(p)) => format!("t = {:.4}, df = {}, {}", tv, m.df, p_is(p, 4)),
+                _ => m.flag.clone().unwrap_or_else(|| "undefined".into()),
+            }
+        );
+    }
+    let _ = writeln!(
+        out,
+        "    {:.0}% intervals (the tests' level): t {}, bootstrap [{}, {}]",
+        100.0 * m.level,
+        m.t_interval
+            .map_or("undefined".to_string(), |[a, b]| format!("[{}, {}]", num(a), num(b))),
+        num(m.bootstrap_interval[0]),
+        num(m.bootstrap_interval[1])
     );
 }
 

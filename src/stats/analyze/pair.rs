@@ -5,7 +5,7 @@
 use super::{component_units, estimator_name, Adjusted, Comparison};
 use crate::protocol::{Estimator, ResamplingUnit};
 use crate::stats::agreement::pair_detail;
-use crate::stats::bootstrap::{bootstrap, streams, Bootstrap, BootstrapSpec};
+use crate::stats::bootstrap::{bootstrap, sorted_draws, streams, summarize, Bootstrap, BootstrapSpec};
 use crate::stats::cluster::{crv1, ClusterRobust};
 use crate::stats::effect::{d_z, EffectSize};
 use crate::stats::mde::{achieved_mde, AchievedMde};
@@ -27,6 +27,8 @@ pub(super) struct Bootstraps {
     pub component: Option<Bootstrap>,
     /// The component units of the differences (under the protocol's estimator).
     pub component_units: Option<Units>,
+    /// The sorted draws of the primary unit's bootstrap (for intervals at other levels).
+    pub primary_draws: Vec<f64>,
 }
 
 /// The tests on the primary units of one comparison.
@@ -55,7 +57,15 @@ pub(super) fn topic_spec(s: &Settings, ties: Ties) -> BootstrapSpec {
 /// topics have strata, over whole components when they have components.
 pub(super) fn bootstraps(p: &Prepared, d: &[f64], s: &Settings, spec: &BootstrapSpec) -> Bootstraps {
     let topic_units = Units::topics(d.to_vec());
-    let paired = bootstrap(&topic_units, spec, "topic");
+    let topic_draws = sorted_draws(&topic_units, spec);
+    let paired = summarize(
+        &topic_draws,
+        topic_units.estimate(),
+        topic_units.len(),
+        1,
+        spec,
+        "topic",
+    );
     let stratified = p.stratum_of.as_ref().map(|of| {
         let k = of.iter().copied().max().map_or(0, |m| m + 1);
         let mut strata = vec![Vec::new(); k];
@@ -64,18 +74,25 @@ pub(super) fn bootstraps(p: &Prepared, d: &[f64], s: &Settings, spec: &Bootstrap
         bootstrap(&u, spec, "topic (stratified)")
     });
     let component_units = p.component_of.as_ref().map(|c| component_units(d, c, s.estimator));
-    let component = component_units.as_ref().map(|u| {
-        let spec = BootstrapSpec {
-            stream_base: streams::COMPONENT,
-            ..*spec
-        };
-        bootstrap(u, &spec, "component")
-    });
+    let component_spec = BootstrapSpec {
+        stream_base: streams::COMPONENT,
+        ..*spec
+    };
+    let component_draws = component_units.as_ref().map(|u| sorted_draws(u, &component_spec));
+    let component = component_units
+        .as_ref()
+        .zip(component_draws.as_ref())
+        .map(|(u, dr)| summarize(dr, u.estimate(), u.len(), u.strata.len(), &component_spec, "component"));
+    let primary_draws = match (component_draws, s.resampling_unit) {
+        (Some(dr), ResamplingUnit::Component) => dr,
+        _ => topic_draws,
+    };
     Bootstraps {
         paired,
         stratified,
         component,
         component_units,
+        primary_draws,
     }
 }
 
@@ -161,8 +178,8 @@ fn detail(p: &Prepared, a: usize, b: usize, s: &Settings, ties: Ties) -> crate::
 
 /// Compares systems `a` and `b` (`difference = a − b`) under the settings: the bootstraps, then
 /// the tests on the primary units, the randomization test and the flags. The adjusted p is
-/// filled in later, over the family.
-pub(super) fn compare_pair(p: &Prepared, a: usize, b: usize, s: &Settings, ties: Ties) -> Comparison {
+/// filled in later, over the family. Returns the primary bootstrap's sorted draws beside it.
+pub(super) fn compare_pair(p: &Prepared, a: usize, b: usize, s: &Settings, ties: Ties) -> (Comparison, Vec<f64>) {
     let d: Vec<f64> = p.values[a].iter().zip(&p.values[b]).map(|(x, y)| x - y).collect();
     let spec = topic_spec(s, ties);
     let boots = bootstraps(p, &d, s, &spec);
@@ -183,7 +200,7 @@ pub(super) fn compare_pair(p: &Prepared, a: usize, b: usize, s: &Settings, ties:
         ties,
     );
     let flags = flags(p, &d, ties.tolerance(), &boots.paired);
-    Comparison {
+    let c = Comparison {
         system: p.systems[a].clone(),
         baseline: p.systems[b].clone(),
         difference,
@@ -206,5 +223,6 @@ pub(super) fn compare_pair(p: &Prepared, a: usize, b: usize, s: &Settings, ties:
         estimator: estimator_name(unit_name, s.estimator).into(),
         hypothesis: None,
         detail: Some(detail(p, a, b, s, ties)),
-    }
+    };
+    (c, boots.primary_draws)
 }

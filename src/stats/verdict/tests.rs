@@ -1,0 +1,66 @@
+use super::*;
+
+fn case(kind: HypothesisKind, rejected: bool, interval: [f64; 2]) -> Case {
+    Case {
+        kind,
+        direction: (kind != HypothesisKind::Equivalence).then_some(Direction::Greater),
+        margin: kind.has_margin().then_some(0.05),
+        target: Some(0.03),
+        expected: 0.0,
+        rejected,
+        interval,
+        level: 0.9,
+        interval_method: "t interval".into(),
+        alpha: 0.05,
+        power: 0.8,
+        sides: 1,
+        sd: Some(0.2),
+        unit: "topic".into(),
+    }
+}
+
+#[test]
+fn three_outcomes_of_each_kind() {
+    use HypothesisKind::*;
+    use Verdict::*;
+    for (kind, rejected, iv, want) in [
+        (Superiority, true, [0.01, 0.06], Supported),
+        (Superiority, false, [-0.02, 0.02], NotSupported), // rules out the target 0.03
+        (Superiority, false, [-0.02, 0.04], Inconclusive),
+        (NonInferiority, true, [-0.04, 0.02], Supported),
+        (NonInferiority, false, [-0.09, -0.06], NotSupported), // worse by more than 0.05
+        (NonInferiority, false, [-0.07, 0.01], Inconclusive),
+        (SuperiorityByMargin, false, [0.0, 0.04], NotSupported),
+        (SuperiorityByMargin, false, [0.02, 0.08], Inconclusive),
+        (Equivalence, true, [-0.04, 0.04], Supported),
+        (Equivalence, false, [0.06, 0.09], NotSupported),
+        (Equivalence, false, [-0.02, 0.07], Inconclusive),
+    ] {
+        let j = judge(&case(kind, rejected, iv));
+        assert_eq!(j.verdict, want, "{kind} {iv:?}: {}", j.reason);
+        assert_eq!(j.needed.is_some(), want == Inconclusive);
+    }
+    // Direction `less` mirrors the bounds: non-inferiority when lower is better is ruled out by
+    // an interval entirely above +M.
+    let mut c = case(NonInferiority, false, [0.06, 0.09]);
+    c.direction = Some(Direction::Less);
+    assert_eq!(judge(&c).verdict, NotSupported);
+    assert_eq!(judge(&c).relevant, Some(0.05));
+}
+
+/// The components needed at the observed SD: ((z_{1−α} + z_{power})·σ/δ)² with z_{0.95} =
+/// 1.6448536269514722 and z_{0.8} = 0.8416212335729143 (statistics.md gives z_{0.80}); for
+/// equivalence z_{1−β/2} = z_{0.9} = 1.2815515655446004.
+#[test]
+fn units_needed_when_inconclusive() {
+    let j = judge(&case(HypothesisKind::NonInferiority, false, [-0.07, 0.01]));
+    let n = ((1.6448536269514722 + 0.8416212335729143) * 0.2 / 0.05f64).powi(2);
+    assert_eq!(j.needed.as_ref().unwrap().units, n.ceil() as u64);
+    let j = judge(&case(HypothesisKind::Equivalence, false, [-0.02, 0.07]));
+    let n = ((1.6448536269514722 + 1.2815515655446004) * 0.2 / 0.05f64).powi(2);
+    assert_eq!(j.needed.as_ref().unwrap().units, n.ceil() as u64);
+    // Without a target a superiority verdict is supported or not, never inconclusive.
+    let mut c = case(HypothesisKind::Superiority, false, [-0.02, 0.04]);
+    c.target = None;
+    assert_eq!(judge(&c).verdict, Verdict::NotSupported);
+}
