@@ -12,24 +12,18 @@ use crate::records::AnalysisRecord;
 use crate::stats::analyze::Comparison;
 use serde::Serialize;
 
-crate::named_enum! {
-    /// A primary hypothesis' verdict at the registered α. The one place a verdict is named:
-    /// a new value (such as `inconclusive`) is added here and in [`Verdict::of`].
-    pub enum Verdict {
-        /// The adjusted p is below α and the difference has the expected sign.
-        Supported = "supported",
-        /// Otherwise.
-        NotSupported = "not supported",
-    }
-}
+/// A primary hypothesis' verdict at the registered α: the one three-valued enum, defined beside
+/// the statistics that decide it ([`crate::stats::verdict::Verdict`]).
+pub use crate::stats::verdict::Verdict;
 
 impl Verdict {
-    /// The verdict the analysis recorded for a hypothesis.
+    /// The verdict the analysis recorded for a hypothesis: its three-valued judgement when the
+    /// record has one, else supported or not supported.
     pub fn of(h: &crate::stats::analyze::HypothesisResult) -> Verdict {
-        if h.supported {
-            Verdict::Supported
-        } else {
-            Verdict::NotSupported
+        match &h.judgement {
+            Some(j) => j.verdict,
+            None if h.supported => Verdict::Supported,
+            None => Verdict::NotSupported,
         }
     }
 }

@@ -28,7 +28,8 @@ use crate::protocol::Direction;
 use serde::{Deserialize, Serialize};
 
 crate::named_enum! {
-    /// A hypothesis' verdict at α.
+    /// A hypothesis' verdict at α. The one place a verdict is named (the report's verdict card
+    /// uses it as `report::card::Verdict`).
     pub enum Verdict {
         /// The test rejects its null at α (adjusted over the family).
         Supported = "supported",
