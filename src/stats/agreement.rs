@@ -78,6 +78,9 @@ pub fn mcnemar(b: u64, c: u64) -> McNemar {
         };
     }
     let k = b.min(c);
+    if let Some((exact_p, mid_p)) = mcnemar_by_counting(k, n) {
+        return McNemar { b, c, exact_p, mid_p };
+    }
     let below = if k == 0 { 0.0 } else { binom_half_cdf(k - 1, n) };
     let at = binom_half_pmf(k, n);
     McNemar {
@@ -86,6 +89,25 @@ pub fn mcnemar(b: u64, c: u64) -> McNemar {
         exact_p: (2.0 * binom_half_cdf(k, n)).min(1.0),
         mid_p: (2.0 * (below + 0.5 * at)).min(1.0),
     }
+}
+
+/// McNemar's exact p and mid-p for k = min(b, c) of n ≤ 100 discordant topics, by counting:
+/// 2·Σ_{j≤k} C(n, j) / 2ⁿ and (2·Σ_{j<k} C(n, j) + C(n, k)) / 2ⁿ in integers (exact in u128: C(100, 50) < 2¹⁰⁰),
+/// so a p that is a short binary fraction (7/32) prints as it is, not a hair below; `None`
+/// for larger n (then the incomplete beta function).
+fn mcnemar_by_counting(k: u64, n: u64) -> Option<(f64, f64)> {
+    if n > 100 || k > n {
+        return None;
+    }
+    let (mut choose, mut below) = (1u128, 0u128); // C(n, 0), Σ_{j<0}
+    for j in 0..k {
+        below += choose;
+        choose = choose * u128::from(n - j) / u128::from(j + 1);
+    }
+    let total = (2.0f64).powi(n as i32);
+    let exact = 2.0 * ((below + choose) as f64) / total;
+    let mid = ((2 * below + choose) as f64) / total;
+    Some((exact.min(1.0), mid.min(1.0)))
 }
 
 /// Pearson's r; `None` below 2 values or when either side is constant.

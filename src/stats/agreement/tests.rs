@@ -30,6 +30,18 @@ fn mcnemar_exact_and_mid_p() {
         close(m.exact_p, exact, 1e-12);
         close(m.mid_p, mid, 1e-12);
     }
+    // 2·(1 + 5)/2⁶ + … = 7/32 exactly: the text shows 0.2188, not 0.2187.
+    assert_eq!((mcnemar(5, 1).exact_p, mcnemar(5, 1).mid_p), (0.21875, 0.125));
+    // Counting (n ≤ 100) agrees with the incomplete beta function used beyond.
+    for n in 1..=100u64 {
+        for k in 0..=n / 2 {
+            let (exact, mid) = mcnemar_by_counting(k, n).unwrap();
+            close(exact, (2.0 * binom_half_cdf(k, n)).min(1.0), 1e-12);
+            let below = if k == 0 { 0.0 } else { binom_half_cdf(k - 1, n) };
+            close(mid, (2.0 * (below + 0.5 * binom_half_pmf(k, n))).min(1.0), 1e-12);
+        }
+    }
+    assert!(mcnemar_by_counting(3, 101).is_none());
 }
 
 #[test]
