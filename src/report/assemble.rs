@@ -7,6 +7,7 @@ use super::model::*;
 use super::reproduce::{self, ReproduceInputs};
 use super::sections::{self, AccessHistory};
 use crate::error::{Error, Result};
+use crate::ledger::rules::{Change, ChangeKind, StudyState, Timing};
 use crate::ledger::{EntryKind, StoredEntry};
 use crate::protocol::Protocol;
 use crate::records::{self, AnalysisRecord, CountRecord};
@@ -241,7 +242,10 @@ fn study_view(entries: &[StoredEntry], s: &Selected, access: &AccessHistory, sig
             .as_deref()
             .map(|h| crate::text::short(h, 12).to_string())
             .unwrap_or_default(),
-        data_access: first.data_access_label(),
+        data_access: s
+            .review
+            .study(&first.study_id)
+            .map_or_else(|| first.data_access_label(), |st| st.data_access_statement()),
         access_lowered: access.lowered.clone(),
         registered_after_results_seen: first.data_access == crate::ledger::DataAccess::ResultsSeen,
         amended_after_results_seen: amended_after_results_seen(&s.mine, access),
@@ -369,7 +373,8 @@ fn card_view(
         ),
         _ => "none".to_string(),
     };
-    let (deviation_count, deviations) = deviations_text(&s.mine);
+    let state = s.review.study(&study.id);
+    let (deviation_count, deviations) = deviations_text(&s.mine, state);
     VerdictCard {
         no_verdict: match (analysis, verdicts.is_empty()) {
             (None, _) => format!("No analysis: the stop rule decided {}.", components.decision),
@@ -383,6 +388,10 @@ fn card_view(
         analysis: analysis_text,
         deviation_count,
         deviations,
+        question_changes: question_changes_text(state),
+        overlap: state
+            .map(|st| st.overlap.iter().map(|o| o.to_string()).collect::<Vec<_>>().join("; "))
+            .unwrap_or_default(),
         split: analysis.map(card::split_text).unwrap_or_else(|| "nothing was analyzed".into()),
         time: format!(
             "registered {} (ledger entry #{}); {}",
@@ -392,36 +401,66 @@ fn card_view(
     }
 }
 
-/// How many deviations the study recorded, and the first one in words: entry, time, the command
-/// it covers, reason and what it changed.
-fn deviations_text(mine: &[&StoredEntry]) -> (u64, String) {
-    let devs: Vec<&&StoredEntry> = mine.iter().filter(|e| e.entry.kind == EntryKind::Deviation).collect();
+/// How many deviations the registration rules recorded for the study (`state`), and the first
+/// one in words: entry, time, the entry it covers, reason and what it overrode or changed.
+fn deviations_text(mine: &[&StoredEntry], state: Option<&StudyState>) -> (u64, String) {
+    let devs: Vec<&Change> = state
+        .map(|st| st.changes.iter().filter(|c| c.kind == ChangeKind::Deviation).collect())
+        .unwrap_or_default();
     let Some(first) = devs.first() else {
         return (0, "none".into());
     };
-    let covers = mine
-        .iter()
-        .find(|e| e.entry.seq == first.entry.seq + 1)
+    let covers = first
+        .covers
+        .and_then(|seq| mine.iter().find(|e| e.entry.seq == seq))
         .map(|e| format!(", for the {} entry #{}", e.entry.kind.as_str(), e.entry.seq))
         .unwrap_or_default();
-    let fields = sections::deviation_fields(first);
+    let reason = if first.reason.is_empty() {
+        "(no reason)".to_string()
+    } else {
+        first.reason.replace('\n', " ")
+    };
+    let what = if first.what.is_empty() {
+        String::new()
+    } else {
+        format!(" ({})", first.what.join("; "))
+    };
     let text = format!(
         "{}; the first: entry #{} ({}{}): {}{}",
         devs.len(),
-        first.entry.seq,
-        first.entry.time,
+        first.seq,
+        first.time,
         covers,
-        first
-            .entry
-            .reason
-            .as_deref()
-            .unwrap_or("(no reason)")
-            .replace('\n', " "),
-        if fields.is_empty() {
-            String::new()
-        } else {
-            format!(" ({})", fields)
-        }
+        reason,
+        what
     );
     (devs.len() as u64, text)
+}
+
+/// The amendments and deviations that touch the registered question (the rules'
+/// [`StudyState::headline_changes`]), each with when it was made; `none` without.
+fn question_changes_text(state: Option<&StudyState>) -> String {
+    let lines: Vec<String> = state
+        .into_iter()
+        .flat_map(|st| st.headline_changes())
+        .map(|c| {
+            let when = match c.timing {
+                Timing::BeforeFirstCount => "before the first count",
+                Timing::AfterFirstCount => "after the first count",
+                Timing::AfterFirstAnalysis => "after the first analysis",
+            };
+            let scopes: Vec<&str> = c
+                .scopes
+                .iter()
+                .filter(|x| x.in_headline())
+                .map(|x| x.as_str())
+                .collect();
+            format!("{} #{} {} ({})", c.kind.as_str(), c.seq, when, scopes.join(", "))
+        })
+        .collect();
+    if lines.is_empty() {
+        "none".into()
+    } else {
+        lines.join("; ")
+    }
 }

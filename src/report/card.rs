@@ -93,6 +93,12 @@ pub struct VerdictCard {
     pub deviation_count: u64,
     /// `none`, or their number and the first one: entry, time, reason and what it changed.
     pub deviations: String,
+    /// The amendments and deviations that touch the registered question, each with when it was
+    /// made (before or after the first count or analysis) and what it touched; `none` without.
+    pub question_changes: String,
+    /// Overlaps with earlier studies of the ledger (the same protocol, the same data); empty
+    /// without.
+    pub overlap: String,
     /// The split analyzed.
     pub split: String,
     /// The registration's time: claimed, and witnessed by whom or not.

@@ -268,7 +268,7 @@ fn verify_report_finds_edits_other_templates_and_unknown_tips() {
 fn the_demo_report_opens_with_the_verdict_card() {
     let (env, d) = demo();
     let md = std::fs::read_to_string(env.join(&format!("{}/report/report.md", d))).unwrap();
-    let first_screen: Vec<&str> = md.lines().take(14).collect();
+    let first_screen: Vec<&str> = md.lines().take(15).collect();
     assert_eq!(
         first_screen,
         [
@@ -282,6 +282,7 @@ fn the_demo_report_opens_with_the_verdict_card() {
             "",
             "- **Analysis:** confirmatory: entry #3 (2026-11-30T12:00:00Z), the study's registered analysis.",
             "- **Deviations:** none.",
+            "- **Changes to the registered question:** none.",
             "- **Split analyzed:** the whole component assignment (it has no splits).",
             "- **Time:** registered 2026-11-30T12:00:00Z (ledger entry #1); time not witnessed; written under a fixed clock (PLEDGE_NOW), so the time is declared.",
             "- **Signature:** the registration commit is unsigned, so nothing proves who wrote it.",
@@ -292,7 +293,7 @@ fn the_demo_report_opens_with_the_verdict_card() {
     let book = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/docs/tutorial/hotpotqa.md")).unwrap();
     let start = book.find("```markdown\n").unwrap() + "```markdown\n".len();
     let shown = &book[start..start + book[start..].find("```").unwrap()];
-    assert_eq!(shown.lines().collect::<Vec<_>>(), &first_screen[2..13]);
+    assert_eq!(shown.lines().collect::<Vec<_>>(), &first_screen[2..14]);
     // Hashes and commit ids come after the card.
     let card_end = md.find("- **Signature:**").unwrap();
     assert!(md.find("SHA-256").unwrap() > card_end);
