@@ -146,3 +146,29 @@ fn run_output(o: Output) -> Run {
 pub fn data(p: &str) -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data").join(p)
 }
+
+/// Copies the bundled test file `from` (under tests/data) to `to` in the test's repository.
+pub fn copy(env: &Env, from: &str, to: &str) {
+    env.write(to, std::fs::read(data(from)).unwrap());
+}
+
+/// (system, mean, topics) of `ARGS --format json` (a `compare`), which must exit 0.
+pub fn means(env: &Env, args: &[&str]) -> Vec<(String, f64, u64)> {
+    let mut a = args.to_vec();
+    a.extend(["--format", "json"]);
+    let r = env.run(&a);
+    assert_eq!(r.code, 0, "{:?}: {}", args, r.stderr);
+    let v: serde_json::Value = serde_json::from_str(&r.stdout).unwrap();
+    v["systems"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| {
+            (
+                s["name"].as_str().unwrap().to_string(),
+                s["mean"].as_f64().unwrap(),
+                s["topics"].as_u64().unwrap(),
+            )
+        })
+        .collect()
+}

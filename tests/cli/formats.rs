@@ -2,7 +2,7 @@
 //! see its PROVENANCE.txt), read with the commands a user runs, checked against the producing
 //! tool's own numbers.
 
-use crate::common::{data, pledge_cmd, Env};
+use crate::common::{copy, data, pledge_cmd, Env};
 use serde_json::Value;
 use std::io::Write;
 use std::process::Stdio;
@@ -11,10 +11,6 @@ const F: &str = "formats";
 
 fn json(s: &str) -> Value {
     serde_json::from_str(s).unwrap_or_else(|e| panic!("not JSON ({}): {}", e, s))
-}
-
-fn copy(env: &Env, from: &str, to: &str) {
-    env.write(to, std::fs::read(data(from)).unwrap());
 }
 
 fn means(v: &Value) -> Vec<(String, f64, u64)> {

@@ -2,35 +2,9 @@
 //! per file) and measure names in every reader that holds several measures (trec_eval,
 //! ir_measures, ranx, pytrec_eval and PyTerrier names of one measure are one measure).
 
-use crate::common::{data, Env};
-use serde_json::Value;
+use crate::common::{copy, means, Env};
 
 const F: &str = "formats";
-
-fn copy(env: &Env, from: &str, to: &str) {
-    env.write(to, std::fs::read(data(from)).unwrap());
-}
-
-/// (system, mean, topics) of a `compare --format json` output.
-fn means(env: &Env, args: &[&str]) -> Vec<(String, f64, u64)> {
-    let mut a = args.to_vec();
-    a.extend(["--format", "json"]);
-    let r = env.run(&a);
-    assert_eq!(r.code, 0, "{:?}: {}", args, r.stderr);
-    let v: Value = serde_json::from_str(&r.stdout).unwrap();
-    v["systems"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|s| {
-            (
-                s["name"].as_str().unwrap().to_string(),
-                s["mean"].as_f64().unwrap(),
-                s["topics"].as_u64().unwrap(),
-            )
-        })
-        .collect()
-}
 
 /// Two inspect_ai logs of one model (`mockllm/model`, match accuracy 0.5 in both, see
 /// tests/data/formats/PROVENANCE.txt): the collision names both files and the exact fix, and the

@@ -3,35 +3,10 @@
 //! (tests/data/formats/PROVENANCE.txt), asserting the tool's own numbers; and the error for a
 //! JSON document of an unknown kind.
 
-use crate::common::{data, Env};
+use crate::common::{copy, data, means, Env};
 use serde_json::Value;
 
 const F: &str = "formats";
-
-fn copy(env: &Env, from: &str, to: &str) {
-    env.write(to, std::fs::read(data(from)).unwrap());
-}
-
-/// (system, mean, topics) of `compare ARGS --format json`.
-fn means(env: &Env, args: &[&str]) -> Vec<(String, f64, u64)> {
-    let mut a = args.to_vec();
-    a.extend(["--format", "json"]);
-    let r = env.run(&a);
-    assert_eq!(r.code, 0, "{:?}: {}", args, r.stderr);
-    let v: Value = serde_json::from_str(&r.stdout).unwrap();
-    v["systems"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|s| {
-            (
-                s["name"].as_str().unwrap().to_string(),
-                s["mean"].as_f64().unwrap(),
-                s["topics"].as_u64().unwrap(),
-            )
-        })
-        .collect()
-}
 
 /// The robust03 subset's qrels, unpacked, as `qrels.txt`.
 fn qrels(env: &Env) {
