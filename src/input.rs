@@ -356,6 +356,10 @@ impl Compression {
 /// The magic number that starts an LZ4 frame (LZ4 Frame Format, "Magic Number").
 pub const LZ4_MAGIC: [u8; 4] = [0x04, 0x22, 0x4d, 0x18];
 
+/// The continuation marker that starts every message of an Arrow IPC stream (the first is the
+/// schema), as Hugging Face `Dataset.save_to_disk` writes `data-00000-of-00001.arrow`.
+pub const ARROW_STREAM_MAGIC: [u8; 4] = [0xff, 0xff, 0xff, 0xff];
+
 /// What the (decompressed) bytes hold, as far as magic bytes tell.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
 #[serde(rename_all = "kebab-case")]
@@ -369,6 +373,9 @@ pub enum Kind {
     /// An LZ4 frame (`04 22 4d 18`, LZ4 Frame Format), kept as bytes for its reader: a ranx run
     /// saved as `.lz4`.
     Lz4,
+    /// An Arrow IPC stream (`ff ff ff ff`, then the schema message), kept as bytes for its
+    /// reader: a Hugging Face `save_to_disk` data file.
+    Arrow,
 }
 
 impl Kind {
@@ -379,6 +386,8 @@ impl Kind {
             Kind::Zip
         } else if bytes.starts_with(&LZ4_MAGIC) {
             Kind::Lz4
+        } else if bytes.len() >= 8 && bytes.starts_with(&ARROW_STREAM_MAGIC) {
+            Kind::Arrow
         } else {
             Kind::Text
         }
@@ -437,7 +446,10 @@ fn open_file(path: &Path, limits: Limits, fixed: Option<&str>) -> Result<(std::f
 
 /// Whether a first block of content is a container (ZIP or Parquet), whose bytes are no lines.
 fn is_container(head: &[u8]) -> bool {
-    head.starts_with(b"PAR1") || head.starts_with(b"PK\x03\x04") || head.starts_with(b"PK\x05\x06")
+    head.starts_with(b"PAR1")
+        || head.starts_with(b"PK\x03\x04")
+        || head.starts_with(b"PK\x05\x06")
+        || head.starts_with(&ARROW_STREAM_MAGIC)
 }
 
 /// Reads what `reader` gives, whole, under `limits`: at most one byte past
@@ -619,6 +631,12 @@ impl Input {
                 return Err(Error::in_file(
                     &self.name,
                     "is a Parquet file, expected a text file here",
+                ))
+            }
+            Kind::Arrow => {
+                return Err(Error::in_file(
+                    &self.name,
+                    "is an Arrow IPC stream (a Hugging Face save_to_disk file?), expected a text file here",
                 ))
             }
             Kind::Lz4 => {
@@ -1095,6 +1113,7 @@ fn check_binary(name: &Path, block: &[u8], expect: &str) -> Result<()> {
         || block.starts_with(b"PK")
         || block.starts_with(b"PAR1")
         || block.starts_with(&LZ4_MAGIC)
+        || block.starts_with(&ARROW_STREAM_MAGIC)
     {
         return Ok(());
     }

@@ -362,6 +362,113 @@ pub fn parquet_table(input: &crate::input::Input) -> Result<Table> {
     Ok(Table::from_objects(input.path(), Unit::Row, parquet_objects(input)?))
 }
 
+/// The rows of an Arrow IPC stream (Hugging Face `Dataset.save_to_disk`'s
+/// `data-00000-of-00001.arrow`) as JSON objects in schema order, numbered from 1: strings,
+/// integers, floats, booleans and nulls (the columns of a score table).
+///
+/// Errors (exit 2): not a readable Arrow stream (naming the file; a decoder panic on corrupt
+/// data is caught as for Parquet); a column of another type (named, with its type).
+pub fn arrow_objects(input: &crate::input::Input) -> Result<Vec<(usize, Fields)>> {
+    crate::error::caught::catch_quietly(|| arrow_rows(input)).unwrap_or_else(|_| {
+        Err(Error::in_file(
+            input.path(),
+            "is not a readable Arrow IPC stream (its encoded data is corrupt)",
+        ))
+    })
+}
+
+fn arrow_rows(input: &crate::input::Input) -> Result<Vec<(usize, Fields)>> {
+    let path = input.path();
+    let bad = |e: arrow_schema::ArrowError| Error::in_file(path, "is not a readable Arrow IPC stream").caused_by(e);
+    let reader = arrow_ipc::reader::StreamReader::try_new(input.bytes(), None).map_err(bad)?;
+    let mut out = Vec::new();
+    for batch in reader {
+        let batch = batch.map_err(bad)?;
+        let schema = batch.schema();
+        let start = out.len();
+        for i in 0..batch.num_rows() {
+            out.push((start + i + 1, Fields::with_capacity(batch.num_columns())));
+        }
+        for (field, column) in schema.fields().iter().zip(batch.columns()) {
+            for (i, v) in arrow_values(path, field.name(), column.as_ref())?
+                .into_iter()
+                .enumerate()
+            {
+                out[start + i].1.push((field.name().clone(), v));
+            }
+        }
+    }
+    Ok(out)
+}
+
+/// One Arrow column's values as JSON values.
+fn arrow_values(path: &Path, name: &str, a: &dyn arrow_array::Array) -> Result<Vec<serde_json::Value>> {
+    use arrow_array::cast::AsArray;
+    use arrow_array::types::*;
+    use arrow_schema::DataType as T;
+    use serde_json::Value;
+    fn nums<P: arrow_array::ArrowPrimitiveType>(a: &dyn arrow_array::Array) -> Vec<Value>
+    where
+        P::Native: Into<serde_json::Number> + Copy,
+    {
+        a.as_primitive::<P>()
+            .iter()
+            .map(|x| x.map_or(Value::Null, |x| Value::Number(x.into())))
+            .collect()
+    }
+    fn floats<P: arrow_array::ArrowPrimitiveType>(a: &dyn arrow_array::Array) -> Vec<Value>
+    where
+        P::Native: Into<f64> + Copy,
+    {
+        let f = |x: f64| serde_json::Number::from_f64(x).map_or(Value::Null, Value::Number);
+        a.as_primitive::<P>()
+            .iter()
+            .map(|x| x.map_or(Value::Null, |x| f(x.into())))
+            .collect()
+    }
+    let strings = |it: &mut dyn Iterator<Item = Option<&str>>| -> Vec<Value> {
+        it.map(|x| x.map_or(Value::Null, |s| Value::String(s.to_string())))
+            .collect()
+    };
+    Ok(match a.data_type() {
+        T::Utf8 => strings(&mut a.as_string::<i32>().iter()),
+        T::LargeUtf8 => strings(&mut a.as_string::<i64>().iter()),
+        T::Utf8View => strings(&mut a.as_string_view().iter()),
+        T::Boolean => a
+            .as_boolean()
+            .iter()
+            .map(|x| x.map_or(Value::Null, Value::Bool))
+            .collect(),
+        T::Null => vec![Value::Null; a.len()],
+        T::Int8 => nums::<Int8Type>(a),
+        T::Int16 => nums::<Int16Type>(a),
+        T::Int32 => nums::<Int32Type>(a),
+        T::Int64 => nums::<Int64Type>(a),
+        T::UInt8 => nums::<UInt8Type>(a),
+        T::UInt16 => nums::<UInt16Type>(a),
+        T::UInt32 => nums::<UInt32Type>(a),
+        T::UInt64 => nums::<UInt64Type>(a),
+        T::Float32 => floats::<Float32Type>(a),
+        T::Float64 => floats::<Float64Type>(a),
+        other => {
+            return Err(Error::in_file(
+                path,
+                format!(
+                    "column `{}` is of Arrow type {}, which pledge does not read in a score table",
+                    name, other
+                ),
+            ))
+        }
+    })
+}
+
+/// An Arrow IPC stream as a [`Table`] (see [`arrow_objects`]).
+///
+/// Errors: as [`arrow_objects`].
+pub fn arrow_table(input: &crate::input::Input) -> Result<Table> {
+    Ok(Table::from_objects(input.path(), Unit::Row, arrow_objects(input)?))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -124,7 +124,7 @@ pub fn detect(input: &Input) -> Result<ScoreFormat> {
     let path = input.path();
     match input.kind() {
         Kind::Zip => return Ok(ScoreFormat::InspectEval),
-        Kind::Parquet => return Ok(ScoreFormat::Parquet),
+        Kind::Parquet | Kind::Arrow => return Ok(ScoreFormat::Parquet),
         Kind::Lz4 => {
             return Err(Error::in_file(
                 path,

@@ -163,7 +163,10 @@ fn read_as(input: &Input, format: ScoreFormat, opts: &ReadOptions) -> Result<Sco
     let table = match format {
         ScoreFormat::InspectEval => inspect::read_eval(input, opts)?,
         ScoreFormat::Parquet => {
-            let t = crate::tabular::parquet_table(input)?;
+            let t = match input.kind() {
+                crate::input::Kind::Arrow => crate::tabular::arrow_table(input)?,
+                _ => crate::tabular::parquet_table(input)?,
+            };
             detect::refuse_ranx_table(&t)?;
             delimited::read_table(&t, opts)?
         }

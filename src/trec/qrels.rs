@@ -51,6 +51,7 @@ impl Qrels {
         let pairs = match input.kind() {
             Kind::Parquet => Some(super::ranx::parquet_pairs(input, "qrels")?),
             Kind::Zip => return Err(Error::in_file(path, "is a ZIP archive, expected qrels")),
+            Kind::Arrow => return Err(Error::in_file(path, "is an Arrow IPC stream, expected qrels")),
             Kind::Lz4 => {
                 return Err(Error::in_file(
                     path,

@@ -154,6 +154,32 @@ fn ranx_lz4_runs_and_run_scores() {
     );
 }
 
+/// Hugging Face datasets 5.2.0 `save_to_disk`'s Arrow IPC stream of the HotpotQA-100
+/// correctness table: the tool's own counts, 57 and 68 CORRECT of 100.
+#[test]
+fn hugging_face_save_to_disk_arrow_streams() {
+    let env = Env::new();
+    copy(
+        &env,
+        &format!("{F}/hf/save_to_disk/data-00000-of-00001.arrow"),
+        "data.arrow",
+    );
+    let m = means(&env, &["compare", "--scores", "data.arrow", "--label", "HALTED=0"]);
+    assert_eq!(m.len(), 6);
+    assert_eq!(m[0], ("cot_context_gpt-3.5-turbo_trial1".to_string(), 0.57, 100));
+    assert_eq!((m[1].0.as_str(), m[1].1), ("cot_context_gpt-4_trial1", 0.68));
+    env.write(
+        "cut.arrow",
+        &std::fs::read(data(&format!("{F}/hf/save_to_disk/data-00000-of-00001.arrow"))).unwrap()[..600],
+    );
+    let r = env.run(&["compare", "--scores", "cut.arrow"]);
+    assert!(
+        r.code == 2 && r.stderr.contains("cut.arrow: is not a readable Arrow IPC stream"),
+        "{}",
+        r.stderr
+    );
+}
+
 /// An MS MARCO 3-column run: ir_measures 0.4.3 on pyserini 1.6.0's conversion gives RR@10
 /// 0.6077777777777778, nDCG@10 0.30984656177297365.
 #[test]

@@ -76,6 +76,7 @@ impl Run {
         let pairs = match input.kind() {
             Kind::Parquet => super::ranx::parquet_pairs(input, "run")?,
             Kind::Zip => return Err(Error::in_file(path, "is a ZIP archive, expected a TREC run")),
+            Kind::Arrow => return Err(Error::in_file(path, "is an Arrow IPC stream, expected a TREC run")),
             Kind::Lz4 => super::ranx::lz4_pairs(input, "run")?,
             Kind::Text => {
                 let text = input.text()?;
