@@ -90,9 +90,10 @@ const FORMATS: &[Format] = &[
     Format {
         name: "parquet",
         role: Role::Scores,
-        reads: "Parquet tables (pandas / Hugging Face datasets `to_parquet`) in any table layout above",
-        detected: "magic bytes `PAR1`",
-        command: "pledge compare --scores results.parquet [--column NAME]",
+        reads: "Parquet tables (pandas / Hugging Face datasets `to_parquet`) and Hugging Face `Dataset.save_to_disk` \
+                Arrow IPC streams (`data-00000-of-00001.arrow`) in any table layout above",
+        detected: "magic bytes `PAR1`; an Arrow stream's continuation marker `ff ff ff ff`",
+        command: "pledge compare --scores results.parquet [--column NAME]  |  --scores DIR/data-00000-of-00001.arrow",
     },
     Format {
         name: "lm-eval",
