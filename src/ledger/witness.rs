@@ -32,6 +32,9 @@ use crate::records::{RegistrationSummary, TimestampSummary};
 use chrono::{DateTime, SecondsFormat, Utc};
 use serde::{Deserialize as _, Serialize};
 
+pub use super::rules::WitnessRequired;
+use super::rules::{witness::span, Fact, LedgerState, Signed, Token, WitnessEvidence};
+
 /// Clock difference allowed between the machine that wrote an entry and the TSA before a
 /// claimed time after the witnessed one is a finding (seconds; the TSA's stated accuracy is
 /// added).
@@ -111,6 +114,11 @@ pub struct StudyReview {
     pub deviations: usize,
     /// Number of `analyze` entries.
     pub analyses: usize,
+    /// Where its protocol or data overlap an earlier study of the ledger, one sentence each
+    /// (the registration rules' overlaps): the same protocol under another id, the same inputs
+    /// analyzed before. The declared data access does not stand alone when there is one.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub overlap: Vec<String>,
 }
 
 /// The reviewer summary `pledge verify` ends with.
@@ -224,8 +232,104 @@ pub fn check_export(input: &Input, report: &mut VerifyReport, o: &WitnessOptions
 fn check(items: &[Item], report: &mut VerifyReport, o: &WitnessOptions) {
     let testimonies = check_tokens(items, report, o);
     let states = check_signatures(items, report, o);
-    check_requirements(items, &testimonies, &states, report);
-    report.review = Some(review(items, &testimonies, &states, report.tip.clone()));
+    let rules = fold(items);
+    let evidence = WitnessEvidence {
+        tokens: testimonies.iter().map(Testimony::token).collect(),
+        signatures: Some(
+            items
+                .iter()
+                .zip(&states)
+                .map(|(it, st)| (it.entry.seq, signed(st.as_ref().map(|s| s.0))))
+                .collect(),
+        ),
+    };
+    // The witness rule's findings: the rules' final step on what was checked here.
+    for (seq, v) in rules.finish(&evidence) {
+        if let Some(it) = items.iter().find(|it| it.entry.seq == seq) {
+            report
+                .findings
+                .push(Finding::new(v.code(), Some(seq), v.message(it.entry)));
+        }
+    }
+    report.review = Some(review(items, &rules, &testimonies, &states, report.tip.clone()));
+}
+
+/// The registration rules folded over `items` (the entries that parse, in order).
+fn fold(items: &[Item]) -> LedgerState {
+    let mut rules = LedgerState::default();
+    for it in items {
+        let text = match it.entry.kind {
+            EntryKind::Register | EntryKind::Amend => it.protocol.and_then(|b| std::str::from_utf8(b).ok()),
+            _ => None,
+        };
+        rules.step(&Fact {
+            entry: it.entry,
+            protocol_text: text,
+            commit: it.commit,
+        });
+    }
+    rules
+}
+
+/// A commit's signature state as the witness rule weighs it (`None`: its raw commit is not at
+/// hand).
+fn signed(state: Option<SignatureState>) -> Signed {
+    match state {
+        None => Signed::NotCarried,
+        Some(SignatureState::Unsigned) => Signed::Unsigned,
+        Some(_) => Signed::Signed,
+    }
+}
+
+impl Testimony {
+    /// The token as the witness rule weighs it.
+    fn token(&self) -> Token {
+        Token {
+            timestamp_seq: self.timestamp_seq,
+            covers_seq: self.covers_seq,
+            at: self.at,
+            tolerance_secs: tolerance_secs(self.accuracy_micros),
+            tsa: self.tsa.clone(),
+        }
+    }
+}
+
+/// What the witness rule weighs for the report of `entries` (the ledger up to the report's
+/// tip): the tokens that verify under the certificates they carry, and whether each `register`
+/// and `amend` commit carries a signature (a commit that cannot be read shows none). `verify`
+/// checks the same tokens and signatures and reports every problem.
+pub fn report_evidence(ledger: &Ledger, entries: &[super::StoredEntry]) -> WitnessEvidence {
+    let items: Vec<Item> = entries
+        .iter()
+        .map(|e| Item {
+            entry: &e.entry,
+            commit: None,
+            raw: None,
+            protocol: None,
+        })
+        .collect();
+    let mut scratch = VerifyReport::build(String::new(), None, &[], None);
+    let tokens = check_tokens(&items, &mut scratch, &WitnessOptions::default())
+        .iter()
+        .map(Testimony::token)
+        .collect();
+    let signatures = entries
+        .iter()
+        .filter(|e| matches!(e.entry.kind, EntryKind::Register | EntryKind::Amend))
+        .map(|e| {
+            let format = ObjectFormat::from_hex_len(e.commit.len()).unwrap_or(ObjectFormat::Sha1);
+            let state = match ledger.raw_commit(&e.commit) {
+                Ok(raw) if split_signature(format, &raw).is_some() => Signed::Signed,
+                Ok(_) => Signed::Unsigned,
+                Err(_) => Signed::NotCarried,
+            };
+            (e.entry.seq, state)
+        })
+        .collect();
+    WitnessEvidence {
+        tokens,
+        signatures: Some(signatures),
+    }
 }
 
 fn hash_bytes(hex_hash: &str) -> Option<[u8; 32]> {
@@ -437,16 +541,6 @@ pub fn earliest_witness(entries: &[Entry], seq: u64) -> Option<WitnessedTime> {
         })
 }
 
-/// `3 days 4 h`, `5 h 2 min`, `7 min`.
-fn span(secs: i64) -> String {
-    let (d, h, m) = (secs / 86_400, secs % 86_400 / 3600, secs % 3600 / 60);
-    match (d, h) {
-        (0, 0) => format!("{} min", m),
-        (0, _) => format!("{} h {} min", h, m),
-        _ => format!("{} {} h", crate::text::plural(d as u64, "day", "days"), h),
-    }
-}
-
 /// Each timestamp entry's token verified against the hash of the entry it covers (by index in
 /// `items`; `None` where the entry is not a well-formed timestamp, which the sequential pass
 /// reports), on every core.
@@ -633,141 +727,6 @@ fn unsigned_notes(unsigned: &[u64], unchecked: &[u64], report: &mut VerifyReport
     }
 }
 
-/// What a protocol's `[witness]` table requires of its study's `register` and `amend` entries:
-/// a TSA's token over each (`tsa`), a signed ledger commit for each (`signed = true`).
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
-pub struct WitnessRequired {
-    /// A time-stamp token, obtained at the registration (`[witness] tsa`).
-    pub tsa: bool,
-    /// An SSH-signed commit (`[witness] signed = true`).
-    pub signed: bool,
-}
-
-impl WitnessRequired {
-    /// The requirements of a loaded protocol.
-    pub fn of(p: &crate::protocol::Protocol) -> WitnessRequired {
-        let w = p.witness.as_ref();
-        WitnessRequired {
-            tsa: w.is_some_and(|w| w.tsa.as_deref().is_some_and(|t| !t.trim().is_empty())),
-            signed: w.is_some_and(|w| w.signed == Some(true)),
-        }
-    }
-
-    /// The requirements of a stored protocol text (its `[witness]` table read alone, so a text
-    /// an older or newer pledge wrote still says what it requires); none when it is not TOML.
-    pub fn of_text(text: &str) -> WitnessRequired {
-        let Ok(table) = text.parse::<toml::Table>() else {
-            return WitnessRequired::default();
-        };
-        let w = table.get("witness").and_then(|w| w.as_table());
-        WitnessRequired {
-            tsa: w
-                .and_then(|w| w.get("tsa"))
-                .and_then(|t| t.as_str())
-                .is_some_and(|t| !t.trim().is_empty()),
-            signed: w.and_then(|w| w.get("signed")).and_then(|s| s.as_bool()) == Some(true),
-        }
-    }
-
-    /// Both sets of requirements.
-    pub fn union(self, other: WitnessRequired) -> WitnessRequired {
-        WitnessRequired {
-            tsa: self.tsa || other.tsa,
-            signed: self.signed || other.signed,
-        }
-    }
-}
-
-/// The requirements in force for each `register` and `amend` entry (by index in `items`): its own
-/// protocol's and those of the study's registered version before it.
-fn requirements(items: &[Item]) -> Vec<(usize, WitnessRequired)> {
-    let mut in_force: std::collections::HashMap<&str, WitnessRequired> = Default::default();
-    let mut out = Vec::new();
-    for (i, it) in items.iter().enumerate() {
-        let e = it.entry;
-        if !matches!(e.kind, EntryKind::Register | EntryKind::Amend) {
-            continue;
-        }
-        let own = it
-            .protocol
-            .and_then(|b| std::str::from_utf8(b).ok())
-            .map(WitnessRequired::of_text)
-            .unwrap_or_default();
-        let before = in_force.get(e.study_id.as_str()).copied().unwrap_or_default();
-        in_force.insert(&e.study_id, own);
-        let needed = own.union(before);
-        if needed != WitnessRequired::default() {
-            out.push((i, needed));
-        }
-    }
-    out
-}
-
-/// Findings for every `register` or `amend` entry whose protocol (or the registered version in
-/// force) requires a witness it lacks ([`WitnessRequired`]): no valid token covers it, or the
-/// earliest one was obtained more than the tolerance after its claimed time (`witness-missing`,
-/// `witness-late`); its commit is not signed, or an export line carries no raw commit to show it
-/// (`witness-missing`).
-fn check_requirements(items: &[Item], testimonies: &[Testimony], states: &[State], report: &mut VerifyReport) {
-    for (i, needed) in requirements(items) {
-        let e = items[i].entry;
-        let what = if e.kind == EntryKind::Amend {
-            "amends"
-        } else {
-            "registers"
-        };
-        if needed.tsa {
-            let earliest = testimonies
-                .iter()
-                .filter(|t| t.covers_seq >= e.seq)
-                .min_by_key(|t| t.at);
-            match (earliest, parse_time(&e.time)) {
-                (None, _) => report.findings.push(Finding::new(
-                    FindingCode::WitnessMissing,
-                    Some(e.seq),
-                    format!(
-                        "entry #{} {} study `{}` under a protocol that requires a time-stamp ([witness] tsa), but no valid token covers it: the token was dropped, or never obtained",
-                        e.seq, what, e.study_id
-                    ),
-                )),
-                (Some(t), Some(claimed)) if (t.at - claimed).num_seconds() > tolerance_secs(t.accuracy_micros) => {
-                    report.findings.push(Finding::new(
-                        FindingCode::WitnessLate,
-                        Some(e.seq),
-                        format!(
-                            "entry #{} claims {}, but was first witnessed at {} by {} (timestamp #{}), {} later; its protocol requires a time-stamp at registration ([witness] tsa), so the chain was stamped again later (back-dated?)",
-                            e.seq,
-                            e.time,
-                            t.at.to_rfc3339_opts(SecondsFormat::Secs, true),
-                            t.tsa,
-                            t.timestamp_seq,
-                            span((t.at - claimed).num_seconds())
-                        ),
-                    ))
-                }
-                _ => {}
-            }
-        }
-        if needed.signed {
-            let why = match states.get(i).cloned().flatten() {
-                Some((SignatureState::Unsigned, _)) => Some("its commit is not signed"),
-                None => Some("its export line carries no raw commit, so no signature can show it"),
-                Some(_) => None,
-            };
-            if let Some(why) = why {
-                report.findings.push(Finding::new(
-                    FindingCode::WitnessMissing,
-                    Some(e.seq),
-                    format!(
-                        "entry #{} {} study `{}` under a protocol that requires a signed commit ([witness] signed = true), but {}",
-                        e.seq, what, e.study_id, why
-                    ),
-                ));
-            }
-        }
-    }
-}
-
 /// The committer time of a signed commit's payload (what `git verify-commit` checks at).
 fn signed_time(raw: &[u8]) -> Option<DateTime<Utc>> {
     let text = std::str::from_utf8(raw).ok()?;
@@ -780,7 +739,13 @@ fn signed_time(raw: &[u8]) -> Option<DateTime<Utc>> {
     DateTime::from_timestamp(secs, 0)
 }
 
-fn review(items: &[Item], testimonies: &[Testimony], states: &[State], tip: Option<String>) -> Review {
+fn review(
+    items: &[Item],
+    rules: &LedgerState,
+    testimonies: &[Testimony],
+    states: &[State],
+    tip: Option<String>,
+) -> Review {
     let mut studies = Vec::new();
     for (i, it) in items.iter().enumerate() {
         let e = &it.entry;
@@ -820,6 +785,10 @@ fn review(items: &[Item], testimonies: &[Testimony], states: &[State], tip: Opti
             amendments: count(EntryKind::Amend),
             deviations: count(EntryKind::Deviation),
             analyses: count(EntryKind::Analyze),
+            overlap: rules
+                .study(&e.study_id)
+                .map(|st| st.overlap.iter().map(|o| o.to_string()).collect())
+                .unwrap_or_default(),
         });
     }
     Review { tip, studies }

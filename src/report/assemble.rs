@@ -7,7 +7,7 @@ use super::model::*;
 use super::reproduce::{self, ReproduceInputs};
 use super::sections::{self, AccessHistory};
 use crate::error::{Error, Result};
-use crate::ledger::rules::{Change, ChangeKind, StudyState, Timing};
+use crate::ledger::rules::{Change, ChangeKind, StudyState, Timing, Violation, WitnessEvidence};
 use crate::ledger::{EntryKind, StoredEntry};
 use crate::protocol::Protocol;
 use crate::records::{self, AnalysisRecord, CountRecord};
@@ -30,6 +30,9 @@ pub struct Context {
     pub verification: VerificationView,
     /// The registration commit's signature, in words (see [`super::registration_signature`]).
     pub signature: String,
+    /// What the witness rule weighs: the tokens that verify and the commits' signatures (see
+    /// [`crate::ledger::witness::report_evidence`]).
+    pub witness: WitnessEvidence,
     /// The tip, template and directory the report is rendered from and for.
     pub rendered: RenderedFrom,
 }
@@ -153,7 +156,10 @@ pub fn assemble(entries: &[StoredEntry], study_id: &str, ctx: Context) -> Result
     }
     let mut svgs = BTreeMap::new();
     let access = AccessHistory::of(entries, study_id);
-    let study = study_view(entries, &s, &access, &ctx.signature);
+    let (time_findings, signature_findings) = witness_findings(&s, &ctx.witness);
+    let signature = with_findings(&ctx.signature, &signature_findings);
+    let time = time_witness(&s.first_reg.entry, &ctx.witness, &time_findings);
+    let study = study_view(&s, &access, &signature, time);
     let components = match (s.count, &count_record) {
         (Some(c), Some(r)) => ComponentsView {
             earlier_protocol: sections::earlier_protocol(&s.mine, c, s.reg, &s.protocol),
@@ -182,7 +188,7 @@ pub fn assemble(entries: &[StoredEntry], study_id: &str, ctx: Context) -> Result
         entries: entries.len() as u64,
         rendered: &ctx.rendered,
     });
-    let card = card_view(&s, analysis.as_ref(), &amended, &study, &components, &ctx);
+    let card = card_view(&s, analysis.as_ref(), &amended, &study, &components, signature);
     Ok(Assembled {
         data: ReportData {
             card,
@@ -203,26 +209,57 @@ pub fn assemble(entries: &[StoredEntry], study_id: &str, ctx: Context) -> Result
     })
 }
 
-/// How the registration's time stands: witnessed by a TSA or not, and whether it was written
-/// under a fixed clock.
-fn time_witness(entries: &[StoredEntry], reg: &crate::ledger::Entry) -> String {
-    let all: Vec<crate::ledger::Entry> = entries.iter().map(|e| e.entry.clone()).collect();
-    let mut s = match crate::ledger::witness::earliest_witness(&all, reg.seq) {
-        Some(w) => format!(
+/// How the registration's time stands: witnessed by a TSA or not (the earliest token in
+/// `evidence` covering it), whether it was written under a fixed clock, and the witness rule's
+/// findings about its time-stamp (`findings`).
+fn time_witness(reg: &crate::ledger::Entry, evidence: &WitnessEvidence, findings: &[String]) -> String {
+    let s = match evidence.earliest(reg.seq) {
+        Some(t) => format!(
             "witnessed by TSA {} at {} (timestamp entry #{})",
-            w.tsa, w.at, w.timestamp_seq
+            t.tsa,
+            t.at.to_rfc3339_opts(chrono::SecondsFormat::Secs, true),
+            t.timestamp_seq
         ),
         None => "time not witnessed".to_string(),
     };
+    let mut s = with_findings(&s, findings);
     if reg.clock.is_some() {
         s.push_str("; written under a fixed clock (PLEDGE_NOW), so the time is declared");
     }
     s
 }
 
+/// The witness rule's findings on the study's registration and amendments (the rules' final
+/// step, [`crate::ledger::rules::LedgerState::finish`], on the evidence the report was built
+/// with), worded as `verify` words them: those about the time-stamp, then those about the
+/// signature.
+fn witness_findings(s: &Selected, evidence: &WitnessEvidence) -> (Vec<String>, Vec<String>) {
+    let (mut time, mut signature) = (Vec::new(), Vec::new());
+    for (seq, v) in s.review.state.finish(evidence) {
+        let Some(e) = s.mine.iter().find(|e| e.entry.seq == seq) else {
+            continue;
+        };
+        let line = format!("{} ({})", v.message(&e.entry), v.code());
+        match v {
+            Violation::SignatureMissing { .. } => signature.push(line),
+            _ => time.push(line),
+        }
+    }
+    (time, signature)
+}
+
+/// `text`, then `; verify finds: …` with `findings` when there are any.
+fn with_findings(text: &str, findings: &[String]) -> String {
+    if findings.is_empty() {
+        text.to_string()
+    } else {
+        format!("{}; verify finds: {}", text, findings.join("; "))
+    }
+}
+
 /// The study's identity and registration: who declared it, when, witnessed or not, the
 /// declared data access and whether results had been seen.
-fn study_view(entries: &[StoredEntry], s: &Selected, access: &AccessHistory, signature: &str) -> StudyView {
+fn study_view(s: &Selected, access: &AccessHistory, signature: &str, time_witness: String) -> StudyView {
     let (first, reg, p) = (&s.first_reg.entry, &s.reg.entry, &s.protocol);
     StudyView {
         id: first.study_id.clone(),
@@ -235,7 +272,7 @@ fn study_view(entries: &[StoredEntry], s: &Selected, access: &AccessHistory, sig
         protocol_amended_seq: if reg.seq == first.seq { 0 } else { reg.seq },
         registered_protocol_sha256: first.protocol_sha256.clone().unwrap_or_default(),
         registered_at: first.time.clone(),
-        time_witness: time_witness(entries, first),
+        time_witness,
         registered_seq: first.seq,
         registered_commit: first
             .git_head
@@ -347,7 +384,7 @@ fn card_view(
     amended: &[(String, String)],
     study: &StudyView,
     components: &ComponentsView,
-    ctx: &Context,
+    signature: String,
 ) -> VerdictCard {
     let verdicts = analysis
         .map(|a| card::verdict_lines(a, s.protocol.target.scale, amended))
@@ -397,7 +434,7 @@ fn card_view(
             "registered {} (ledger entry #{}); {}",
             study.registered_at, study.registered_seq, study.time_witness
         ),
-        signature: ctx.signature.clone(),
+        signature,
     }
 }
 

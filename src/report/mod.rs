@@ -145,12 +145,14 @@ pub fn build(ledger: &Ledger, req: &Request) -> Result<Assembled> {
         report_dir: req.report_dir.clone(),
     };
     let signature = registration_signature(ledger, &entries, &id);
+    let witness = crate::ledger::witness::report_evidence(ledger, &entries);
     assemble(
         &entries,
         &id,
         Context {
             verification,
             signature,
+            witness,
             rendered,
         },
     )

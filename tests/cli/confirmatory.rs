@@ -304,3 +304,64 @@ fn required_components_lowered_after_a_stop_is_in_the_headline() {
     );
     assert_eq!(kinds(&env), ["register", "stop", "amend", "go", "analyze"]);
 }
+
+#[test]
+fn a_second_study_over_analyzed_data_says_so_in_the_reviewer_summary() {
+    // Study `hb` registered (#1), counted (#2) and analyzed (#3); the same protocol registered
+    // again as `hb2` (#4), counted (#5) and analyzed on the same scores file (#6).
+    let env = counted(&protocol_v2(""));
+    assert_eq!(analyze(&env, &[]).code, 0);
+    let p = std::fs::read_to_string(env.join("p.toml")).unwrap();
+    env.write("p2.toml", p.replace("id = \"hb\"", "id = \"hb2\""));
+    let r = env.run(&["register", "p2.toml"]);
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    let c = env.run(&[
+        "components",
+        "p2.toml",
+        "--questions",
+        "questions.json",
+        "--out",
+        "components2.csv",
+    ]);
+    assert_eq!(c.code, 0, "{}", c.stderr);
+    let a = env.run(&[
+        "analyze",
+        "p2.toml",
+        "--scores",
+        "scores.csv",
+        "--components",
+        "components2.csv",
+    ]);
+    assert_eq!(a.code, 0, "{}", a.stderr);
+    assert_eq!(kinds(&env), ["register", "go", "analyze", "register", "go", "analyze"]);
+    let v = env.run(&["verify"]);
+    assert_eq!(v.code, 0, "{}", v.stdout);
+    let summary = v.stdout.split_once("reviewer summary:\n").unwrap().1;
+    let hb2 = summary.split_once("  study        hb2").unwrap().1;
+    let block: Vec<&str> = hb2.lines().skip(3).take(4).collect();
+    assert_eq!(
+        block,
+        [
+            "  data access  nothing-run declared at registration, but the ledger shows an earlier study's use:",
+            "  overlap      the same protocol is registered as study `hb` (entry #1)",
+            "  overlap      scores:scores.csv (analyzed in entry #6) was analyzed before by study `hb` (entry #3)",
+            "  since        0 amendments, 0 deviations, 1 analysis",
+        ],
+        "{}",
+        v.stdout
+    );
+    // The earlier study's own block declares no overlap, and "nothing run yet" is said of it
+    // alone.
+    let hb = summary.split_once("  study        hb2").unwrap().0;
+    assert!(hb.contains("  data access  nothing-run at registration\n"), "{}", hb);
+    assert!(!hb.contains("overlap"), "{}", hb);
+    // The JSON summary carries the same sentences.
+    let j: serde_json::Value = serde_json::from_str(&env.run(&["verify", "--format", "json"]).stdout).unwrap();
+    assert_eq!(
+        j["review"]["studies"][1]["overlap"],
+        serde_json::json!([
+            "the same protocol is registered as study `hb` (entry #1)",
+            "scores:scores.csv (analyzed in entry #6) was analyzed before by study `hb` (entry #3)"
+        ])
+    );
+}

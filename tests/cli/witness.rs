@@ -865,10 +865,21 @@ fn protocol_witnessed(table: &str) -> String {
 /// `drop` appended again through the library (unsigned, dated `back` earlier, chained anew),
 /// so that the chain verifies on its own.
 fn rechain(e: &Env, drop: Option<pledge::ledger::EntryKind>, back: chrono::Duration) {
+    rechain_at(e.path(), drop, back)
+}
+
+/// As [`rechain`] for the repository at `dir`.
+fn rechain_at(dir: &Path, drop: Option<pledge::ledger::EntryKind>, back: chrono::Duration) {
     use pledge::ledger::{Draft, Ledger};
-    let old = Ledger::open(e.path()).unwrap().entries().unwrap();
-    assert_eq!(e.git(&["update-ref", "-d", "refs/pledge/ledger"]).code, 0);
-    let l = Ledger::open(e.path()).unwrap();
+    let old = Ledger::open(dir).unwrap().entries().unwrap();
+    Ledger::open(dir)
+        .unwrap()
+        .repo()
+        .find_reference("refs/pledge/ledger")
+        .unwrap()
+        .delete()
+        .unwrap();
+    let l = Ledger::open(dir).unwrap();
     for s in old.iter().filter(|s| Some(s.entry.kind) != drop) {
         let x = &s.entry;
         let d = Draft {
@@ -1067,5 +1078,55 @@ fn a_required_signature_binds_the_registration() {
     assert_eq!(
         finding(&v, "witness-missing"),
         "entry #1 registers study `hotpotqa-100-agents` under a protocol that requires a signed commit ([witness] signed = true), but its commit is not signed"
+    );
+}
+
+/// The report words the witness rule as `verify` does: the demo amended under a protocol that
+/// requires signed commits (signed: nothing to say), then re-chained unsigned by its owner: the
+/// amendment's `witness-missing` finding, as `verify` gives it, follows the signature line.
+#[test]
+fn the_report_words_the_witness_rule_as_verify_does() {
+    let env = Env::new();
+    assert_eq!(env.run(&["demo", "demo"]).code, 0);
+    let dir = env.join("demo");
+    let d = dir.to_str().unwrap();
+    let p = dir.join("protocols/hotpotqa.toml");
+    let text = std::fs::read_to_string(&p).unwrap();
+    std::fs::write(&p, format!("{}\n[witness]\nsigned = true\n", text)).unwrap();
+    let k = key(&env, "id_ed25519");
+    let a = env.run(&[
+        "-C",
+        d,
+        "--sign-key",
+        k.to_str().unwrap(),
+        "amend",
+        "protocols/hotpotqa.toml",
+        "--reason",
+        "signed from now on",
+    ]);
+    assert_eq!(a.code, 0, "{}", a.stderr);
+    let signature = |env: &Env| {
+        let r = env.run(&["-C", d, "report", "--format", "json"]);
+        assert_eq!(r.code, 0, "{}", r.stderr);
+        serde_json::from_str::<serde_json::Value>(&r.stdout).unwrap()["card"]["signature"]
+            .as_str()
+            .unwrap()
+            .to_string()
+    };
+    let unsigned = "the registration commit is unsigned, so nothing proves who wrote it";
+    assert_eq!(signature(&env), unsigned);
+    assert_eq!(env.run(&["-C", d, "verify"]).code, 0);
+    rechain_at(&dir, None, chrono::Duration::zero());
+    let v = env.run(&["-C", d, "verify", "--format", "json"]);
+    assert_eq!(v.code, 1, "{}", v.stdout);
+    assert_eq!(codes(&v, "findings"), vec!["witness-missing"]);
+    let m = finding(&v, "witness-missing");
+    assert_eq!(
+        m,
+        "entry #4 amends study `hotpotqa-100-agents` under a protocol that requires a signed commit ([witness] signed = true), but its commit is not signed"
+    );
+    assert_eq!(
+        signature(&env),
+        format!("{}; verify finds: {} (witness-missing)", unsigned, m)
     );
 }

@@ -131,7 +131,19 @@ fn review(r: &crate::ledger::witness::Review, cut: bool) -> String {
             st.registered_by.as_deref().unwrap_or("(unknown)"),
             signed
         ));
-        s.push_str(&format!("  data access  {} at registration\n", st.data_access));
+        // Declared, and not contradicted by the ledger: an overlap with an earlier study shows
+        // that something was run before, unless results were declared seen.
+        if st.overlap.is_empty() || st.data_access == crate::ledger::DataAccess::ResultsSeen {
+            s.push_str(&format!("  data access  {} at registration\n", st.data_access));
+        } else {
+            s.push_str(&format!(
+                "  data access  {} declared at registration, but the ledger shows an earlier study's use:\n",
+                st.data_access
+            ));
+        }
+        for o in &st.overlap {
+            s.push_str(&format!("  overlap      {}\n", o));
+        }
         s.push_str(&format!(
             "  since        {}, {}, {}\n",
             plural(st.amendments as u64, "amendment", "amendments"),

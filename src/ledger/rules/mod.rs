@@ -44,6 +44,7 @@ mod classify;
 mod state;
 mod step;
 mod violation;
+pub(crate) mod witness;
 
 #[cfg(test)]
 mod tests;
@@ -55,6 +56,7 @@ pub use state::{
 };
 pub use step::{counted_changes, Fact, Verdict, COUNTED_ROLES, DATA_ROLES};
 pub use violation::Violation;
+pub use witness::{Signed, Token, WitnessEvidence, WitnessRequired};
 
 use super::entry::{DataAccess, Draft, Entry, EntryKind, Tool};
 use super::store::StoredEntry;

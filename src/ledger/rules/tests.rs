@@ -416,3 +416,62 @@ proptest::proptest! {
         proptest::prop_assert_eq!(refused, flagged, "{:?}", report.findings);
     }
 }
+
+/// The witness rule, judged at the chain's end: a required token missing, late, or in time;
+/// an amendment bound by the version before it even when it drops the requirement; signatures
+/// judged only when examined.
+#[test]
+fn the_witness_rule_is_the_final_step() {
+    let mut s = LedgerState::default();
+    let tsa = "[witness]\ntsa = \"http://127.0.0.1/tsr\"\nsigned = true\n";
+    let reg = entry(1, EntryKind::Register, "s", Some("a"));
+    let mut amend = entry(2, EntryKind::Amend, "s", Some("b"));
+    amend.amends = Some("a".into());
+    for (e, t) in [(&reg, Some(tsa)), (&amend, Some("schema-version = 1\n"))] {
+        s.step(&Fact {
+            entry: e,
+            protocol_text: t,
+            commit: None,
+        });
+    }
+    let at = |t: &str| chrono::DateTime::parse_from_rfc3339(t).unwrap().to_utc();
+    let token = |covers: u64, when: &str| Token {
+        timestamp_seq: 3,
+        covers_seq: covers,
+        at: at(when),
+        tolerance_secs: 122,
+        tsa: "T".into(),
+    };
+    let rules = |e: &WitnessEvidence| -> Vec<(u64, FindingCode)> {
+        s.finish(e).into_iter().map(|(seq, v)| (seq, v.code())).collect()
+    };
+    // Nothing covers either entry; signatures not examined.
+    assert_eq!(
+        rules(&WitnessEvidence::default()),
+        vec![(1, FindingCode::WitnessMissing), (2, FindingCode::WitnessMissing)]
+    );
+    // A token over entry 2 covers both (122 s of tolerance: in time).
+    let mut e = WitnessEvidence {
+        tokens: vec![token(2, "2026-12-01T00:02:02Z")],
+        signatures: None,
+    };
+    assert_eq!(rules(&e), vec![]);
+    // 123 s after the claim: late, with the span in words.
+    e.tokens = vec![token(2, "2026-12-01T00:02:03Z")];
+    let late = s.finish(&e);
+    assert_eq!(late.len(), 2);
+    assert_eq!(late[0].1.code(), FindingCode::WitnessLate);
+    assert_eq!(
+        late[0].1.message(&reg),
+        "entry #1 claims 2026-12-01T00:00:00Z, but was first witnessed at 2026-12-01T00:02:03Z by T (timestamp #3), 2 min later; its protocol requires a time-stamp at registration ([witness] tsa), so the chain was stamped again later (back-dated?)"
+    );
+    // Signatures examined: the registration signed, the amendment not, by the version before it.
+    e.tokens = vec![token(2, "2026-12-01T00:00:00Z")];
+    e.signatures = Some([(1, Signed::Signed), (2, Signed::Unsigned)].into_iter().collect());
+    let found = s.finish(&e);
+    assert_eq!(found.iter().map(|(seq, _)| *seq).collect::<Vec<_>>(), vec![2]);
+    assert_eq!(
+        found[0].1.message(&amend),
+        "entry #2 amends study `s` under a protocol that requires a signed commit ([witness] signed = true), but its commit is not signed"
+    );
+}

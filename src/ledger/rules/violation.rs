@@ -2,7 +2,7 @@
 //! finding or a note ([`Violation::code`], [`Violation::message`]) and by commands as the
 //! refusal they explain to the user ([`Violation::refusal`]).
 
-use super::super::entry::{Entry, InputRole, Inputs};
+use super::super::entry::{Entry, EntryKind, InputRole, Inputs};
 use super::super::verify::FindingCode;
 use super::state::{Overlap, Scope};
 use crate::error::Refusal;
@@ -123,6 +123,28 @@ pub enum Violation {
     },
     /// The study overlaps an earlier one.
     Overlap(Overlap),
+    /// A `register` or `amend` whose protocol requires a time-stamp (`[witness] tsa`), and no
+    /// valid token covers it (found once the chain ends, [`super::LedgerState::finish`]).
+    TokenMissing,
+    /// A `register` or `amend` whose protocol requires a time-stamp, first witnessed more than
+    /// the tolerance after its claimed time (the chain was stamped again later).
+    WitnessLate {
+        /// The earliest witnessed time covering it (RFC 3339, seconds).
+        at: String,
+        /// The TSA.
+        tsa: String,
+        /// The `timestamp` entry holding that token.
+        timestamp_seq: u64,
+        /// How much later than the claimed time (seconds).
+        late_secs: i64,
+    },
+    /// A `register` or `amend` whose protocol requires a signed commit (`[witness] signed =
+    /// true`), and its commit carries no signature.
+    SignatureMissing {
+        /// Whether the raw commit was at hand (false: an export line without it, so no
+        /// signature can show).
+        carried: bool,
+    },
 }
 
 /// `PATH (sha256 …)` for each input of `role`, joined, or `none`.
@@ -191,6 +213,8 @@ impl Violation {
             RegisteredAfterResultsSeen => FindingCode::RegisteredAfterResultsSeen,
             AccessLowered { .. } => FindingCode::AccessLowered,
             Overlap(_) => FindingCode::StudyOverlap,
+            TokenMissing | SignatureMissing { .. } => FindingCode::WitnessMissing,
+            WitnessLate { .. } => FindingCode::WitnessLate,
         }
     }
 
@@ -265,6 +289,7 @@ impl Violation {
                 }
             ),
             Overlap(o) => format!("study `{}` overlaps an earlier study: {}", id, o),
+            TokenMissing | WitnessLate { .. } | SignatureMissing { .. } => self.witness_message(e),
             CountOnOtherInputs { seq: prev, fields } => format!(
                 "entry #{} counts study `{}` on other inputs than its count #{} ({}), without a deviation",
                 seq,
@@ -281,6 +306,48 @@ impl Violation {
                 seq,
                 id,
                 analysis.analysis_clause()
+            ),
+        }
+    }
+
+    /// The message of a witness rule's finding on the `register` or `amend` entry `e`.
+    fn witness_message(&self, e: &Entry) -> String {
+        use Violation::*;
+        let what = if e.kind == EntryKind::Amend {
+            "amends"
+        } else {
+            "registers"
+        };
+        let (seq, id) = (e.seq, e.study_id.as_str());
+        match self {
+            WitnessLate {
+                at,
+                tsa,
+                timestamp_seq,
+                late_secs,
+            } => format!(
+                "entry #{} claims {}, but was first witnessed at {} by {} (timestamp #{}), {} later; its protocol requires a time-stamp at registration ([witness] tsa), so the chain was stamped again later (back-dated?)",
+                seq,
+                e.time,
+                at,
+                tsa,
+                timestamp_seq,
+                super::witness::span(*late_secs)
+            ),
+            SignatureMissing { carried } => format!(
+                "entry #{} {} study `{}` under a protocol that requires a signed commit ([witness] signed = true), but {}",
+                seq,
+                what,
+                id,
+                if *carried {
+                    "its commit is not signed"
+                } else {
+                    "its export line carries no raw commit, so no signature can show it"
+                }
+            ),
+            _ => format!(
+                "entry #{} {} study `{}` under a protocol that requires a time-stamp ([witness] tsa), but no valid token covers it: the token was dropped, or never obtained",
+                seq, what, id
             ),
         }
     }
