@@ -130,6 +130,66 @@ pub fn bridges(protocol: &Protocol, corpus: &Corpus, top: usize, progress: &dyn 
         }
     }
     // Passage–passage links of the text rules, grouped by a passage-level union-find.
+    let text_links = text_links(protocol, corpus, progress)?;
+    let mut groups = UnionFind::new(corpus.passages.len());
+    for &(_, a, b) in &text_links {
+        groups.union(a, b);
+    }
+    let root: Vec<usize> = (0..corpus.passages.len()).map(|p| groups.find(p)).collect();
+    // Each group's first passage (input order) and size.
+    let mut members: HashMap<usize, (usize, usize)> = HashMap::new();
+    for (p, &r) in root.iter().enumerate() {
+        members.entry(r).or_insert((p, 0)).1 += 1;
+    }
+    // Every link with its owner; base links have none.
+    let (links, elements) = owned_links(protocol, corpus, &g, &base, &text_links, &root)?;
+    let (total, labelled) = top_elements(protocol, corpus, &g, &qcount, &users, &members, &elements, top);
+    let snapshot_without = |skip: Option<usize>| -> Snapshot {
+        let mut uf = UnionFind::new(g.nodes.len());
+        for &(a, b, o) in &links {
+            if o.is_none() || o != skip {
+                uf.union(a as usize, b as usize);
+            }
+        }
+        count::snapshot(&mut uf, &g, &qcount)
+    };
+    let all = snapshot_without(None);
+    progress.start("bridges: recounting without each", labelled.len() as u64);
+    let top = labelled
+        .into_iter()
+        .map(|((i, units, questions), (kind, label, passages, excerpt))| {
+            let without = snapshot_without(Some(i));
+            progress.advance(1);
+            Bridge {
+                kind,
+                label,
+                rules: elements[i]
+                    .rules
+                    .iter()
+                    .map(|&r| protocol.link_rules[r].name.clone())
+                    .collect(),
+                passages,
+                excerpt,
+                links: elements[i].links,
+                units,
+                questions,
+                largest_units_without: without.largest_units,
+                largest_questions_without: without.largest_questions,
+            }
+        })
+        .collect();
+    progress.finish();
+    Ok(Bridges {
+        largest_units: all.largest_units,
+        largest_questions: all.largest_questions,
+        total,
+        top,
+    })
+}
+
+/// The passage–passage links of the text rules (identical and near-duplicate passages), as
+/// (rule, passage, passage).
+fn text_links(protocol: &Protocol, corpus: &Corpus, progress: &dyn Progress) -> Result<Vec<(usize, usize, usize)>> {
     let mut texts = Texts::default();
     let mut text_links: Vec<(usize, usize, usize)> = Vec::new(); // (rule, passage, passage)
     for (ri, rule) in protocol.link_rules.iter().enumerate() {
@@ -157,17 +217,21 @@ pub fn bridges(protocol: &Protocol, corpus: &Corpus, top: usize, progress: &dyn 
             LinkKind::Decoy | LinkKind::SharedField => {}
         }
     }
-    let mut groups = UnionFind::new(corpus.passages.len());
-    for &(_, a, b) in &text_links {
-        groups.union(a, b);
-    }
-    let root: Vec<usize> = (0..corpus.passages.len()).map(|p| groups.find(p)).collect();
-    // Each group's first passage (input order) and size.
-    let mut members: HashMap<usize, (usize, usize)> = HashMap::new();
-    for (p, &r) in root.iter().enumerate() {
-        members.entry(r).or_insert((p, 0)).1 += 1;
-    }
-    // Every link with its owner; base links have none.
+    Ok(text_links)
+}
+
+/// Every link of the graph with the element that owns it (base links have none), and the
+/// elements: a text link is owned by its passage group (`root`: each passage's group), a decoy
+/// link by the decoy, a shared-field link by the field value.
+#[allow(clippy::type_complexity)]
+fn owned_links(
+    protocol: &Protocol,
+    corpus: &Corpus,
+    g: &rules::Graph,
+    base: &[(u32, u32)],
+    text_links: &[(usize, usize, usize)],
+    root: &[usize],
+) -> Result<(Vec<(u32, u32, Option<usize>)>, Vec<Element>)> {
     let mut links: Vec<(u32, u32, Option<usize>)> = base.iter().map(|&(a, b)| (a, b, None)).collect();
     let mut elements: Vec<Element> = Vec::new();
     let mut index: HashMap<Owner, usize> = HashMap::new();
@@ -188,7 +252,7 @@ pub fn bridges(protocol: &Protocol, corpus: &Corpus, top: usize, progress: &dyn 
         e.nodes.insert(b);
         links.push((a, b, Some(i)));
     };
-    for &(ri, a, b) in &text_links {
+    for &(ri, a, b) in text_links {
         let owner = Owner::Group(root[a]);
         own(owner, ri, g.passage_node[a], g.passage_node[b], &mut links);
     }
@@ -222,6 +286,22 @@ pub fn bridges(protocol: &Protocol, corpus: &Corpus, top: usize, progress: &dyn 
             LinkKind::IdenticalPassage | LinkKind::NearDuplicatePassage => {}
         }
     }
+    Ok((links, elements))
+}
+
+/// The elements that join two or more units (how many), and the `top` of them ranked by units
+/// joined, then candidate questions, then label, each with its label.
+#[allow(clippy::too_many_arguments, clippy::type_complexity)]
+fn top_elements(
+    protocol: &Protocol,
+    corpus: &Corpus,
+    g: &rules::Graph,
+    qcount: &[u32],
+    users: &HashMap<u32, Vec<u32>>,
+    members: &HashMap<usize, (usize, usize)>,
+    elements: &[Element],
+    top: usize,
+) -> (usize, Vec<((usize, usize, usize), Label)>) {
     // Units and candidate questions each element joins.
     let joined = |e: &Element| -> (usize, usize) {
         let mut units: BTreeSet<u32> = BTreeSet::new();
@@ -274,45 +354,5 @@ pub fn bridges(protocol: &Protocol, corpus: &Corpus, top: usize, progress: &dyn 
         ranked.into_iter().map(|r| (r, label(&elements[r.0].owner))).collect();
     labelled.sort_by(|a, b| (b.0 .1, b.0 .2).cmp(&(a.0 .1, a.0 .2)).then(a.1 .1.cmp(&b.1 .1)));
     labelled.truncate(top);
-    let snapshot_without = |skip: Option<usize>| -> Snapshot {
-        let mut uf = UnionFind::new(g.nodes.len());
-        for &(a, b, o) in &links {
-            if o.is_none() || o != skip {
-                uf.union(a as usize, b as usize);
-            }
-        }
-        count::snapshot(&mut uf, &g, &qcount)
-    };
-    let all = snapshot_without(None);
-    progress.start("bridges: recounting without each", labelled.len() as u64);
-    let top = labelled
-        .into_iter()
-        .map(|((i, units, questions), (kind, label, passages, excerpt))| {
-            let without = snapshot_without(Some(i));
-            progress.advance(1);
-            Bridge {
-                kind,
-                label,
-                rules: elements[i]
-                    .rules
-                    .iter()
-                    .map(|&r| protocol.link_rules[r].name.clone())
-                    .collect(),
-                passages,
-                excerpt,
-                links: elements[i].links,
-                units,
-                questions,
-                largest_units_without: without.largest_units,
-                largest_questions_without: without.largest_questions,
-            }
-        })
-        .collect();
-    progress.finish();
-    Ok(Bridges {
-        largest_units: all.largest_units,
-        largest_questions: all.largest_questions,
-        total,
-        top,
-    })
+    (total, labelled)
 }

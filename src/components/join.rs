@@ -256,100 +256,162 @@ fn join_batched(
         .collect();
     order.sort_by_key(|&i| (sets[i as usize].len(), i));
     let lens: Vec<usize> = order.iter().map(|&i| sets[i as usize].len()).collect();
-    // Probing prefix (x, the larger): |x| − ⌈t·|x|⌉ + 1. Indexing prefix (y ≤ x in size): since
-    // |x ∩ y| ≥ t/(1+t)·(|x|+|y|) ≥ 2t/(1+t)·|y|, |y| − ⌈2t/(1+t)·|y|⌉ + 1 tokens suffice.
+    let index = PrefixIndex::build(sets, &order, &lens, unique, t, indexed);
+    probe_stripes(sets, &order, &lens, &index, t, keep, batch, emit, progress);
+}
+
+/// The inverted index over the sets' indexing prefixes, laid out flat (CSR): token -> (position
+/// in the size order, position of the token in that set), positions ascending, so sizes
+/// ascending.
+struct PrefixIndex {
+    /// Tokens below it lie in one set only: they have no postings and are never probed.
+    lo: usize,
+    /// One past the largest token.
+    ntok: usize,
+    /// Where each set's tokens that may be shared begin (searched once per set, not once per
+    /// candidate), by set number.
+    shared: Vec<u32>,
+    /// Token `tok`'s postings are `postings[start[tok]..start[tok + 1]]`.
+    start: Vec<u32>,
+    /// The postings: (position in the size order, position of the token in that set).
+    postings: Vec<(u32, u32)>,
+}
+
+impl PrefixIndex {
+    /// Where set `i`'s tokens that may be shared begin.
+    fn shared_from(&self, i: u32) -> usize {
+        self.shared[i as usize] as usize
+    }
+
+    /// Indexes the prefixes of the sets in `order` (with their sizes `lens`) that `indexed`
+    /// admits.
+    ///
+    /// Probing prefix (x, the larger): |x| − ⌈t·|x|⌉ + 1. Indexing prefix (y ≤ x in size): since
+    /// |x ∩ y| ≥ t/(1+t)·(|x|+|y|) ≥ 2t/(1+t)·|y|, |y| − ⌈2t/(1+t)·|y|⌉ + 1 tokens suffice.
+    ///
+    /// The index is built in parallel without shared writes, in two radix passes (as
+    /// `token_sets` ranks its keys): chunks of positions, in parallel, scatter their indexing
+    /// prefixes' (token, position, offset) triples into one segment per token range; then each
+    /// range, in parallel, counts and places its tokens' postings from its segments in chunk
+    /// order, so every posting list comes out in ascending position. A range's counts and
+    /// postings are a small stretch of memory, so neither pass writes at random across the index.
+    fn build(
+        sets: &[Vec<u32>],
+        order: &[u32],
+        lens: &[usize],
+        unique: u32,
+        t: f64,
+        indexed: &(dyn Fn(usize) -> bool + Sync),
+    ) -> PrefixIndex {
+        let t_mid = 2.0 * t / (1.0 + t);
+        let mid_prefix = |l: usize| l - min_overlap(l, t_mid) + 1;
+        let ntok = sets
+            .iter()
+            .filter_map(|s| s.last())
+            .max()
+            .map_or(0, |&m| m as usize + 1);
+        let lo = (unique as usize).min(ntok);
+        let threads = rayon::current_num_threads();
+        let ranges = (8 * threads).clamp(1, (ntok - lo).max(1));
+        let width = (ntok - lo).div_ceil(ranges).max(1);
+        let range_of = |r: usize| (lo + r * width).min(ntok)..(lo + (r + 1) * width).min(ntok);
+        let shared: Vec<u32> = sets
+            .par_iter()
+            .map(|s| s.partition_point(|&tok| (tok as usize) < lo) as u32)
+            .collect();
+        let shared_from = |i: u32| shared[i as usize] as usize;
+        let per_chunk = order.len().div_ceil(8 * threads).max(1);
+        let segments: Vec<Vec<Vec<(u32, u32, u32)>>> = order
+            .par_chunks(per_chunk)
+            .enumerate()
+            .map(|(c, chunk)| {
+                let mut seg: Vec<Vec<(u32, u32, u32)>> = vec![Vec::new(); ranges];
+                for (k, &i) in chunk.iter().enumerate() {
+                    if !indexed(i as usize) {
+                        continue;
+                    }
+                    let pos = c * per_chunk + k;
+                    let prefix = &sets[i as usize][..mid_prefix(lens[pos])];
+                    for (j, &tok) in prefix.iter().enumerate().skip(shared_from(i)) {
+                        seg[(tok as usize - lo) / width].push((tok, pos as u32, j as u32));
+                    }
+                }
+                seg
+            })
+            .collect();
+        let counts: Vec<Vec<u32>> = (0..ranges)
+            .into_par_iter()
+            .map(|r| {
+                let toks = range_of(r);
+                let mut c = vec![0u32; toks.len()];
+                for &(tok, _, _) in segments.iter().flat_map(|seg| &seg[r]) {
+                    c[tok as usize - toks.start] += 1;
+                }
+                c
+            })
+            .collect();
+        let mut start = vec![0u32; lo + 1];
+        start.reserve(ntok - lo);
+        for &c in counts.iter().flatten() {
+            start.push(start[start.len() - 1] + c);
+        }
+        drop(counts);
+        let mut postings = vec![(0u32, 0u32); start[ntok] as usize];
+        let mut stretches: Vec<&mut [(u32, u32)]> = Vec::with_capacity(ranges);
+        let mut rest = postings.as_mut_slice();
+        for r in 0..ranges {
+            let toks = range_of(r);
+            let (stretch, tail) = rest.split_at_mut((start[toks.end] - start[toks.start]) as usize);
+            stretches.push(stretch);
+            rest = tail;
+        }
+        stretches.into_par_iter().enumerate().for_each(|(r, stretch)| {
+            let toks = range_of(r);
+            let base = start[toks.start];
+            let mut fill: Vec<u32> = start[toks.clone()].iter().map(|&s| s - base).collect();
+            for &(tok, pos, j) in segments.iter().flat_map(|seg| &seg[r]) {
+                let f = &mut fill[tok as usize - toks.start];
+                stretch[*f as usize] = (pos, j);
+                *f += 1;
+            }
+        });
+        drop(segments);
+        PrefixIndex {
+            lo,
+            ntok,
+            shared,
+            start,
+            postings,
+        }
+    }
+}
+
+/// Probes every set of `order` against the index and emits the similar pairs in batches of
+/// `batch`.
+///
+/// The probes are dealt round-robin to `stripes` tasks: stripe k probes positions k, k + S,
+/// k + 2S, … in ascending order, so every stripe sees sets of all sizes (the largest cost the
+/// most; both cores stay busy to the end), and within a stripe the length bound only grows.
+/// So each stripe keeps a cursor per posting list: the entries before it belong to sets too
+/// short for every later probe (AllPairs' "remove from the front of the list"), and the
+/// length filter costs a short forward scan instead of a search. Each stripe also keeps its
+/// scratch: candidates, and the shared prefix tokens seen so far per candidate or PRUNED
+/// (all zero between probes).
+#[allow(clippy::too_many_arguments)]
+fn probe_stripes(
+    sets: &[Vec<u32>],
+    order: &[u32],
+    lens: &[usize],
+    index: &PrefixIndex,
+    t: f64,
+    keep: &(dyn Fn(u32, u32, u32) -> bool + Sync),
+    batch: usize,
+    emit: &Emit<'_>,
+    progress: &(dyn Fn(u64) + Sync),
+) {
     let t_mid = 2.0 * t / (1.0 + t);
     let mid_prefix = |l: usize| l - min_overlap(l, t_mid) + 1;
-    // Inverted index over indexing prefixes, laid out flat (CSR): token -> (position in `order`,
-    // position of the token in that set), positions ascending, so sizes ascending.
-    let ntok = sets
-        .iter()
-        .filter_map(|s| s.last())
-        .max()
-        .map_or(0, |&m| m as usize + 1);
-    // The index is built in parallel without shared writes, in two radix passes (as
-    // `token_sets` ranks its keys): chunks of positions, in parallel, scatter their indexing
-    // prefixes' (token, position, offset) triples into one segment per token range; then each
-    // range, in parallel, counts and places its tokens' postings from its segments in chunk
-    // order, so every posting list comes out in ascending position. A range's counts and
-    // postings are a small stretch of memory, so neither pass writes at random across the index.
-    // Tokens below `lo` lie in one set only: they have no postings and are never probed.
-    let lo = (unique as usize).min(ntok);
-    let threads = rayon::current_num_threads();
-    let ranges = (8 * threads).clamp(1, (ntok - lo).max(1));
-    let width = (ntok - lo).div_ceil(ranges).max(1);
-    let range_of = |r: usize| (lo + r * width).min(ntok)..(lo + (r + 1) * width).min(ntok);
-    // Where each set's tokens that may be shared begin (searched once per set, not once per
-    // candidate).
-    let shared: Vec<u32> = sets
-        .par_iter()
-        .map(|s| s.partition_point(|&tok| (tok as usize) < lo) as u32)
-        .collect();
-    let shared_from = |i: u32| shared[i as usize] as usize;
-    let per_chunk = order.len().div_ceil(8 * threads).max(1);
-    let segments: Vec<Vec<Vec<(u32, u32, u32)>>> = order
-        .par_chunks(per_chunk)
-        .enumerate()
-        .map(|(c, chunk)| {
-            let mut seg: Vec<Vec<(u32, u32, u32)>> = vec![Vec::new(); ranges];
-            for (k, &i) in chunk.iter().enumerate() {
-                if !indexed(i as usize) {
-                    continue;
-                }
-                let pos = c * per_chunk + k;
-                let prefix = &sets[i as usize][..mid_prefix(lens[pos])];
-                for (j, &tok) in prefix.iter().enumerate().skip(shared_from(i)) {
-                    seg[(tok as usize - lo) / width].push((tok, pos as u32, j as u32));
-                }
-            }
-            seg
-        })
-        .collect();
-    let counts: Vec<Vec<u32>> = (0..ranges)
-        .into_par_iter()
-        .map(|r| {
-            let toks = range_of(r);
-            let mut c = vec![0u32; toks.len()];
-            for &(tok, _, _) in segments.iter().flat_map(|seg| &seg[r]) {
-                c[tok as usize - toks.start] += 1;
-            }
-            c
-        })
-        .collect();
-    let mut start = vec![0u32; lo + 1];
-    start.reserve(ntok - lo);
-    for &c in counts.iter().flatten() {
-        start.push(start[start.len() - 1] + c);
-    }
-    drop(counts);
-    let mut postings = vec![(0u32, 0u32); start[ntok] as usize];
-    let mut stretches: Vec<&mut [(u32, u32)]> = Vec::with_capacity(ranges);
-    let mut rest = postings.as_mut_slice();
-    for r in 0..ranges {
-        let toks = range_of(r);
-        let (stretch, tail) = rest.split_at_mut((start[toks.end] - start[toks.start]) as usize);
-        stretches.push(stretch);
-        rest = tail;
-    }
-    stretches.into_par_iter().enumerate().for_each(|(r, stretch)| {
-        let toks = range_of(r);
-        let base = start[toks.start];
-        let mut fill: Vec<u32> = start[toks.clone()].iter().map(|&s| s - base).collect();
-        for &(tok, pos, j) in segments.iter().flat_map(|seg| &seg[r]) {
-            let f = &mut fill[tok as usize - toks.start];
-            stretch[*f as usize] = (pos, j);
-            *f += 1;
-        }
-    });
-    drop(segments);
-    // The probes are dealt round-robin to `stripes` tasks: stripe k probes positions k, k + S,
-    // k + 2S, … in ascending order, so every stripe sees sets of all sizes (the largest cost the
-    // most; both cores stay busy to the end), and within a stripe the length bound only grows.
-    // So each stripe keeps a cursor per posting list: the entries before it belong to sets too
-    // short for every later probe (AllPairs' "remove from the front of the list"), and the
-    // length filter costs a short forward scan instead of a search. Each stripe also keeps its
-    // scratch: candidates, and the shared prefix tokens seen so far per candidate or PRUNED
-    // (all zero between probes).
+    let (lo, ntok, start, postings) = (index.lo, index.ntok, &index.start, &index.postings);
     let stripes = (4 * rayon::current_num_threads()).clamp(1, order.len().max(1));
     (0..stripes).into_par_iter().for_each(|stripe| {
         // cursor[tok − lo]: where the entries long enough for this stripe's probes begin.
@@ -368,7 +430,7 @@ fn join_batched(
             let shortest = lens.partition_point(|&l| (l as f64) < min_len) as u32;
             cand.clear();
             let probe = &sx[..lx - min_overlap(lx, t) + 1];
-            for (i, &tok) in probe.iter().enumerate().skip(shared_from(x)) {
+            for (i, &tok) in probe.iter().enumerate().skip(index.shared_from(x)) {
                 let end = start[tok as usize + 1] as usize;
                 let at = &mut cursor[tok as usize - lo];
                 let mut from = *at as usize;

@@ -163,26 +163,7 @@ pub fn count_with(
     progress: &dyn Progress,
     o: CountOptions<'_>,
 ) -> Result<CountResult> {
-    let listed = match o.listed {
-        Some(l) => {
-            let near = protocol
-                .link_rules
-                .iter()
-                .filter(|r| r.kind == LinkKind::NearDuplicatePassage)
-                .count();
-            if near != 1 {
-                return Err(crate::error::Error::input(format!(
-                    "{}: listed pairs stand in for the protocol's near-duplicate-passage rule, and it has {} such rules",
-                    l.input.path().display(),
-                    near
-                ))
-                .with_hint("give --pairs only for a protocol with exactly one near-duplicate-passage link rule"));
-            }
-            let ids: Vec<&str> = corpus.passages.iter().map(|p| p.id.as_str()).collect();
-            Some((l, pairs::read_pairs(l.input, &ids)?))
-        }
-        None => None,
-    };
+    let listed = listed_pairs(protocol, corpus, o.listed)?;
     let mut near_pairs = Vec::new();
     let unit = protocol.components.unit.as_str();
     let g = rules::graph(corpus, unit)?;
@@ -195,22 +176,7 @@ pub fn count_with(
         uf.union(a as usize, b as usize);
     }
     let before_rules = count::snapshot(&mut uf, &g, &qcount);
-    // The join's budget is what the limit leaves beside the corpus, the graph and the union-find
-    // (and the normalized texts' handles); at least an eighth of the limit.
-    let resident = corpus.resident_bytes()
-        + g.nodes.iter().map(|n| 32 + n.label.capacity() as u64).sum::<u64>()
-        + 4 * (g.question_node.len() + g.passage_node.len()) as u64
-        + 8 * uf.len() as u64
-        + 4 * qcount.len() as u64
-        + if corpus.texts.is_spilled() {
-            0
-        } else {
-            24 * corpus.passages.len() as u64
-        };
-    let memory = o.memory.map(|m| ooc::MemoryLimit {
-        bytes: m.bytes.saturating_sub(resident).max(m.bytes / 8),
-        spill_dir: m.spill_dir,
-    });
+    let memory = join_budget(corpus, &g, &uf, &qcount, o.memory);
     let mut texts = rules::Texts::default();
     let mut ablation = Vec::new();
     for rule in &protocol.link_rules {
@@ -258,6 +224,89 @@ pub fn count_with(
         .unwrap_or_else(|| before_rules.clone());
     let ids: Vec<&str> = corpus.questions.iter().map(|q| q.id.as_str()).collect();
     let (list, of_q) = count::components(&mut uf, &g, &ids);
+    let (largest, rows) = largest_and_rows(corpus, &g, &list, &of_q);
+    Ok(CountResult {
+        unit: unit.to_string(),
+        passages: corpus.passages.len(),
+        questions: corpus.questions.len(),
+        units: g.nodes.iter().filter(|n| n.unit).count(),
+        conflicting_titles: corpus.conflicting_titles,
+        before_rules,
+        components: last.components,
+        with_candidates: last.with_candidates,
+        largest,
+        histogram: count::histogram(&list),
+        list,
+        rows,
+        ablation,
+        near_pairs,
+    })
+}
+
+/// The pairs listed in a file (with how to check them) when the options give some; refused
+/// (exit 2) unless the protocol has exactly one near-duplicate rule.
+fn listed_pairs<'a>(
+    protocol: &Protocol,
+    corpus: &read::Corpus,
+    listed: Option<ListedPairs<'a>>,
+) -> Result<Option<(ListedPairs<'a>, pairs::PairList)>> {
+    Ok(match listed {
+        Some(l) => {
+            let near = protocol
+                .link_rules
+                .iter()
+                .filter(|r| r.kind == LinkKind::NearDuplicatePassage)
+                .count();
+            if near != 1 {
+                return Err(crate::error::Error::input(format!(
+                    "{}: listed pairs stand in for the protocol's near-duplicate-passage rule, and it has {} such rules",
+                    l.input.path().display(),
+                    near
+                ))
+                .with_hint("give --pairs only for a protocol with exactly one near-duplicate-passage link rule"));
+            }
+            let ids: Vec<&str> = corpus.passages.iter().map(|p| p.id.as_str()).collect();
+            Some((l, pairs::read_pairs(l.input, &ids)?))
+        }
+        None => None,
+    })
+}
+
+/// The near-duplicate join's memory limit: what `memory` leaves beside the corpus, the graph
+/// and the union-find (and the normalized texts' handles); at least an eighth of it.
+fn join_budget<'a>(
+    corpus: &read::Corpus,
+    g: &rules::Graph,
+    uf: &unionfind::UnionFind,
+    qcount: &[u32],
+    memory: Option<ooc::MemoryLimit<'a>>,
+) -> Option<ooc::MemoryLimit<'a>> {
+    // The join's budget is what the limit leaves beside the corpus, the graph and the union-find
+    // (and the normalized texts' handles); at least an eighth of the limit.
+    let resident = corpus.resident_bytes()
+        + g.nodes.iter().map(|n| 32 + n.label.capacity() as u64).sum::<u64>()
+        + 4 * (g.question_node.len() + g.passage_node.len()) as u64
+        + 8 * uf.len() as u64
+        + 4 * qcount.len() as u64
+        + if corpus.texts.is_spilled() {
+            0
+        } else {
+            24 * corpus.passages.len() as u64
+        };
+    memory.map(|m| ooc::MemoryLimit {
+        bytes: m.bytes.saturating_sub(resident).max(m.bytes / 8),
+        spill_dir: m.spill_dir,
+    })
+}
+
+/// The largest component (by units, then questions; then the shorter, then the smaller id) and
+/// each question's assignment row (its component and unit, no split yet).
+fn largest_and_rows(
+    corpus: &read::Corpus,
+    g: &rules::Graph,
+    list: &[count::Component],
+    of_q: &[usize],
+) -> (Option<count::Component>, Vec<AssignmentRow>) {
     let largest = list
         .iter()
         .max_by(|a, b| {
@@ -279,22 +328,7 @@ pub fn count_with(
             counted: None,
         })
         .collect();
-    Ok(CountResult {
-        unit: unit.to_string(),
-        passages: corpus.passages.len(),
-        questions: corpus.questions.len(),
-        units: g.nodes.iter().filter(|n| n.unit).count(),
-        conflicting_titles: corpus.conflicting_titles,
-        before_rules,
-        components: last.components,
-        with_candidates: last.with_candidates,
-        largest,
-        histogram: count::histogram(&list),
-        list,
-        rows,
-        ablation,
-        near_pairs,
-    })
+    (largest, rows)
 }
 
 #[cfg(test)]

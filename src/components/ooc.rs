@@ -557,7 +557,6 @@ fn rank_spilled<K: SpillKey>(
     dir: &Path,
     progress: &dyn Progress,
 ) -> Result<SpilledSets> {
-    let err = spill_err(dir);
     let records = src.count();
     // Shards: enough that one shard's map per thread fits the budget.
     let threads = rayon::current_num_threads().max(1) as u64;
@@ -567,8 +566,32 @@ fn rank_spilled<K: SpillKey>(
         .next_power_of_two()
         .min(MAX_SHARDS);
     let bits = shards.trailing_zeros();
+    let key_files = spill_keys(src, keys_of, bits, shards, budget, dir, progress)?;
+    let interned = intern_shards::<K>(key_files, n, dir, progress)?;
+    let (tokens, unique) = rank_tables(&interned, dir)?;
+    let ranked = rank_shards(interned, dir, progress)?;
+    let (file, lens) = gather_sets(ranked, records, budget, dir, progress)?;
+    Ok(SpilledSets {
+        file,
+        lens,
+        tokens,
+        unique,
+    })
+}
 
-    // 1. Keys to shard files, record groups in record order: (record delta, count, keys).
+/// Step 1 of [`rank_spilled`]: each record's keys to the shard files (`shards` = 2^`bits`),
+/// record groups in record order: (record delta, count, keys).
+fn spill_keys(
+    src: &dyn TextSource,
+    keys_of: &(dyn Fn(&str, u32) -> Groups + Sync),
+    bits: u32,
+    shards: usize,
+    budget: u64,
+    dir: &Path,
+    progress: &dyn Progress,
+) -> Result<Vec<File>> {
+    let err = spill_err(dir);
+    let records = src.count();
     progress.start("shingling to spill files", records as u64);
     let mut writers: Vec<BufWriter<File>> = (0..shards)
         .map(|_| spill_file(dir).map(|f| BufWriter::with_capacity(1 << 13, f)))
@@ -592,14 +615,23 @@ fn rank_spilled<K: SpillKey>(
         progress.advance(texts.len() as u64);
         Ok(())
     })?;
-    let key_files: Vec<File> = writers
+    writers
         .into_iter()
         .map(|w| w.into_inner().map_err(|e| err(e.into_error())))
-        .collect::<Result<_>>()?;
+        .collect::<Result<_>>()
+}
 
-    // 2. Intern each shard on its own: local ids (same group layout) and document frequencies.
-    progress.start("interning shingles", shards as u64);
-    let interned: Vec<(File, File, u32)> = key_files
+/// Step 2 of [`rank_spilled`]: interns each shard on its own: its local ids (same group layout)
+/// and document frequencies, as two files, and its largest document frequency.
+fn intern_shards<K: SpillKey>(
+    key_files: Vec<File>,
+    n: usize,
+    dir: &Path,
+    progress: &dyn Progress,
+) -> Result<Vec<(File, File, u32)>> {
+    let err = spill_err(dir);
+    progress.start("interning shingles", key_files.len() as u64);
+    key_files
         .into_par_iter()
         .map(|keys| -> Result<(File, File, u32)> {
             let mut r = Reader::new(&keys).map_err(&err)?;
@@ -641,23 +673,31 @@ fn rank_spilled<K: SpillKey>(
             let dfs = dfs.into_inner().map_err(|e| err(e.into_error()))?;
             Ok((ids, dfs, max_df))
         })
-        .collect::<Result<_>>()?;
+        .collect::<Result<_>>()
+}
 
-    // 3. Ranks by (df, shard, local id): a counting sort over df, shard by shard in order; each
-    // shard's df file becomes its local id → rank table.
+/// The `u32`s of a spill file, from its start.
+fn read_u32s(f: &File) -> std::io::Result<Vec<u32>> {
+    let mut r = Reader::new(f)?;
+    let mut bytes = Vec::new();
+    r.0.read_to_end(&mut bytes)?;
+    Ok(bytes
+        .chunks_exact(4)
+        .map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]]))
+        .collect())
+}
+
+/// Step 3 of [`rank_spilled`]: ranks by (df, shard, local id), a counting sort over df, shard by
+/// shard in order; each shard's df file becomes its local id → rank table. Returns the number of
+/// distinct tokens and of tokens seen once.
+///
+/// Errors (exit 2): more distinct shingles than token ids can number; spill file errors.
+fn rank_tables(interned: &[(File, File, u32)], dir: &Path) -> Result<(usize, u32)> {
+    let err = spill_err(dir);
     let max_df = interned.iter().map(|x| x.2).max().unwrap_or(0) as usize;
     let mut next = vec![0u64; max_df + 2];
-    let read_all = |f: &File| -> std::io::Result<Vec<u32>> {
-        let mut r = Reader::new(f)?;
-        let mut bytes = Vec::new();
-        r.0.read_to_end(&mut bytes)?;
-        Ok(bytes
-            .chunks_exact(4)
-            .map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]]))
-            .collect())
-    };
-    for (_, dfs, _) in &interned {
-        for d in read_all(dfs).map_err(&err)? {
+    for (_, dfs, _) in interned {
+        for d in read_u32s(dfs).map_err(&err)? {
             next[d as usize + 1] += 1;
         }
     }
@@ -672,8 +712,8 @@ fn rank_spilled<K: SpillKey>(
             tokens
         )));
     }
-    for (_, dfs, _) in &interned {
-        let mut table = read_all(dfs).map_err(&err)?;
+    for (_, dfs, _) in interned {
+        let mut table = read_u32s(dfs).map_err(&err)?;
         for d in table.iter_mut() {
             let r = next[*d as usize];
             next[*d as usize] += 1;
@@ -685,14 +725,17 @@ fn rank_spilled<K: SpillKey>(
         f.seek(SeekFrom::Start(0)).map_err(&err)?;
         f.write_all(&bytes).map_err(&err)?;
     }
-    drop(next);
+    Ok((tokens, unique))
+}
 
-    // 4. Local ids to ranks, shard by shard (one table per thread in memory).
-    progress.start("ranking shingles", shards as u64);
-    let ranked: Vec<File> = interned
+/// Step 4 of [`rank_spilled`]: each shard's local ids to ranks (one table per thread in memory).
+fn rank_shards(interned: Vec<(File, File, u32)>, dir: &Path, progress: &dyn Progress) -> Result<Vec<File>> {
+    let err = spill_err(dir);
+    progress.start("ranking shingles", interned.len() as u64);
+    interned
         .into_par_iter()
         .map(|(ids, ranks, _)| -> Result<File> {
-            let table = read_all(&ranks).map_err(&err)?;
+            let table = read_u32s(&ranks).map_err(&err)?;
             drop(ranks);
             let mut r = Reader::new(&ids).map_err(&err)?;
             let mut w = BufWriter::with_capacity(1 << 16, spill_file(dir)?);
@@ -712,9 +755,20 @@ fn rank_spilled<K: SpillKey>(
             progress.advance(1);
             w.into_inner().map_err(|e| err(e.into_error()))
         })
-        .collect::<Result<_>>()?;
+        .collect::<Result<_>>()
+}
 
-    // 5. Gather each record's ranks from the shards, sort, write the sets file.
+/// Step 5 of [`rank_spilled`]: gathers each record's ranks from the shards, sorts them and
+/// writes the sets file; returns it and the sets' sizes.
+fn gather_sets(
+    ranked: Vec<File>,
+    records: usize,
+    budget: u64,
+    dir: &Path,
+    progress: &dyn Progress,
+) -> Result<(File, Vec<u32>)> {
+    let err = spill_err(dir);
+    let shards = ranked.len();
     progress.start("gathering shingle sets", records as u64);
     let mut readers: Vec<Reader> = ranked
         .iter()
@@ -759,12 +813,7 @@ fn rank_spilled<K: SpillKey>(
         progress.advance(chunk.len() as u64);
     }
     let file = out.into_inner().map_err(|e| err(e.into_error()))?;
-    Ok(SpilledSets {
-        file,
-        lens,
-        tokens,
-        unique,
-    })
+    Ok((file, lens))
 }
 
 /// No home yet.
@@ -863,53 +912,90 @@ pub fn join_partitioned_source(
             continue;
         }
         // Too large for one partition: Vernica et al.'s routing by prefix token within the job.
-        if home.is_empty() {
-            home = vec![NONE; sets.tokens];
-        } else {
-            home.fill(NONE);
-        }
-        let volumes = plan(&sets, &member, &prefix, &mut home, part_budget, progress).map_err(&err)?;
-        let starts = volumes.len();
-        // Each set is written once to the spill file of each partition it is routed to, in one
-        // pass over the sets per group of partitions (at most MAX_ROUTED files open, their
-        // routed volume at most ROUTED_GROUP partitions' budget, which bounds the disk used).
-        let mut first = 0;
-        while first < starts {
-            let mut end = first;
-            let mut acc = 0u64;
-            while end < starts
-                && end - first < MAX_ROUTED
-                && (end == first || acc + volumes[end] <= ROUTED_GROUP * part_budget)
-            {
-                acc += volumes[end];
-                end += 1;
-            }
-            progress.start("routing sets to partitions", 0);
-            let files = route(&sets, &member, &prefix, &home, first as u32..end as u32, dir)?;
-            for (p, file) in (first as u32..end as u32).zip(files) {
-                parts += 1;
-                let (recs, local) = read_routed(&file).map_err(&err)?;
-                drop(file);
-                let home = &home;
-                join_sets(
-                    &recs,
-                    local,
-                    sets.unique,
-                    t,
-                    scored,
-                    &label(p as usize, starts),
-                    progress,
-                    &mut renumbering,
-                    &in_band,
-                    &|a, b, first| owns(a, b) && home[first as usize] == p,
-                    sink,
-                );
-            }
-            first = end;
-        }
+        parts += join_routed(
+            &sets,
+            &member,
+            &prefix,
+            &in_band,
+            &owns,
+            &label,
+            &mut home,
+            &mut renumbering,
+            (t, scored, part_budget),
+            dir,
+            progress,
+            sink,
+        )?;
     }
     progress.finish();
     Ok(parts.max(1))
+}
+
+/// Joins one length band too large for one partition: its sets routed by prefix token to
+/// partitions (Vernica et al.), each partition joined on its own, a pair passed on only by the
+/// partition of its smallest shared token. Returns the number of partitions joined.
+#[allow(clippy::too_many_arguments)]
+fn join_routed(
+    sets: &SpilledSets,
+    member: &dyn Fn(usize) -> bool,
+    prefix: &dyn Fn(usize) -> usize,
+    in_band: &(dyn Fn(u32) -> bool + Sync),
+    owns: &(dyn Fn(u32, u32) -> bool + Sync),
+    label: &dyn Fn(usize, usize) -> String,
+    home: &mut Vec<u32>,
+    renumbering: &mut Renumbering,
+    (t, scored, part_budget): (f64, bool, u64),
+    dir: &Path,
+    progress: &dyn Progress,
+    sink: &mut (dyn FnMut(u32, u32, u32, u32) + Send),
+) -> Result<usize> {
+    let err = spill_err(dir);
+    let mut parts = 0;
+    if home.is_empty() {
+        *home = vec![NONE; sets.tokens];
+    } else {
+        home.fill(NONE);
+    }
+    let volumes = plan(sets, member, prefix, home, part_budget, progress).map_err(&err)?;
+    let starts = volumes.len();
+    // Each set is written once to the spill file of each partition it is routed to, in one
+    // pass over the sets per group of partitions (at most MAX_ROUTED files open, their
+    // routed volume at most ROUTED_GROUP partitions' budget, which bounds the disk used).
+    let mut first = 0;
+    while first < starts {
+        let mut end = first;
+        let mut acc = 0u64;
+        while end < starts
+            && end - first < MAX_ROUTED
+            && (end == first || acc + volumes[end] <= ROUTED_GROUP * part_budget)
+        {
+            acc += volumes[end];
+            end += 1;
+        }
+        progress.start("routing sets to partitions", 0);
+        let files = route(sets, member, prefix, home, first as u32..end as u32, dir)?;
+        for (p, file) in (first as u32..end as u32).zip(files) {
+            parts += 1;
+            let (recs, local) = read_routed(&file).map_err(&err)?;
+            drop(file);
+            let home = &*home;
+            join_sets(
+                &recs,
+                local,
+                sets.unique,
+                t,
+                scored,
+                &label(p as usize, starts),
+                progress,
+                renumbering,
+                in_band,
+                &|a, b, first| owns(a, b) && home[first as usize] == p,
+                sink,
+            );
+        }
+        first = end;
+    }
+    Ok(parts)
 }
 
 /// Lower bounds of the length bands, from 0: each next bound is at least 1/t (and 1.1) times

@@ -122,32 +122,7 @@ pub fn read_pairs(input: &Input, ids: &[&str]) -> Result<PairList> {
                 format!("a pair of passage `{}` with itself", crate::text::short(&l.a, 80)),
             ));
         }
-        if let (Some(i), Some(u)) = (l.intersection, l.union) {
-            if i > u || u == 0 {
-                return Err(Error::at(
-                    path,
-                    line,
-                    format!(
-                        "intersection {} with union {}: expected 0 ≤ intersection ≤ union, union ≥ 1",
-                        i, u
-                    ),
-                ));
-            }
-            if let Some(j) = l.jaccard {
-                if (j - i as f64 / u as f64).abs() > 1e-9 {
-                    return Err(Error::at(
-                        path,
-                        line,
-                        format!("jaccard {} is not intersection/union = {}/{}", j, i, u),
-                    ));
-                }
-            }
-        }
-        if let Some(j) = l.jaccard {
-            if !(0.0..=1.0).contains(&j) {
-                return Err(Error::at(path, line, format!("jaccard {} outside [0, 1]", j)));
-            }
-        }
+        check_sizes(path, line, &l)?;
         out.push(ListedPair {
             a: x.min(y),
             b: x.max(y),
@@ -156,9 +131,50 @@ pub fn read_pairs(input: &Input, ids: &[&str]) -> Result<PairList> {
             union: l.union,
         });
     }
-    out.sort_by_key(|p| (p.a, p.b, p.line));
     let listed = out.len();
-    let mut pairs: Vec<ListedPair> = Vec::with_capacity(listed);
+    let pairs = distinct_pairs(path, ids, out)?;
+    let repeated_lines = listed - pairs.len();
+    Ok(PairList { pairs, repeated_lines })
+}
+
+/// Refuses (exit 2, at `path:line`) a line's sizes that cannot be: intersection past union,
+/// union 0, `jaccard` outside [0, 1] or not intersection/union.
+fn check_sizes(path: &std::path::Path, line: usize, l: &Line) -> Result<()> {
+    if let (Some(i), Some(u)) = (l.intersection, l.union) {
+        if i > u || u == 0 {
+            return Err(Error::at(
+                path,
+                line,
+                format!(
+                    "intersection {} with union {}: expected 0 ≤ intersection ≤ union, union ≥ 1",
+                    i, u
+                ),
+            ));
+        }
+        if let Some(j) = l.jaccard {
+            if (j - i as f64 / u as f64).abs() > 1e-9 {
+                return Err(Error::at(
+                    path,
+                    line,
+                    format!("jaccard {} is not intersection/union = {}/{}", j, i, u),
+                ));
+            }
+        }
+    }
+    if let Some(j) = l.jaccard {
+        if !(0.0..=1.0).contains(&j) {
+            return Err(Error::at(path, line, format!("jaccard {} outside [0, 1]", j)));
+        }
+    }
+    Ok(())
+}
+
+/// The distinct pairs of `out` sorted by `(a, b)`, each with the first line it was listed on
+/// and the sizes any of its lines states; refused (exit 2, at the later line) when two lines
+/// state other sizes.
+fn distinct_pairs(path: &std::path::Path, ids: &[&str], mut out: Vec<ListedPair>) -> Result<Vec<ListedPair>> {
+    out.sort_by_key(|p| (p.a, p.b, p.line));
+    let mut pairs: Vec<ListedPair> = Vec::with_capacity(out.len());
     for p in out {
         let Some(first) = pairs.last_mut().filter(|f| (f.a, f.b) == (p.a, p.b)) else {
             pairs.push(p);
@@ -189,8 +205,7 @@ pub fn read_pairs(input: &Input, ids: &[&str]) -> Result<PairList> {
         first.intersection = first.intersection.or(p.intersection);
         first.union = first.union.or(p.union);
     }
-    let repeated_lines = listed - pairs.len();
-    Ok(PairList { pairs, repeated_lines })
+    Ok(pairs)
 }
 
 /// What [`check_sample`] checked.

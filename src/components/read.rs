@@ -1029,26 +1029,7 @@ pub fn read_corpus_from(
             "no questions (the file is empty or lists none; expected one record per question)",
         ));
     }
-    let mut layout = layout_of(&recs[0].1);
-    let qrels = match qrels {
-        Some(q) if layout == Layout::Pledge => {
-            layout = Layout::Beir;
-            Some((
-                q.path().to_path_buf(),
-                crate::trec::Qrels::from_input(q, crate::trec::Duplicates::Error)?,
-            ))
-        }
-        Some(q) => {
-            return Err(Error::in_file(
-                q.path(),
-                format!(
-                    "qrels cannot be joined with a questions file in the {:?} layout, which names its own passages",
-                    layout
-                ),
-            ))
-        }
-        None => None,
-    };
+    let (layout, qrels) = joined_qrels(layout_of(&recs[0].1), qrels)?;
     let mut corpus = Corpus::default();
     let embedded = read.is_none();
     let mut passages_sha = None;
@@ -1059,91 +1040,17 @@ pub fn read_corpus_from(
         corpus.ids = read.ids;
         passages_sha = Some(sha);
     }
-    let mut raws = Vec::with_capacity(recs.len());
-    let mut left_out = 0usize;
     let records_read = recs.len();
-    if matches!(layout, Layout::Pledge | Layout::Beir) {
-        // Records are read in parallel (each on its own); the first error in file order stands.
-        let qrels = qrels.as_ref().map(|(_, q)| q);
-        let read: Vec<Result<Option<RawQuestion>>> = recs
-            .into_par_iter()
-            .map(|(line, m)| {
-                let loc = Loc {
-                    path: qpath,
-                    line,
-                    unit,
-                };
-                pledge_question(&m, loc, qrels)
-            })
-            .collect();
-        for r in read {
-            match r? {
-                Some(raw) => raws.push(raw),
-                None => left_out += 1,
-            }
-        }
+    let (raws, left_out) = if matches!(layout, Layout::Pledge | Layout::Beir) {
+        pledge_questions(recs, qpath, unit, qrels.as_ref().map(|(_, q)| q))?
     } else {
-        for (line, m) in &recs {
-            let loc = Loc {
-                path: qpath,
-                line: *line,
-                unit,
-            };
-            // HotpotQA, 2WikiMultihopQA and MuSiQue: the paragraphs name the passages.
-            let (id, paras) = super::layouts::paragraphs(m, layout, loc.line, |msg| loc.err(msg))?;
-            let mut raw = RawQuestion {
-                line: *line,
-                id,
-                passages: vec![],
-                decoys: vec![],
-                distractors: 0,
-                fields: scalar_fields(m, &["_id", "id"]),
-            };
-            for (title, text, supporting) in paras {
-                if embedded {
-                    match corpus.ids.get(&title, &corpus.passages) {
-                        Some(i) => {
-                            if corpus.texts.get(i)? != text {
-                                corpus.conflicting_titles += 1;
-                            }
-                        }
-                        None => {
-                            corpus.ids.insert(&title, corpus.passages.len(), &corpus.passages);
-                            corpus.texts.push(&text)?;
-                            corpus.passages.push(Passage {
-                                id: title.clone(),
-                                fields: Fields::default(),
-                            });
-                        }
-                    }
-                }
-                if supporting {
-                    raw.passages.push(title)
-                } else {
-                    raw.decoys.push(title);
-                    raw.distractors += 1;
-                }
-            }
-            raws.push(raw);
-        }
-    }
+        (
+            paragraph_questions(&recs, layout, qpath, unit, embedded, &mut corpus)?,
+            0,
+        )
+    };
     if let Some((qp, q)) = &qrels {
-        let ids: std::collections::HashSet<&str> = raws.iter().map(|r| r.id.as_str()).collect();
-        let missing: Vec<&String> = q.topics.keys().filter(|t| !ids.contains(t.as_str())).collect();
-        if !missing.is_empty() {
-            let shown: Vec<&str> = missing.iter().take(5).map(|s| s.as_str()).collect();
-            return Err(Error::in_file(
-                qp,
-                format!(
-                    "{} qrels quer{} not in the questions file {}: {}{}",
-                    missing.len(),
-                    if missing.len() == 1 { "y is" } else { "ies are" },
-                    qpath.display(),
-                    shown.join(", "),
-                    if missing.len() > 5 { ", ..." } else { "" }
-                ),
-            ));
-        }
+        check_qrels_covered(&raws, qpath, qp, q)?;
         if left_out > 0 {
             corpus.notes.push(format!(
                 "{}: {} of {} queries are not in the qrels {} and are not candidates",
@@ -1169,9 +1076,153 @@ pub fn read_corpus_from(
             .with_hint("questions without passages need none; HotpotQA, MuSiQue and 2WikiMultihopQA files carry their own paragraphs"));
         }
     }
-    // Each question's passage ids are resolved in parallel (lookups only); the duplicate-id
-    // check and the errors then go in file order, so the first error is the one a serial
-    // reading meets first.
+    corpus.questions = resolve_questions(&corpus, raws, qpath, unit)?;
+    Ok((corpus, layout, passages_sha))
+}
+
+/// The qrels joined with the questions (their path and qrels) and the layout that makes
+/// (a pledge layout joined with qrels is BEIR's); refused (exit 2) for a layout that names its
+/// own passages.
+fn joined_qrels(
+    mut layout: Layout,
+    qrels: Option<&Input>,
+) -> Result<(Layout, Option<(std::path::PathBuf, crate::trec::Qrels)>)> {
+    let qrels = match qrels {
+        Some(q) if layout == Layout::Pledge => {
+            layout = Layout::Beir;
+            Some((
+                q.path().to_path_buf(),
+                crate::trec::Qrels::from_input(q, crate::trec::Duplicates::Error)?,
+            ))
+        }
+        Some(q) => {
+            return Err(Error::in_file(
+                q.path(),
+                format!(
+                    "qrels cannot be joined with a questions file in the {:?} layout, which names its own passages",
+                    layout
+                ),
+            ))
+        }
+        None => None,
+    };
+    Ok((layout, qrels))
+}
+
+/// The questions of a pledge or BEIR layout, each record read on its own in parallel (the
+/// first error in file order stands), and how many the qrels leave out.
+fn pledge_questions(
+    recs: Vec<Record>,
+    qpath: &Path,
+    unit: Unit,
+    qrels: Option<&crate::trec::Qrels>,
+) -> Result<(Vec<RawQuestion>, usize)> {
+    use rayon::prelude::*;
+    let mut raws = Vec::with_capacity(recs.len());
+    let mut left_out = 0usize;
+    let read: Vec<Result<Option<RawQuestion>>> = recs
+        .into_par_iter()
+        .map(|(line, m)| {
+            let loc = Loc {
+                path: qpath,
+                line,
+                unit,
+            };
+            pledge_question(&m, loc, qrels)
+        })
+        .collect();
+    for r in read {
+        match r? {
+            Some(raw) => raws.push(raw),
+            None => left_out += 1,
+        }
+    }
+    Ok((raws, left_out))
+}
+
+/// The questions of HotpotQA, 2WikiMultihopQA and MuSiQue, whose paragraphs name the passages;
+/// without a passages file (`embedded`) the paragraphs are the corpus, added to `corpus` (a
+/// title seen with another text counts as a conflicting title).
+fn paragraph_questions(
+    recs: &[Record],
+    layout: Layout,
+    qpath: &Path,
+    unit: Unit,
+    embedded: bool,
+    corpus: &mut Corpus,
+) -> Result<Vec<RawQuestion>> {
+    let mut raws = Vec::with_capacity(recs.len());
+    for (line, m) in recs {
+        let loc = Loc {
+            path: qpath,
+            line: *line,
+            unit,
+        };
+        // HotpotQA, 2WikiMultihopQA and MuSiQue: the paragraphs name the passages.
+        let (id, paras) = super::layouts::paragraphs(m, layout, loc.line, |msg| loc.err(msg))?;
+        let mut raw = RawQuestion {
+            line: *line,
+            id,
+            passages: vec![],
+            decoys: vec![],
+            distractors: 0,
+            fields: scalar_fields(m, &["_id", "id"]),
+        };
+        for (title, text, supporting) in paras {
+            if embedded {
+                match corpus.ids.get(&title, &corpus.passages) {
+                    Some(i) => {
+                        if corpus.texts.get(i)? != text {
+                            corpus.conflicting_titles += 1;
+                        }
+                    }
+                    None => {
+                        corpus.ids.insert(&title, corpus.passages.len(), &corpus.passages);
+                        corpus.texts.push(&text)?;
+                        corpus.passages.push(Passage {
+                            id: title.clone(),
+                            fields: Fields::default(),
+                        });
+                    }
+                }
+            }
+            if supporting {
+                raw.passages.push(title)
+            } else {
+                raw.decoys.push(title);
+                raw.distractors += 1;
+            }
+        }
+        raws.push(raw);
+    }
+    Ok(raws)
+}
+
+/// Refuses (exit 2, naming the qrels file) qrels queries that are not in the questions file.
+fn check_qrels_covered(raws: &[RawQuestion], qpath: &Path, qp: &Path, q: &crate::trec::Qrels) -> Result<()> {
+    let ids: std::collections::HashSet<&str> = raws.iter().map(|r| r.id.as_str()).collect();
+    let missing: Vec<&String> = q.topics.keys().filter(|t| !ids.contains(t.as_str())).collect();
+    if !missing.is_empty() {
+        let shown: Vec<&str> = missing.iter().take(5).map(|s| s.as_str()).collect();
+        return Err(Error::in_file(
+            qp,
+            format!(
+                "{} qrels quer{} not in the questions file {}: {}{}",
+                missing.len(),
+                if missing.len() == 1 { "y is" } else { "ies are" },
+                qpath.display(),
+                shown.join(", "),
+                if missing.len() > 5 { ", ..." } else { "" }
+            ),
+        ));
+    }
+    Ok(())
+}
+
+/// Resolves each question's passage ids against the corpus: in parallel (lookups only), then
+/// the duplicate-id check and the errors in file order, so the first error is the one a serial
+/// reading meets first.
+fn resolve_questions(corpus: &Corpus, raws: Vec<RawQuestion>, qpath: &Path, unit: Unit) -> Result<Vec<Question>> {
     use rayon::prelude::*;
     let mut resolved: Vec<Result<(Vec<usize>, Vec<usize>)>> = {
         let (ids, passages) = (&corpus.ids, &corpus.passages);
@@ -1225,7 +1276,7 @@ pub fn read_corpus_from(
     if let Some(at) = resolved.iter().position(Result::is_err) {
         resolved.swap_remove(at)?;
     }
-    corpus.questions = raws
+    Ok(raws
         .into_par_iter()
         .zip(resolved)
         .map(|(raw, r)| {
@@ -1244,8 +1295,7 @@ pub fn read_corpus_from(
                 loc: loc.place(),
             }
         })
-        .collect();
-    Ok((corpus, layout, passages_sha))
+        .collect())
 }
 
 #[cfg(test)]

@@ -91,29 +91,8 @@ pub fn sweep(
     spec: &SensitivitySpec,
     progress: &dyn Progress,
 ) -> Result<Sensitivity> {
-    let near: Vec<usize> = protocol
-        .link_rules
-        .iter()
-        .enumerate()
-        .filter(|(_, r)| r.kind == LinkKind::NearDuplicatePassage)
-        .map(|(i, _)| i)
-        .collect();
-    let [varied] = near.as_slice() else {
-        return Err(Error::input(format!(
-            "--sensitivity varies the protocol's near-duplicate-passage rule, and the protocol has {}",
-            near.len()
-        ))
-        .with_hint("the sweep needs exactly one `near-duplicate-passage` link rule"));
-    };
-    if let Some(t) = spec.thresholds.iter().find(|t| !(**t > 0.0 && **t <= 1.0)) {
-        return Err(Error::input(format!("sensitivity threshold {} is outside (0, 1]", t)));
-    }
-    if spec.shingle_sizes.contains(&0) || spec.shingle_sizes.is_empty() || spec.thresholds.is_empty() {
-        return Err(Error::input(
-            "a sensitivity grid needs thresholds and shingle sizes ≥ 1",
-        ));
-    }
-    let rule = &protocol.link_rules[*varied];
+    let varied = varied_rule(protocol, spec)?;
+    let rule = &protocol.link_rules[varied];
     let g = rules::graph(corpus, protocol.components.unit.as_str())?;
     let mut qcount = vec![0u32; g.nodes.len()];
     for &n in &g.question_node {
@@ -125,7 +104,7 @@ pub fn sweep(
     }
     let mut texts = Texts::default();
     for (i, r) in protocol.link_rules.iter().enumerate() {
-        if i != *varied {
+        if i != varied {
             let (edges, _) = rules::edges(corpus, &g, r, &mut texts, progress)?;
             for (a, b) in edges {
                 fixed.union(a as usize, b as usize);
@@ -188,4 +167,33 @@ pub fn sweep(
         registered_jaccard: rule.jaccard(),
         points,
     })
+}
+
+/// The position of the one near-duplicate rule the sweep varies; refused (exit 2) without
+/// exactly one, or with a grid that has no thresholds or shingle sizes, a threshold outside
+/// (0, 1] or a shingle size of 0.
+fn varied_rule(protocol: &Protocol, spec: &SensitivitySpec) -> Result<usize> {
+    let near: Vec<usize> = protocol
+        .link_rules
+        .iter()
+        .enumerate()
+        .filter(|(_, r)| r.kind == LinkKind::NearDuplicatePassage)
+        .map(|(i, _)| i)
+        .collect();
+    let [varied] = near.as_slice() else {
+        return Err(Error::input(format!(
+            "--sensitivity varies the protocol's near-duplicate-passage rule, and the protocol has {}",
+            near.len()
+        ))
+        .with_hint("the sweep needs exactly one `near-duplicate-passage` link rule"));
+    };
+    if let Some(t) = spec.thresholds.iter().find(|t| !(**t > 0.0 && **t <= 1.0)) {
+        return Err(Error::input(format!("sensitivity threshold {} is outside (0, 1]", t)));
+    }
+    if spec.shingle_sizes.contains(&0) || spec.shingle_sizes.is_empty() || spec.thresholds.is_empty() {
+        return Err(Error::input(
+            "a sensitivity grid needs thresholds and shingle sizes ≥ 1",
+        ));
+    }
+    Ok(*varied)
 }

@@ -164,6 +164,86 @@ pub fn run(
     if !o.dry_run && ledger.is_none() {
         return Err(Error::internal("components: a ledger is needed unless --dry-run"));
     }
+    let (corpus, contamination, passages_sha256) = read_screened(&lp, o)?;
+    let held = Held {
+        corpus: Some(corpus),
+        leak: o.exit_soon,
+    };
+    let corpus = held.corpus();
+    let count = count_corpus(&lp, o, corpus, progress)?;
+    progress.finish();
+    let read_notes = count_notes(o, corpus, &count)?;
+    let (pilot, stop, assignment) = decide(ledger, o, &lp, &count, contamination.as_ref())?;
+    // Diagnostics run after the decision and are not inputs to it.
+    let diagnostics = diagnostics(o, &lp, corpus, progress)?;
+    let rows = assignment.as_ref().map_or(&count.rows, |x| &x.rows);
+    let bytes = assignment::to_csv(rows);
+    let out_sha256 = crate::io::sha256_hex(&bytes);
+    let mut outcome = ComponentsOutcome {
+        study: lp.protocol.study.id.clone(),
+        dry_run: o.dry_run,
+        count,
+        stop,
+        contamination,
+        assignment,
+        diagnostics,
+        out: None,
+        out_sha256: out_sha256.clone(),
+        ledger_entries: vec![],
+        notes: read_notes,
+    };
+    if let Some(c) = &outcome.contamination {
+        outcome.notes.extend(contamination_notes(c));
+    }
+    if outcome.diagnostics.is_some() {
+        outcome.notes.push(Note::info(
+            "the sensitivity sweep and bridges are diagnostics: the count and the stop rule's decision rest on the registered rules alone",
+        ));
+    }
+    let svg = match (
+        &o.sensitivity_svg,
+        outcome.diagnostics.as_ref().and_then(|d| d.sensitivity.as_ref()),
+    ) {
+        (Some(path), Some(curve)) => Some((path.clone(), crate::report::diagnostics::sensitivity_svg(curve)?)),
+        _ => None,
+    };
+    let Some(ledger) = ledger.filter(|_| !o.dry_run) else {
+        outcome.notes.push(Note::info(
+            "dry run: nothing was written (no ledger entry, no assignment file)",
+        ));
+        write_svg(&mut outcome, svg.as_ref())?;
+        return Ok(outcome);
+    };
+    let pilot_input = pilot.as_ref().map(|(file, sha, _)| (file.as_str(), sha.as_str()));
+    let inputs = record(
+        ledger,
+        o,
+        &lp,
+        now,
+        &mut outcome,
+        pilot_input,
+        passages_sha256.as_ref(),
+        &bytes,
+    )?;
+    write_svg(&mut outcome, svg.as_ref())?;
+    outcome.notes.extend(super::inputs::untracked_warning(
+        ledger,
+        inputs.keys().map(|k| k.path.as_str()),
+    ));
+    Ok(outcome)
+}
+
+/// Reads the corpus and screens it: refuses `--sensitivity` and `--bridges` on spilled texts
+/// (exit 2), then runs the protocol's contamination rules, whose flagged questions are left out
+/// of the count. Returns the corpus, the contamination outcome and the passages' SHA-256.
+fn read_screened(
+    lp: &crate::protocol::LoadedProtocol,
+    o: &ComponentsOptions,
+) -> Result<(
+    components::read::Corpus,
+    Option<crate::gate::contamination::Contamination>,
+    Option<String>,
+)> {
     let source = match &o.passages {
         Some(PassagesInput::File(p)) => Some(components::read::PassageSource::Stream(crate::input::Stream::open(
             p, o.limits,
@@ -203,12 +283,18 @@ pub fn run(
     if let Some(c) = &contamination {
         crate::gate::registered::keep_unflagged(&mut corpus, c);
     }
-    let held = Held {
-        corpus: Some(corpus),
-        leak: o.exit_soon,
-    };
-    let corpus = held.corpus();
-    let count = components::count_with(
+    Ok((corpus, contamination, passages_sha256))
+}
+
+/// Counts the corpus's components under the registered rules, with the listed pairs, the
+/// memory limit and whether to keep the pairs as the options ask.
+fn count_corpus(
+    lp: &crate::protocol::LoadedProtocol,
+    o: &ComponentsOptions,
+    corpus: &components::read::Corpus,
+    progress: &dyn Progress,
+) -> Result<CountResult> {
+    components::count_with(
         &lp.protocol,
         corpus,
         progress,
@@ -224,8 +310,12 @@ pub fn run(
                 spill_dir: &o.spill_dir,
             }),
         },
-    )?;
-    progress.finish();
+    )
+}
+
+/// The notes of the read and the count (the reader's notes, a memory limit below the corpus,
+/// listed pairs), and the near-duplicate pairs written with `--write-pairs`.
+fn count_notes(o: &ComponentsOptions, corpus: &components::read::Corpus, count: &CountResult) -> Result<Notes> {
     let mut read_notes: Notes = corpus.notes.iter().map(|n| Note::info(n.clone())).collect();
     // A limit below what the corpus itself holds cannot be kept: say so, since the join then runs
     // in very many small partitions (the pairs and counts stay exact, only slower).
@@ -274,10 +364,28 @@ pub fn run(
             path.display()
         )));
     }
+    Ok(read_notes)
+}
+
+/// The registered pilot's estimate (path, SHA-256, summary) when σ comes from it, the stop
+/// rule's decision (a stop when a contamination rule stopped), and the assignment asked for
+/// with `--assign` when the decision is not a stop.
+#[allow(clippy::type_complexity)]
+fn decide(
+    ledger: Option<&Ledger>,
+    o: &ComponentsOptions,
+    lp: &crate::protocol::LoadedProtocol,
+    count: &CountResult,
+    contamination: Option<&crate::gate::contamination::Contamination>,
+) -> Result<(
+    Option<(String, String, records::PilotSummary)>,
+    Decision,
+    Option<Assignment>,
+)> {
     // σ of a `from-target` requirement: target.sd, else the registered pilot's estimate.
     let mut decided = lp.protocol.clone();
     let pilot = match (&lp.protocol.target.sd, &lp.protocol.target.pilot) {
-        (None, Some(_)) => super::register::estimate_pilot(&lp, |f| match ledger {
+        (None, Some(_)) => super::register::estimate_pilot(lp, |f| match ledger {
             Some(l) => l.relative(f),
             None => f.display().to_string(),
         })?,
@@ -286,93 +394,85 @@ pub fn run(
     if let Some((_, _, est)) = &pilot {
         decided.target.sd = Some(est.sd_for(&lp.protocol.target));
     }
-    let mut stop = components::stop::decide(&decided, &count)?;
-    if contamination.as_ref().is_some_and(|c| c.stopped_by.is_some()) {
+    let mut stop = components::stop::decide(&decided, count)?;
+    if contamination.is_some_and(|c| c.stopped_by.is_some()) {
         stop.decision = StopDecision::Stop;
     }
     let assignment = if o.assign && stop.decision != StopDecision::Stop {
-        Some(components::assign::assign(&lp.protocol, &count, &stop.splits)?)
+        Some(components::assign::assign(&lp.protocol, count, &stop.splits)?)
     } else {
         None
     };
-    // Diagnostics run after the decision and are not inputs to it.
-    let diagnostics = if o.sensitivity || o.bridges.is_some() {
-        let sensitivity = if o.sensitivity {
-            let near = lp
-                .protocol
-                .link_rules
-                .iter()
-                .find(|r| r.kind == crate::protocol::LinkKind::NearDuplicatePassage);
-            let spec = near.map_or_else(
-                || components::sensitivity::SensitivitySpec::around(5, 0.8),
-                |r| components::sensitivity::SensitivitySpec::around(r.shingle_size(), r.jaccard()),
-            );
-            Some(components::sensitivity::sweep(&lp.protocol, corpus, &spec, progress)?)
-        } else {
-            None
-        };
-        let bridges = match o.bridges {
-            Some(n) => Some(components::bridges::bridges(&lp.protocol, corpus, n, progress)?),
-            None => None,
-        };
-        Some(Diagnostics { sensitivity, bridges })
+    Ok((pilot, stop, assignment))
+}
+
+/// The diagnostics asked for (`--sensitivity`, `--bridges`), or `None`.
+fn diagnostics(
+    o: &ComponentsOptions,
+    lp: &crate::protocol::LoadedProtocol,
+    corpus: &components::read::Corpus,
+    progress: &dyn Progress,
+) -> Result<Option<Diagnostics>> {
+    if !o.sensitivity && o.bridges.is_none() {
+        return Ok(None);
+    }
+    let sensitivity = if o.sensitivity {
+        let near = lp
+            .protocol
+            .link_rules
+            .iter()
+            .find(|r| r.kind == crate::protocol::LinkKind::NearDuplicatePassage);
+        let spec = near.map_or_else(
+            || components::sensitivity::SensitivitySpec::around(5, 0.8),
+            |r| components::sensitivity::SensitivitySpec::around(r.shingle_size(), r.jaccard()),
+        );
+        Some(components::sensitivity::sweep(&lp.protocol, corpus, &spec, progress)?)
     } else {
         None
     };
-    let rows = assignment.as_ref().map_or(&count.rows, |x| &x.rows);
-    let bytes = assignment::to_csv(rows);
-    let out_sha256 = crate::io::sha256_hex(&bytes);
-    let mut outcome = ComponentsOutcome {
-        study: lp.protocol.study.id.clone(),
-        dry_run: o.dry_run,
-        count,
-        stop,
-        contamination,
-        assignment,
-        diagnostics,
-        out: None,
-        out_sha256: out_sha256.clone(),
-        ledger_entries: vec![],
-        notes: read_notes,
+    let bridges = match o.bridges {
+        Some(n) => Some(components::bridges::bridges(&lp.protocol, corpus, n, progress)?),
+        None => None,
     };
-    if let Some(c) = &outcome.contamination {
-        outcome.notes.extend(contamination_notes(c));
+    Ok(Some(Diagnostics { sensitivity, bridges }))
+}
+
+/// Writes the sensitivity curve's SVG when one was asked for, with a note.
+fn write_svg(outcome: &mut ComponentsOutcome, svg: Option<&(PathBuf, String)>) -> Result<()> {
+    if let Some((path, text)) = svg {
+        crate::io::write_atomic(path, text.as_bytes())?;
+        outcome
+            .notes
+            .push(Note::info(format!("sensitivity curve written to {}", path.display())));
     }
-    if outcome.diagnostics.is_some() {
-        outcome.notes.push(Note::info(
-            "the sensitivity sweep and bridges are diagnostics: the count and the stop rule's decision rest on the registered rules alone",
-        ));
-    }
-    let svg = match (
-        &o.sensitivity_svg,
-        outcome.diagnostics.as_ref().and_then(|d| d.sensitivity.as_ref()),
-    ) {
-        (Some(path), Some(curve)) => Some((path.clone(), crate::report::diagnostics::sensitivity_svg(curve)?)),
-        _ => None,
-    };
-    let Some(ledger) = ledger.filter(|_| !o.dry_run) else {
-        outcome.notes.push(Note::info(
-            "dry run: nothing was written (no ledger entry, no assignment file)",
-        ));
-        if let Some((path, text)) = &svg {
-            crate::io::write_atomic(path, text.as_bytes())?;
-            outcome
-                .notes
-                .push(Note::info(format!("sensitivity curve written to {}", path.display())));
-        }
-        return Ok(outcome);
-    };
+    Ok(())
+}
+
+/// Records the count (and its assignment, after a deviation entry when a reason is given) in
+/// one append, then moves the staged assignment file into place. Returns the inputs the count
+/// entry records.
+#[allow(clippy::too_many_arguments)]
+fn record(
+    ledger: &Ledger,
+    o: &ComponentsOptions,
+    lp: &crate::protocol::LoadedProtocol,
+    now: DateTime<Utc>,
+    outcome: &mut ComponentsOutcome,
+    pilot_input: Option<(&str, &str)>,
+    passages_sha256: Option<&String>,
+    bytes: &[u8],
+) -> Result<Inputs> {
     let out = match &o.out {
         Some(p) => p.clone(),
         None => o.default_dir.join(format!("{}.components.csv", lp.protocol.study.id)),
     };
+    let out_sha256 = outcome.out_sha256.clone();
     // The file is written beside its destination first and moved into place only once the
     // ledger entries that record its hash have landed.
-    let staged = stage(&out, &bytes)?;
-    let pilot_input = pilot.as_ref().map(|(file, sha, _)| (file.as_str(), sha.as_str()));
-    let inputs = count_inputs(ledger, o, pilot_input, passages_sha256.as_ref(), &out, &out_sha256);
+    let staged = stage(&out, bytes)?;
+    let inputs = count_inputs(ledger, o, pilot_input, passages_sha256, &out, &out_sha256);
     let protocol_path = ledger.relative(&lp.path);
-    let (count_summary, count_record) = count_records(&outcome);
+    let (count_summary, count_record) = count_records(outcome);
     let count_draft = Draft {
         kind: Some(match outcome.stop.decision {
             StopDecision::Stop => EntryKind::Stop,
@@ -409,14 +509,7 @@ pub fn run(
     }
     let written = ledger.append_many_with(now, &outcome.study, |snap| {
         let count_draft = with_question_change(ledger, snap, count_draft.clone(), &count_summary, &count_record)?;
-        count_drafts(
-            snap,
-            &lp,
-            o.deviation.as_ref(),
-            &count_draft,
-            assign_draft.as_ref(),
-            now,
-        )
+        count_drafts(snap, lp, o.deviation.as_ref(), &count_draft, assign_draft.as_ref(), now)
     })?;
     outcome.ledger_entries = written.iter().map(|e| e.seq).collect();
     outcome.notes.extend(ledger.take_notes().into_iter().map(Note::info));
@@ -425,17 +518,7 @@ pub fn run(
             .with_hint("the ledger recorded the file's hash: run the command again with --dry-run to compare")
     })?;
     outcome.out = Some(out.display().to_string());
-    if let Some((path, text)) = &svg {
-        crate::io::write_atomic(path, text.as_bytes())?;
-        outcome
-            .notes
-            .push(Note::info(format!("sensitivity curve written to {}", path.display())));
-    }
-    outcome.notes.extend(super::inputs::untracked_warning(
-        ledger,
-        count_draft.inputs.keys().map(|k| k.path.as_str()),
-    ));
-    Ok(outcome)
+    Ok(count_draft.inputs)
 }
 
 /// The inputs a count entry records: the registered pilot (`pilot`: its path and SHA-256), the

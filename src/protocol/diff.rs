@@ -117,49 +117,7 @@ pub fn count_basis_changes(old: &Protocol, old_text: &str, new: &Protocol, new_t
             keys.push(k);
         }
     }
-    // Link rules, compared with their defaults filled in and named here (not from the text,
-    // where a default left out would read as a change): their names in order, then each rule
-    // both versions name, field by field.
-    let mut listed: Vec<String> = Vec::new();
-    let names = |p: &Protocol| -> Vec<String> {
-        p.link_rules
-            .iter()
-            .map(|r| toml::Value::from(r.name.as_str()).to_string())
-            .collect()
-    };
-    if names(old) != names(new) {
-        listed.push(format!(
-            "link-rules: {} → {}",
-            names(old).join(", "),
-            names(new).join(", ")
-        ));
-    }
-    let quoted = |s: &str| toml::Value::from(s).to_string();
-    for a in &old.link_rules {
-        let Some(b) = new.link_rules.iter().find(|b| b.name == a.name) else {
-            continue;
-        };
-        let field = |f: &Option<String>| f.as_deref().map_or("(absent)".to_string(), quoted);
-        for (key, x, y) in [
-            ("kind", quoted(a.kind.as_str()), quoted(b.kind.as_str())),
-            (
-                "normalization",
-                quoted(a.normalization.as_str()),
-                quoted(b.normalization.as_str()),
-            ),
-            (
-                "shingle-size",
-                a.shingle_size().to_string(),
-                b.shingle_size().to_string(),
-            ),
-            ("jaccard", a.jaccard().to_string(), b.jaccard().to_string()),
-            ("field", field(&a.field), field(&b.field)),
-        ] {
-            if x != y {
-                listed.push(format!("link-rules[name = {}].{}: {} → {}", quoted(&a.name), key, x, y));
-            }
-        }
-    }
+    let listed = link_rule_changes(old, new);
     let splits = !old.splits.is_empty() || !new.splits.is_empty();
     if splits {
         if old.splits != new.splits {
@@ -215,6 +173,53 @@ pub fn count_basis_changes(old: &Protocol, old_text: &str, new: &Protocol, new_t
     // `components` and before `splits`.
     let (before, after): (Vec<String>, Vec<String>) = text.into_iter().partition(|c| c.as_str() < "link-rules");
     before.into_iter().chain(listed).chain(after).collect()
+}
+
+/// The changes of the link rules, compared with their defaults filled in and named here (not
+/// from the text, where a default left out would read as a change): their names in order, then
+/// each rule both versions name, field by field.
+fn link_rule_changes(old: &Protocol, new: &Protocol) -> Vec<String> {
+    let mut listed: Vec<String> = Vec::new();
+    let names = |p: &Protocol| -> Vec<String> {
+        p.link_rules
+            .iter()
+            .map(|r| toml::Value::from(r.name.as_str()).to_string())
+            .collect()
+    };
+    if names(old) != names(new) {
+        listed.push(format!(
+            "link-rules: {} → {}",
+            names(old).join(", "),
+            names(new).join(", ")
+        ));
+    }
+    let quoted = |s: &str| toml::Value::from(s).to_string();
+    for a in &old.link_rules {
+        let Some(b) = new.link_rules.iter().find(|b| b.name == a.name) else {
+            continue;
+        };
+        let field = |f: &Option<String>| f.as_deref().map_or("(absent)".to_string(), quoted);
+        for (key, x, y) in [
+            ("kind", quoted(a.kind.as_str()), quoted(b.kind.as_str())),
+            (
+                "normalization",
+                quoted(a.normalization.as_str()),
+                quoted(b.normalization.as_str()),
+            ),
+            (
+                "shingle-size",
+                a.shingle_size().to_string(),
+                b.shingle_size().to_string(),
+            ),
+            ("jaccard", a.jaccard().to_string(), b.jaccard().to_string()),
+            ("field", field(&a.field), field(&b.field)),
+        ] {
+            if x != y {
+                listed.push(format!("link-rules[name = {}].{}: {} → {}", quoted(&a.name), key, x, y));
+            }
+        }
+    }
+    listed
 }
 
 #[cfg(test)]

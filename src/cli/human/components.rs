@@ -49,71 +49,12 @@ impl Human for ComponentsOutcome {
                 c.conflicting_titles
             );
         }
-        let _ = writeln!(
-            s,
-            "\n{:<36} {:>9} {:>11} {:>16} {:>22}",
-            "link rule", "links", "components", "with candidates", "largest (units/quest.)"
-        );
-        let row = |s: &mut String, name: &str, links: String, k: &components::count::Snapshot| {
-            let _ = writeln!(
-                s,
-                "{:<36} {:>9} {:>11} {:>16} {:>22}",
-                name,
-                links,
-                k.components,
-                k.with_candidates,
-                format!("{} / {}", k.largest_units, k.largest_questions)
-            );
-        };
-        row(&mut s, "(own passages only)", "-".into(), &c.before_rules);
-        for r in &c.ablation {
-            row(&mut s, &r.rule, r.links.to_string(), &r.counts);
-        }
-        if let Some(l) = &c.largest {
-            let _ = writeln!(
-                s,
-                "\nLargest component: {} ({} units, {} questions)",
-                l.id, l.units, l.size
-            );
-        }
-        let _ = writeln!(s, "Components by candidate questions (empty size bins left out):");
-        for b in c.histogram.iter().filter(|b| b.components > 0) {
-            let label = if b.min == b.max {
-                b.min.to_string()
-            } else {
-                format!("{}-{}", b.min, b.max)
-            };
-            let _ = writeln!(
-                s,
-                "  {:>11}  {:>7} components  {:>7} questions",
-                label, b.components, b.questions
-            );
-        }
+        count_table(&mut s, c);
         if let Some(d) = &self.diagnostics {
             diagnostics(&mut s, d);
         }
         let _ = writeln!(s, "\n{}", stop_line(&self.stop));
-        if let Some(asg) = &self.assignment {
-            let _ = writeln!(
-                s,
-                "\nAssigned (seed {}, at most {} counted per component, {}):",
-                asg.seed,
-                asg.max_per_component,
-                match asg.keep {
-                    crate::protocol::Keep::FirstById => "first by id",
-                    crate::protocol::Keep::SeededSample => "seeded sample",
-                }
-            );
-            for sp in &asg.splits {
-                let _ = writeln!(
-                    s,
-                    "  {:<12} {:>6} components (required {}), {} questions, {} counted",
-                    sp.name, sp.components, sp.required, sp.questions, sp.counted
-                );
-            }
-        } else if self.stop.decision == StopDecision::Stop {
-            let _ = writeln!(s, "No split assignment: the stop rule said stop.");
-        }
+        assignment_lines(&mut s, self);
         // Without a split assignment (a stop, or no --assign) the file holds each question's
         // component with the split columns empty: say so, rather than "assignment".
         let what = if self.assignment.is_some() {
@@ -141,6 +82,76 @@ impl Human for ComponentsOutcome {
             );
         }
         s
+    }
+}
+
+/// The count's table (links and components after each rule), its largest component and the
+/// histogram of components by candidate questions.
+fn count_table(s: &mut String, c: &components::CountResult) {
+    let _ = writeln!(
+        s,
+        "\n{:<36} {:>9} {:>11} {:>16} {:>22}",
+        "link rule", "links", "components", "with candidates", "largest (units/quest.)"
+    );
+    let row = |s: &mut String, name: &str, links: String, k: &components::count::Snapshot| {
+        let _ = writeln!(
+            s,
+            "{:<36} {:>9} {:>11} {:>16} {:>22}",
+            name,
+            links,
+            k.components,
+            k.with_candidates,
+            format!("{} / {}", k.largest_units, k.largest_questions)
+        );
+    };
+    row(s, "(own passages only)", "-".into(), &c.before_rules);
+    for r in &c.ablation {
+        row(s, &r.rule, r.links.to_string(), &r.counts);
+    }
+    if let Some(l) = &c.largest {
+        let _ = writeln!(
+            s,
+            "\nLargest component: {} ({} units, {} questions)",
+            l.id, l.units, l.size
+        );
+    }
+    let _ = writeln!(s, "Components by candidate questions (empty size bins left out):");
+    for b in c.histogram.iter().filter(|b| b.components > 0) {
+        let label = if b.min == b.max {
+            b.min.to_string()
+        } else {
+            format!("{}-{}", b.min, b.max)
+        };
+        let _ = writeln!(
+            s,
+            "  {:>11}  {:>7} components  {:>7} questions",
+            label, b.components, b.questions
+        );
+    }
+}
+
+/// The split assignment's lines, or why there is none after a stop.
+fn assignment_lines(s: &mut String, o: &ComponentsOutcome) {
+    if let Some(asg) = &o.assignment {
+        let _ = writeln!(
+            s,
+            "\nAssigned (seed {}, at most {} counted per component, {}):",
+            asg.seed,
+            asg.max_per_component,
+            match asg.keep {
+                crate::protocol::Keep::FirstById => "first by id",
+                crate::protocol::Keep::SeededSample => "seeded sample",
+            }
+        );
+        for sp in &asg.splits {
+            let _ = writeln!(
+                s,
+                "  {:<12} {:>6} components (required {}), {} questions, {} counted",
+                sp.name, sp.components, sp.required, sp.questions, sp.counted
+            );
+        }
+    } else if o.stop.decision == StopDecision::Stop {
+        let _ = writeln!(s, "No split assignment: the stop rule said stop.");
     }
 }
 
