@@ -646,7 +646,7 @@ impl Input {
                 ))
             }
         }
-        let bytes = crate::io::strip_bom(self.bytes());
+        let bytes = strip_bom(self.bytes());
         std::str::from_utf8(bytes).map_err(|e| {
             let line = bytes[..e.valid_up_to()].iter().filter(|&&b| b == b'\n').count() + 1;
             Error::at(&self.name, line, "invalid UTF-8 (expected a UTF-8 text file)")
@@ -1169,6 +1169,31 @@ fn decompress(name: &Path, raw: &[u8], c: Compression, limits: Limits) -> Result
             return Ok(out);
         }
         from = out.len();
+    }
+}
+
+/// Removes a leading UTF-8 byte-order mark (EF BB BF) if present.
+pub fn strip_bom(bytes: &[u8]) -> &[u8] {
+    bytes.strip_prefix(&[0xEF, 0xBB, 0xBF][..]).unwrap_or(bytes)
+}
+
+/// The system name a per-system file stands for: its file name without a compression extension
+/// (`.gz`, `.zst`, `.zstd`, `.bz2`, `.xz`) and one more extension (`results/kimi-k2.5.csv.gz` →
+/// `kimi-k2.5`).
+pub fn system_name_from_path(path: &Path) -> String {
+    let name = path
+        .file_name()
+        .map(|s| s.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    let lower = name.to_ascii_lowercase();
+    let cut = [".gz", ".zst", ".zstd", ".bz2", ".xz"]
+        .iter()
+        .find(|x| lower.ends_with(*x))
+        .map_or(0, |x| x.len());
+    let name = name[..name.len() - cut].to_string();
+    match name.rfind('.') {
+        Some(i) if i > 0 => name[..i].to_string(),
+        _ => name,
     }
 }
 

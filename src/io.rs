@@ -1,5 +1,5 @@
 //! File input and output shared by every reader: decompression by content and the input
-//! limits (see [`crate::input`]), UTF-8 BOM removal, SHA-256 of files, and atomic writes (write
+//! limits (see [`crate::input`]), SHA-256 of files, and atomic writes (write
 //! to a temporary file in the same directory, fsync, rename).
 
 use crate::error::{Error, Result};
@@ -23,11 +23,6 @@ pub fn read_bytes(path: &Path) -> Result<Vec<u8>> {
 /// Errors: as [`read_bytes`], plus invalid UTF-8 (reported with its line number).
 pub fn read_text(path: &Path) -> Result<String> {
     Input::from_path(path, Limits::default())?.text().map(str::to_owned)
-}
-
-/// Removes a leading UTF-8 byte-order mark (EF BB BF) if present.
-pub fn strip_bom(bytes: &[u8]) -> &[u8] {
-    bytes.strip_prefix(&[0xEF, 0xBB, 0xBF][..]).unwrap_or(bytes)
 }
 
 /// Iterates over `(line_number, line)` with 1-based line numbers and a trailing `\r` removed.
@@ -128,7 +123,7 @@ mod tests {
 
     #[test]
     fn bom_and_crlf() {
-        assert_eq!(strip_bom(b"\xEF\xBB\xBFa"), b"a");
+        assert_eq!(crate::input::strip_bom(b"\xEF\xBB\xBFa"), b"a");
         let v: Vec<_> = lines("a\r\nb\nc").collect();
         assert_eq!(v, vec![(1, "a"), (2, "b"), (3, "c")]);
     }

@@ -578,7 +578,7 @@ pub fn read_passages_from(source: PassageSource, o: ReadOptions) -> Result<(Pass
     let input = match source {
         PassageSource::Input(i) => Cow::Borrowed(i),
         PassageSource::Stream(s) => {
-            let head = crate::io::strip_bom(s.head());
+            let head = crate::input::strip_bom(s.head());
             let first = head.iter().find(|c| !c.is_ascii_whitespace());
             if first == Some(&b'[') || s.is_container() {
                 // A JSON array or a container: read whole.
@@ -824,7 +824,7 @@ fn stream_jsonl(mut stream: Stream, b: &mut Builder) -> Result<String> {
                 stream.next_piece(&mut piece, BATCH)?;
                 if first {
                     first = false;
-                    let n = piece.len() - crate::io::strip_bom(&piece).len();
+                    let n = piece.len() - crate::input::strip_bom(&piece).len();
                     piece.drain(..n);
                 }
                 if piece.is_empty() {

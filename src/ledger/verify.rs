@@ -560,7 +560,7 @@ fn pilot_finding(reg: &super::entry::Entry, lp: &LoadedProtocol) -> Option<Findi
 /// 1-based line of the first difference between two texts, line endings normalized.
 fn first_difference(a: &[u8], b: &[u8]) -> Option<usize> {
     let norm = |x: &[u8]| -> Vec<Vec<u8>> {
-        crate::io::strip_bom(x)
+        crate::input::strip_bom(x)
             .split(|c| *c == b'\n')
             .map(|l| l.strip_suffix(b"\r").unwrap_or(l).to_vec())
             .collect()

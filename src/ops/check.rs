@@ -81,7 +81,7 @@ pub fn check(path: &Path, opts: &CheckOptions) -> Result<CheckOutcome> {
         problems: Vec::new(),
         notes: Notes::new(),
     };
-    let text = match std::str::from_utf8(crate::io::strip_bom(&raw)) {
+    let text = match std::str::from_utf8(crate::input::strip_bom(&raw)) {
         Ok(t) => t.to_owned(),
         Err(_) => {
             out.problems

@@ -16,7 +16,7 @@ pub struct ProtocolHash {
 
 /// Computes [`ProtocolHash`] of the raw file bytes.
 pub fn protocol_hash(raw: &[u8]) -> ProtocolHash {
-    let body = crate::io::strip_bom(raw);
+    let body = crate::input::strip_bom(raw);
     let mut norm = Vec::with_capacity(body.len());
     let mut i = 0;
     while i < body.len() {

@@ -26,7 +26,7 @@ pub(crate) fn load_raw(path: &Path) -> Result<(Protocol, String, Vec<u8>)> {
         "protocol file",
         "a protocol TOML text file",
     )?;
-    let text = std::str::from_utf8(crate::io::strip_bom(&bytes))
+    let text = std::str::from_utf8(crate::input::strip_bom(&bytes))
         .map_err(|_| Error::in_file(path, "protocol is not valid UTF-8"))?
         .to_owned();
     let protocol = parse(&text, path)?;
