@@ -127,7 +127,7 @@ fn load_trec(
     let qrels = Qrels::from_input(&read(&t.qrels)?, Duplicates::Error)?;
     let run = |r: &String| Run::from_input(&read(r)?, Duplicates::Error);
     let runs = t.runs.iter().map(run).collect::<Result<Vec<_>>>()?;
-    let scores = crate::trec::score_table(&qrels, &runs, &t.measure, t.complete)?;
+    let scores = crate::scores::score_table(&qrels, &runs, &t.measure, t.complete)?;
     // With -c semantics a run lacking a topic is scored as an empty ranking (0): count those.
     let prefilled = if t.complete {
         runs.iter()

@@ -1,20 +1,18 @@
 //! Qrels + runs -> [`ScoreTable`], so the analysis can start from TREC files.
 
-use super::evaluate::{evaluate, EvalOptions};
-use super::measures::resolve_per_topic;
-use super::qrels::Qrels;
-use super::run::Run;
+use super::ScoreTable;
 use crate::error::{Error, Result};
-use crate::scores::ScoreTable;
+use crate::trec::measures::resolve_per_topic;
+use crate::trec::{evaluate, EvalOptions, Qrels, Run};
 use std::collections::BTreeSet;
 
-/// Evaluates `runs` with the one measure named `metric` (as [`resolve`](super::resolve) reads
+/// Evaluates `runs` with the one measure named `metric` (as [`resolve`](crate::trec::resolve) reads
 /// it: `map`, `ndcg_cut.10`, `P_10`, `nDCG@10`, ...; scores compared in single precision) and
 /// returns systems = run tags (in the given order), topics = evaluated topics (byte order),
 /// values = that measure per topic (`None` where a run lacks a topic and `complete` is false).
 /// Topics excluded because they are absent from the qrels are listed in `notes`.
 ///
-/// Errors (exit 2): a metric [`resolve_per_topic`](super::measures::resolve_per_topic)
+/// Errors (exit 2): a metric [`resolve_per_topic`]
 /// refuses; two runs with the same tag; a run with no topic in common with the qrels.
 pub fn score_table(qrels: &Qrels, runs: &[Run], metric: &str, complete: bool) -> Result<ScoreTable> {
     let m = resolve_per_topic(metric)?;

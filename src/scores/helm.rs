@@ -24,7 +24,7 @@ fn system_of(path: &Path, opts: &ReadOptions) -> String {
             return d.to_string_lossy().into_owned();
         }
     }
-    super::system_name_from_path(path)
+    crate::input::system_name_from_path(path)
 }
 
 /// Reads HELM per-instance stats (see the module docs).

@@ -44,7 +44,9 @@ pub(super) fn read_table(t: &Table, opts: &ReadOptions) -> Result<ScoreTable> {
         let system = match (&opts.system, model, log) {
             (Some(s), _, _) => s.clone(),
             (None, Some(m), _) if !r.get(m).is_empty() => r.get(m).to_string(),
-            (None, _, Some(l)) if !r.get(l).is_empty() => super::system_name_from_path(std::path::Path::new(r.get(l))),
+            (None, _, Some(l)) if !r.get(l).is_empty() => {
+                crate::input::system_name_from_path(std::path::Path::new(r.get(l)))
+            }
             _ => fallback.clone(),
         };
         let cell = r.get(col);

@@ -27,7 +27,7 @@ pub(super) fn system_of(path: &Path, opts: &ReadOptions) -> String {
             return dir.to_string_lossy().into_owned();
         }
     }
-    super::system_name_from_path(path)
+    crate::input::system_name_from_path(path)
 }
 
 /// Reads an lm-evaluation-harness samples file (see the module docs).

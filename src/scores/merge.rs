@@ -1,7 +1,8 @@
 //! Merging the tables of several score files by topic id.
 
-use super::{system_name_from_path, Builder, ScoreTable};
+use super::{Builder, ScoreTable};
 use crate::error::{Error, Result};
+use crate::input::system_name_from_path;
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 

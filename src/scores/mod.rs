@@ -38,6 +38,7 @@
 
 mod delimited;
 mod detect;
+mod from_trec;
 mod helm;
 mod inspect;
 mod inspect_samples;
@@ -57,6 +58,7 @@ use serde::Serialize;
 use std::path::Path;
 
 pub use detect::{detect, ScoreFormat};
+pub use from_trec::score_table;
 pub use merge::merge;
 pub use value::parse_value;
 
@@ -98,7 +100,7 @@ pub struct ReadOptions {
     /// split to use when the file holds several.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub filter: Option<String>,
-    /// The system name of a one-system input (default: from the file, see [`system_name_from_path`]).
+    /// The system name of a one-system input (default: from the file, see [`crate::input::system_name_from_path`]).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub system: Option<String>,
     /// Size limits of each input.
@@ -121,9 +123,11 @@ pub struct ReadOptions {
 
 impl ReadOptions {
     /// The system a one-system file stands for: [`ReadOptions::system`], else the file name
-    /// without extensions ([`system_name_from_path`]).
+    /// without extensions ([`crate::input::system_name_from_path`]).
     pub fn system_name(&self, path: &Path) -> String {
-        self.system.clone().unwrap_or_else(|| system_name_from_path(path))
+        self.system
+            .clone()
+            .unwrap_or_else(|| crate::input::system_name_from_path(path))
     }
 }
 
@@ -257,26 +261,6 @@ fn rename_system(path: &Path, table: &mut ScoreTable, name: String) -> Result<()
             ),
         )
         .with_hint("give a name only to a file of one system (`--scores FILE=NAME`)")),
-    }
-}
-
-/// The system name a per-system file stands for: its file name without a compression extension
-/// (`.gz`, `.zst`, `.zstd`, `.bz2`, `.xz`) and one more extension (`results/kimi-k2.5.csv.gz` →
-/// `kimi-k2.5`).
-pub fn system_name_from_path(path: &Path) -> String {
-    let name = path
-        .file_name()
-        .map(|s| s.to_string_lossy().into_owned())
-        .unwrap_or_default();
-    let lower = name.to_ascii_lowercase();
-    let cut = [".gz", ".zst", ".zstd", ".bz2", ".xz"]
-        .iter()
-        .find(|x| lower.ends_with(*x))
-        .map_or(0, |x| x.len());
-    let name = name[..name.len() - cut].to_string();
-    match name.rfind('.') {
-        Some(i) if i > 0 => name[..i].to_string(),
-        _ => name,
     }
 }
 

@@ -1,9 +1,8 @@
 //! `trec_eval -q` output: `measure<TAB>topic<TAB>value`.
 
-use super::{
-    check_summary, duplicate, measure_key, system_name_from_path, value::is_number, Builder, ReadOptions, ScoreTable,
-};
+use super::{check_summary, duplicate, measure_key, value::is_number, Builder, ReadOptions, ScoreTable};
 use crate::error::{Error, Result};
+use crate::input::system_name_from_path;
 use std::collections::HashMap;
 use std::path::Path;
 

@@ -19,7 +19,6 @@ mod pool;
 mod qrels;
 mod ranx;
 mod run;
-mod table;
 mod topic;
 
 pub use evaluate::{evaluate, evaluate_run, trec_text, trec_value, EvalOptions, Evaluation, RunEvaluation, TopicRow};
@@ -28,5 +27,4 @@ pub use parse::Duplicates;
 pub use pool::{pool_bias, LeaveOneOut, PoolBias, RunPoolBias};
 pub use qrels::{Qrels, TopicQrels};
 pub use run::{Retrieved, Run, ScorePrecision};
-pub use table::score_table;
 pub use topic::{topic_values, Judging, TopicOptions, TopicValues};

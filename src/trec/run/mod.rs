@@ -126,7 +126,7 @@ impl Run {
         }
         Ok(Run {
             path: path.to_path_buf(),
-            tag: crate::scores::system_name_from_path(path),
+            tag: crate::input::system_name_from_path(path),
             topics,
         })
     }
