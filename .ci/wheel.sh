@@ -11,7 +11,8 @@ python3 -m venv "$work/venv"
 . "$work/venv/bin/activate"
 python -m pip install --quiet --upgrade pip
 python -m pip install --quiet 'maturin>=1.5,<2'
-maturin build --release --locked --out "$work/dist"
+# pyproject.toml's [tool.maturin] picks the `dist` profile and the static-zlib feature.
+maturin build --locked --out "$work/dist"
 python -m pip install --quiet "$work"/dist/pledge_eval-*.whl
 command -v pledge
 case "$(command -v pledge)" in
@@ -20,4 +21,7 @@ case "$(command -v pledge)" in
 esac
 pledge --version
 (cd "$work" && pledge demo demo >/dev/null && test -s demo/report/report.md)
-echo "wheel: $(basename "$work"/dist/pledge_eval-*.whl) installs pledge; the demo wrote demo/report/report.md"
+if ldd "$(command -v pledge)" 2>/dev/null | grep -q 'libz\.so'; then
+  echo "error: the wheel's pledge links the system zlib (expected it compiled in)" >&2; exit 1
+fi
+echo "wheel: $(basename "$work"/dist/pledge_eval-*.whl) ($(du -k "$work"/dist/pledge_eval-*.whl | cut -f1) KiB) installs pledge ($(du -k "$(command -v pledge)" | cut -f1) KiB); the demo wrote demo/report/report.md"

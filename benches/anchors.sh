@@ -59,8 +59,8 @@ if [ "$install" = yes ]; then
   fi
 fi
 
-cargo build --release --locked --quiet
-args=(--pledge target/release/pledge)
+cargo build --profile profiling --locked --quiet
+args=(--pledge target/profiling/pledge)
 if [ -x "$VENV/bin/python" ]; then
   args+=(--python "$VENV/bin/python")
 else

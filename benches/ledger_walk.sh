@@ -22,9 +22,9 @@ for tool in git python3 awk; do
 done
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
-(cd "$root" && cargo build --release --locked -q &&
+(cd "$root" && cargo build --profile profiling --locked -q &&
   PLEDGE_BENCH_REPO="$work/repo" PLEDGE_BENCH_ENTRIES="$N" cargo bench --locked -q --bench ledger)
-P=$root/target/release/pledge
+P=$root/target/profiling/pledge
 cd "$work/repo"
 git gc -q
 echo "$(git rev-list --count refs/pledge/ledger) entries, $(git count-objects -v | awk '/in-pack/ {print $2}') packed objects"

@@ -22,8 +22,8 @@ root=$(cd "$(dirname "$0")/.." && pwd)
 for tool in openssl python3 git bc /usr/bin/time; do
   command -v "$tool" >/dev/null || { echo "ledger_witnessed: $tool is not installed; skipped"; exit 0; }
 done
-(cd "$root" && cargo build --release --locked -q)
-P=$root/target/release/pledge
+(cd "$root" && cargo build --profile profiling --locked -q)
+P=$root/target/profiling/pledge
 work=$(mktemp -d)
 trap 'kill "${server:-}" 2>/dev/null || true; rm -rf "$work"' EXIT
 cd "$work"
