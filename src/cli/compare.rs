@@ -2,7 +2,7 @@
 //! without a ledger.
 
 use super::analyze::{read_options, ScoreArgs};
-use super::human::render;
+use super::human::render_analysis;
 use super::values::named;
 use super::{Ctx, Outcome, Output};
 use crate::error::{Error, Result};
@@ -154,5 +154,5 @@ pub fn compare(mut a: CompareArgs, ctx: &Ctx) -> Outcome {
         strata_field: a.strata_field.clone(),
     };
     let o = crate::ops::analyze::compare(&req)?;
-    Ok(Output::ok(render(&o.result, a.common.format), &o.notes))
+    Ok(Output::ok(render_analysis(&o.result, a.common.format), &o.notes))
 }

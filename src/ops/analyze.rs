@@ -25,7 +25,7 @@ use crate::error::{refused_by, Error, Refusal, Result};
 use crate::ledger::rules::Violation;
 use crate::ledger::{DataAccess, Draft, Entry, EntryKind, InputKey, InputRole, Inputs, Ledger};
 use crate::protocol::load_protocol;
-use crate::records::{self, AnalyzeSummary, ComparisonSummary, DeviationSummary, FieldDeviation};
+use crate::records::{self, AnalysisRecord, AnalyzeSummary, ComparisonSummary, DeviationSummary, FieldDeviation};
 use crate::rng::RngInfo;
 use crate::stats::settings::{Overrides, RunOptions, Settings, TrecInputs};
 use crate::stats::AnalysisResult;
@@ -486,7 +486,7 @@ fn append_analysis(
         drafts.push(Draft {
             rng: Some(RngInfo::chacha8(result.settings.seed)),
             summary: records::to_value(&summary(&result, req.deviation.is_some()))?,
-            result: Some(records::to_value(&result)?),
+            result: Some(records::to_value(&AnalysisRecord::from(&result))?),
             ..draft.clone()
         });
         let time = now.to_rfc3339_opts(chrono::SecondsFormat::Secs, true);

@@ -204,7 +204,10 @@ pub fn run(
         &o.sensitivity_svg,
         outcome.diagnostics.as_ref().and_then(|d| d.sensitivity.as_ref()),
     ) {
-        (Some(path), Some(curve)) => Some((path.clone(), crate::report::diagnostics::sensitivity_svg(curve)?)),
+        (Some(path), Some(curve)) => Some((
+            path.clone(),
+            crate::report::diagnostics::sensitivity_svg(&crate::records::count::Sensitivity::from(curve))?,
+        )),
         _ => None,
     };
     let Some(ledger) = ledger.filter(|_| !o.dry_run) else {
@@ -492,7 +495,7 @@ fn record(
             kind: Some(EntryKind::Assign),
             rng: Some(RngInfo::chacha8(asg.seed)),
             summary: records::to_value(&AssignSummary {
-                splits: asg.splits.clone(),
+                splits: asg.splits.iter().map(Into::into).collect(),
                 max_per_component: asg.max_per_component,
                 keep: asg.keep,
                 assignment_sha256: out_sha256.clone(),
@@ -573,12 +576,12 @@ fn count_inputs(
 /// ledger inside the append).
 fn count_records(outcome: &ComponentsOutcome) -> (CountSummary, CountRecord) {
     let count_summary = CountSummary {
-        decision: outcome.stop.decision,
+        decision: outcome.stop.decision.into(),
         counted: outcome.stop.counted,
         required: outcome.stop.required,
         count: outcome.stop.count,
         required_rule: outcome.stop.required_rule,
-        splits: outcome.stop.splits.clone(),
+        splits: outcome.stop.splits.iter().map(Into::into).collect(),
         components: outcome.count.components,
         with_candidates: outcome.count.with_candidates,
         questions: outcome.count.questions,
@@ -590,10 +593,10 @@ fn count_records(outcome: &ComponentsOutcome) -> (CountSummary, CountRecord) {
     question_ids.dedup();
     let count_record = CountRecord {
         record_version: RECORD_VERSION,
-        count: outcome.count.clone(),
-        stop: outcome.stop.clone(),
-        diagnostics: outcome.diagnostics.clone(),
-        contamination: outcome.contamination.clone(),
+        count: (&outcome.count).into(),
+        stop: (&outcome.stop).into(),
+        diagnostics: outcome.diagnostics.as_ref().map(Into::into),
+        contamination: outcome.contamination.as_ref().map(Into::into),
         question_ids,
         question_change: None,
     };

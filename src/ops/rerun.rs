@@ -57,7 +57,7 @@ pub fn rerun(ledger: &Ledger, entries: &[StoredEntry], stored: &StoredEntry) -> 
         untracked: vec![],
     };
     let old: AnalysisRecord = records::read_result(stored, "analysis")?;
-    let Some(opts) = old.options.clone() else {
+    let Some(opts) = old.options.as_ref().map(|o| o.to_method()) else {
         rep.problems.push("the stored result names no inputs (options)".into());
         return Ok(rep);
     };
@@ -102,7 +102,7 @@ pub fn rerun(ledger: &Ledger, entries: &[StoredEntry], stored: &StoredEntry) -> 
     let (loaded, _, _) = super::analyze::load_registered(&root, &opts, &protocol)?;
     let mut result = crate::stats::run(&loaded, &settings, &old.mode, &old.registration, old.study_id.clone())?;
     result.options = Some(opts);
-    let value = records::to_value(&result)?;
+    let value = records::to_value(&AnalysisRecord::from(&result))?;
     let pretty =
         serde_json::to_vec_pretty(&value).map_err(|x| Error::internal("serializing the analysis").caused_by(x))?;
     let h = crate::io::sha256_hex(&pretty);

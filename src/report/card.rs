@@ -8,18 +8,19 @@
 
 use super::model::{fmt_diff, fmt_p};
 use crate::protocol::Scale;
+use crate::records::analysis::Comparison;
 use crate::records::AnalysisRecord;
-use crate::stats::analyze::Comparison;
 use serde::Serialize;
 
-/// A primary hypothesis' verdict at the registered α: the one three-valued enum, defined beside
-/// the statistics that decide it ([`crate::stats::verdict::Verdict`]).
-pub use crate::stats::verdict::Verdict;
+/// A primary hypothesis' verdict at the registered α: the one three-valued enum as the analysis
+/// record stores it ([`crate::records::analysis::Verdict`], from the statistics that decide it,
+/// `crate::stats::verdict::Verdict`).
+pub use crate::records::analysis::Verdict;
 
 impl Verdict {
     /// The verdict the analysis recorded for a hypothesis: its three-valued judgement when the
     /// record has one, else supported or not supported.
-    pub fn of(h: &crate::stats::analyze::HypothesisResult) -> Verdict {
+    pub fn of(h: &crate::records::analysis::HypothesisResult) -> Verdict {
         match &h.judgement {
             Some(j) => j.verdict,
             None if h.supported => Verdict::Supported,
@@ -147,7 +148,7 @@ pub fn verdict_lines(r: &AnalysisRecord, scale: Scale, amended: &[(String, Strin
 
 /// The bootstrap of the unit the analysis resampled: components when it resampled them, else
 /// topics.
-pub fn primary_bootstrap(c: &Comparison) -> &crate::stats::bootstrap::Bootstrap {
+pub fn primary_bootstrap(c: &Comparison) -> &crate::records::analysis::Bootstrap {
     match (c.primary_unit.as_str(), &c.component) {
         ("component", Some(b)) => b,
         _ => &c.paired,

@@ -3,10 +3,9 @@
 //! the section says so: the registered decision rests on the registered rules alone.
 
 use super::model::fmt_count;
-use crate::components::bridges::{BridgeKind, Bridges};
-use crate::components::sensitivity::Sensitivity;
 use crate::error::{Error, Result};
 use crate::ledger::{EntryKind, StoredEntry};
+use crate::records::count::{BridgeKind, Bridges, Sensitivity};
 use crate::records::{self, CountRecord};
 use plotters::prelude::*;
 use serde::Serialize;
@@ -150,7 +149,7 @@ const PALETTE: [RGBColor; 6] = [
 ];
 
 /// Which count a panel plots.
-type Get = fn(&crate::components::count::Snapshot) -> usize;
+type Get = fn(&crate::records::count::Snapshot) -> usize;
 
 /// SVG (960 × 400) of a sensitivity curve: components in all (left) and components holding
 /// candidates (right) against the Jaccard threshold, one line per shingle size (log scale), the

@@ -6,8 +6,8 @@
 
 use super::model::PoolView;
 use crate::protocol::Protocol;
+use crate::records::analysis::PoolBias;
 use crate::records::AnalysisRecord;
-use crate::trec::PoolBias;
 
 /// The statement for `p`'s `[pool]` and the pool-bias figures of the analysis, when it
 /// evaluated TREC runs.
@@ -71,7 +71,7 @@ fn measured(p: &Protocol, pb: &PoolBias) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::trec::RunPoolBias;
+    use crate::records::analysis::RunPoolBias;
 
     fn run(tag: &str, judged: f64, unjudged: f64) -> RunPoolBias {
         RunPoolBias {

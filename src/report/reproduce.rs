@@ -6,8 +6,8 @@
 use super::model::{fmt_count, InputView, RenderedFrom, ReproduceView};
 use crate::ledger::{InputRole, StoredEntry};
 use crate::protocol::Protocol;
+use crate::records::analysis::RunOptions;
 use crate::records::AnalysisRecord;
-use crate::stats::settings::RunOptions;
 use crate::text::shell_word;
 
 /// What the section is built from.

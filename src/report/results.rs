@@ -7,10 +7,8 @@ use super::model::*;
 use super::svg::{self, Histogram};
 use crate::error::Result;
 use crate::protocol::{Protocol, Scale};
+use crate::records::analysis::{AchievedMde as Mde, Bootstrap, Comparison, HypothesisResult};
 use crate::records::AnalysisRecord;
-use crate::stats::analyze::{Comparison, HypothesisResult};
-use crate::stats::bootstrap::Bootstrap;
-use crate::stats::mde::AchievedMde as Mde;
 use std::collections::BTreeMap;
 
 /// Results section from the analysis record `r` under the protocol `p`; each comparison's
@@ -321,7 +319,7 @@ fn tukey_view(r: &AnalysisRecord, alpha: f64, scale: Scale) -> TukeyView {
 
 /// The systems no pair test tells apart at `alpha`, grouped: systems joined by a pair that is
 /// not distinguishable, transitively (union-find), each group `{a, b}`, the groups sorted.
-fn tukey_groups(t: &crate::stats::tukey::TukeyHsd, alpha: f64) -> Vec<String> {
+fn tukey_groups(t: &crate::records::analysis::TukeyHsd, alpha: f64) -> Vec<String> {
     let k = t.systems.len();
     let mut group: Vec<usize> = (0..k).collect();
     fn root(g: &mut [usize], mut i: usize) -> usize {

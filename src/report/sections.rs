@@ -3,10 +3,10 @@
 
 use super::model::*;
 use super::svg;
-use crate::components::stop::StopDecision;
 use crate::error::Result;
 use crate::ledger::StoredEntry;
 use crate::protocol::{Protocol, StopCount};
+use crate::records::StopDecision;
 use crate::records::{AnalysisRecord, CountRecord};
 use std::collections::BTreeMap;
 
@@ -35,7 +35,7 @@ fn largest_text(unit: &str, units: u64, questions: u64) -> String {
 
 /// The ablation row label of a rule whose pairs were read from a file: how many were checked
 /// exactly and, when some lines repeated a pair, how many.
-fn listed_rule(rule: &str, c: &crate::components::pairs::SampleCheck) -> String {
+fn listed_rule(rule: &str, c: &crate::records::count::SampleCheck) -> String {
     format!(
         "{} (pairs read from a file; {} of {} checked exactly{})",
         rule,
@@ -710,7 +710,7 @@ pub fn earlier_protocol(mine: &[&StoredEntry], count: &StoredEntry, reg: &Stored
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::components::pairs::SampleCheck;
+    use crate::records::count::SampleCheck;
 
     #[test]
     fn a_listed_rule_says_what_was_checked_and_repeated() {

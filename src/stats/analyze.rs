@@ -198,15 +198,13 @@ pub struct Comparison {
     pub detail: Option<super::agreement::PairDetail>,
 }
 
-/// The full analysis result (stored as the ledger's `result.json`; the report renders it).
+/// The full analysis result (the records layer stores it as its own `AnalysisRecord`, made
+/// from it field by field).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct AnalysisResult {
     /// Format identifier, `pledge.analysis/1`.
     pub schema: String,
-    /// Version of the stored record (see [`crate::records::RECORD_VERSION`]); 1 when absent.
-    #[serde(default = "legacy_version")]
-    pub record_version: u32,
     /// `analyze` (checked against a registration) or `compare` (no ledger).
     pub mode: String,
     /// Registration status in words.
@@ -241,10 +239,6 @@ pub struct AnalysisResult {
     pub pool_bias: Option<crate::trec::PoolBias>,
     /// Input files and options of an `analyze` run (for `verify --rerun`); `None` for compare.
     pub options: Option<super::settings::RunOptions>,
-}
-
-fn legacy_version() -> u32 {
-    1
 }
 
 /// Strata used.
@@ -284,7 +278,6 @@ pub fn run(
     };
     Ok(AnalysisResult {
         schema: "pledge.analysis/1".into(),
-        record_version: crate::records::RECORD_VERSION,
         mode: mode.into(),
         registration: registration.into(),
         study_id,

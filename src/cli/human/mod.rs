@@ -19,6 +19,15 @@ pub trait Human {
     fn human(&self) -> String;
 }
 
+/// Renders an analysis in `format`: its JSON is the record the ledger stores
+/// ([`crate::records::AnalysisRecord`], pretty-printed with a trailing newline).
+pub fn render_analysis(result: &crate::stats::AnalysisResult, format: Format) -> String {
+    match format {
+        Format::Human => result.human(),
+        Format::Json => to_json(&crate::records::AnalysisRecord::from(result)),
+    }
+}
+
 /// Renders `value` in `format`: JSON is pretty-printed with a trailing newline.
 pub fn render<T: Serialize + Human>(value: &T, format: Format) -> String {
     match format {

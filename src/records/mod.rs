@@ -8,17 +8,31 @@
 //! | `assign` | [`AssignRecord`] | [`AssignSummary`] |
 //! | `analyze` | [`AnalysisRecord`] | [`AnalyzeSummary`] |
 //! | `deviation` | — | [`DeviationSummary`] |
+//! | `timestamp` | — | [`TimestampSummary`] |
 //! | `note` | — | `ledger::entry::NoteSummary` (it names the ledger's data-access levels) |
+//!
+//! Each record type is the records' own: a struct (or named enum) per part, with the fields
+//! and serde attributes it is stored with, made from the method's result by `From` (see
+//! [`mirror`]). A refactor of the statistics or of the count cannot change what is stored without
+//! a change here, and the tests in this module pin each kind's serialized form.
 //!
 //! Every `result.json` carries `record_version` ([`RECORD_VERSION`]; records written before
 //! versions were recorded have none and are version 1). Readers ([`read_result`],
 //! [`read_summary`]) refuse unknown fields, missing fields and newer versions with an error that
 //! names the entry (`#seq`) and the field: a renamed field can never turn into a silent default.
 
+pub mod analysis;
+pub mod count;
+pub mod mirror;
+#[cfg(test)]
+mod tests;
+
 use crate::components::assign::Assignment;
-use crate::components::stop::Decision;
-use crate::components::CountResult;
 use crate::error::{Error, Result};
+pub use analysis::AnalysisRecord;
+pub use count::StopDecision;
+use count::{Contamination, Count, Decision, Diagnostics, SplitRequirement, SplitShare};
+use mirror::FromMethod;
 use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
 
@@ -26,7 +40,7 @@ use serde::{Deserialize, Serialize};
 pub const RECORD_VERSION: u32 = 3;
 
 /// Version of records that carry no `record_version` (written before it existed).
-fn legacy() -> u32 {
+pub(crate) fn legacy() -> u32 {
     1
 }
 
@@ -39,17 +53,17 @@ pub struct CountRecord {
     #[serde(default = "legacy")]
     pub record_version: u32,
     /// The count (components, ablation table, histogram, largest component).
-    pub count: CountResult,
+    pub count: Count,
     /// The stop rule's decision.
     pub stop: Decision,
     /// Diagnostics run with the count (`--sensitivity`, `--bridges`); absent when none was
     /// asked for. They are not inputs to the decision.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub diagnostics: Option<crate::components::Diagnostics>,
+    pub diagnostics: Option<Diagnostics>,
     /// The contamination rules' outcome before the count (`[[contamination-rules]]`); absent
     /// when the protocol has none.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub contamination: Option<crate::gate::contamination::Contamination>,
+    pub contamination: Option<Contamination>,
     /// The candidate question ids counted, sorted (record version 3 on; empty in older
     /// records): what a later recount's question change is computed against.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
@@ -67,7 +81,7 @@ pub struct AssignRecord {
     #[serde(default = "legacy")]
     pub record_version: u32,
     /// What each split received, in protocol order.
-    pub splits: Vec<crate::components::assign::SplitShare>,
+    pub splits: Vec<SplitShare>,
     /// The cap m.
     pub max_per_component: u32,
     /// The keep rule.
@@ -80,16 +94,13 @@ impl From<&Assignment> for AssignRecord {
     fn from(a: &Assignment) -> Self {
         AssignRecord {
             record_version: RECORD_VERSION,
-            splits: a.splits.clone(),
+            splits: FromMethod::from_method(&a.splits),
             max_per_component: a.max_per_component,
             keep: a.keep,
             seed: a.seed,
         }
     }
 }
-
-/// `result.json` of an `analyze` entry: the full analysis (see [`crate::stats::AnalysisResult`]).
-pub type AnalysisRecord = crate::stats::AnalysisResult;
 
 /// The `summary` of a `register` or `amend` entry.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -159,7 +170,7 @@ impl PilotSummary {
 #[serde(deny_unknown_fields)]
 pub struct CountSummary {
     /// The decision.
-    pub decision: crate::components::stop::StopDecision,
+    pub decision: StopDecision,
     /// Components counted by the stop rule.
     pub counted: usize,
     /// Components required (none without splits).
@@ -169,7 +180,7 @@ pub struct CountSummary {
     /// How the splits' requirements combine.
     pub required_rule: crate::protocol::StopRequired,
     /// Per-split requirements.
-    pub splits: Vec<crate::components::stop::SplitRequirement>,
+    pub splits: Vec<SplitRequirement>,
     /// Components in all.
     pub components: usize,
     /// Components holding candidates.
@@ -237,7 +248,7 @@ impl QuestionChange {
 #[serde(deny_unknown_fields)]
 pub struct AssignSummary {
     /// Per-split summary.
-    pub splits: Vec<crate::components::assign::SplitShare>,
+    pub splits: Vec<SplitShare>,
     /// The cap m.
     pub max_per_component: u32,
     /// The keep rule.
