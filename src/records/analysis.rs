@@ -1,7 +1,7 @@
 //! The `result.json` of an `analyze` entry ([`AnalysisRecord`]) and its parts: the stored
 //! form of [`crate::stats::AnalysisResult`], field by field, made with `From<&AnalysisResult>`.
 //! The method's types may change; these change only with the record (see
-//! [`RECORD_VERSION`](super::RECORD_VERSION)), and the tests pin their serialized form.
+//! [`RECORD_VERSION`]), and the tests pin their serialized form.
 
 use super::mirror::{mirror, mirror_enum};
 use super::{legacy, RECORD_VERSION};

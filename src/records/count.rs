@@ -162,13 +162,14 @@ mirror_enum! {
     pub enum JoinMode from crate::components::ooc::JoinMode {
         /// All shingle sets and join structures in memory ([`crate::components::join::join`]).
         InMemory = "in-memory",
-        /// Out of core, partitioned by prefix token with spill files ([`join_partitioned`]).
+        /// Out of core, partitioned by prefix token with spill files
+        /// ([`join_partitioned`](crate::components::ooc::join_partitioned)).
         Partitioned = "partitioned",
     }
 }
 
 mirror! {
-    /// What [`check_sample`] checked.
+    /// What [`check_sample`](crate::components::pairs::check_sample) checked.
     #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
     #[serde(rename_all = "kebab-case", deny_unknown_fields)]
     pub struct SampleCheck from crate::components::pairs::SampleCheck {
@@ -178,7 +179,8 @@ mirror! {
         pub checked: usize,
         /// Seed of the sample (`ChaCha8Rng::seed_from_u64`, `rand::seq::index::sample`).
         pub seed: u64,
-        /// Lines of the file that repeat a pair an earlier line lists ([`PairList::repeated_lines`]);
+        /// Lines of the file that repeat a pair an earlier line lists
+        /// ([`PairList::repeated_lines`](crate::components::pairs::PairList::repeated_lines));
         /// absent when none.
         #[serde(default, skip_serializing_if = "is_zero")]
         pub repeated_lines: usize,
