@@ -170,7 +170,10 @@ pub fn assemble(entries: &[StoredEntry], study_id: &str, ctx: Context) -> Result
     let diagnostics = super::diagnostics::diagnostics_view(&s.mine, &mut svgs)?;
     let amended = sections::amended_hypotheses(&s.mine, &access)?;
     let results = match &analysis {
-        Some(a) => with_marks(super::results::results_view(a, &s.protocol, &mut svgs)?, &amended),
+        Some(a) => ResultsView {
+            split: card::heading_split(a, lead_split(&s)),
+            ..with_marks(super::results::results_view(a, &s.protocol, &mut svgs)?, &amended)
+        },
         None => ResultsView::default(),
     };
     let mut power = sections::power_view(&s.protocol, count_record.as_ref(), analysis.as_ref());
@@ -377,6 +380,15 @@ fn changes_view(mine: &[&StoredEntry], access: &AccessHistory) -> Vec<ChangeView
     changes
 }
 
+/// The split the registration rules name for the lead analysis (its `analysis.split`, or the
+/// protocol's only split).
+fn lead_split<'a>(s: &'a Selected) -> Option<&'a str> {
+    s.lead
+        .and_then(|l| s.review.verdict(l.entry.seq))
+        .and_then(|v| v.analysis.as_ref())
+        .and_then(|v| v.split.as_deref())
+}
+
 /// The verdict card: the lead analysis's primary verdicts and how they stand.
 fn card_view(
     s: &Selected,
@@ -429,7 +441,9 @@ fn card_view(
         overlap: state
             .map(|st| st.overlap.iter().map(|o| o.to_string()).collect::<Vec<_>>().join("; "))
             .unwrap_or_default(),
-        split: analysis.map(card::split_text).unwrap_or_else(|| "nothing was analyzed".into()),
+        split: analysis
+            .map(|a| card::split_text(a, verdict.and_then(|v| v.split.as_deref())))
+            .unwrap_or_else(|| "nothing was analyzed".into()),
         time: format!(
             "registered {} (ledger entry #{}); {}",
             study.registered_at, study.registered_seq, study.time_witness

@@ -156,14 +156,33 @@ pub fn primary_bootstrap(c: &Comparison) -> &crate::records::analysis::Bootstrap
 }
 
 /// The split an analysis read, in words: the split of the assignment it was restricted to, the
-/// whole assignment, or every topic of the scores when no assignment was read.
-pub fn split_text(r: &AnalysisRecord) -> String {
+/// whole assignment (named when the registration rules name the protocol's only split,
+/// `registered`), or every topic of the scores when no assignment was read.
+pub fn split_text(r: &AnalysisRecord, registered: Option<&str>) -> String {
     match r.options.as_ref() {
-        Some(o) => match (&o.split, &o.components) {
-            (Some(s), _) => format!("{} (a split of the component assignment)", s),
-            (None, Some(_)) => "the whole component assignment (it has no splits)".into(),
-            (None, None) => "every topic of the scores (no component assignment was read)".into(),
+        Some(o) => match (&o.split, &o.components, registered) {
+            (Some(s), _, _) => format!("{} (a split of the component assignment)", s),
+            (None, Some(_), Some(s)) => format!("{} (the protocol's only split: the whole component assignment)", s),
+            (None, Some(_), None) => "the whole component assignment (it has no splits)".into(),
+            (None, None, _) => "every topic of the scores (no component assignment was read)".into(),
         },
         None => "not recorded".into(),
+    }
+}
+
+/// The split named in the report's result headings: the one the analysis was restricted to,
+/// else, when it read the whole assignment, the protocol's only split (`registered`, as the
+/// registration rules name it); empty when it read no assignment or the protocol names none.
+pub fn heading_split(r: &AnalysisRecord, registered: Option<&str>) -> String {
+    let own = r
+        .options
+        .as_ref()
+        .and_then(|o| o.split.clone())
+        .or_else(|| r.components.as_ref().and_then(|c| c.split.clone()));
+    let read_assignment = r.options.as_ref().is_some_and(|o| o.components.is_some());
+    match (own, registered) {
+        (Some(s), _) => s,
+        (None, Some(s)) if read_assignment => s.to_string(),
+        _ => String::new(),
     }
 }

@@ -73,9 +73,14 @@ fn caption(data: &ReportData) -> String {
         .next()
         .unwrap_or_default()
         .trim_end_matches('.');
+    let split = if r.split.is_empty() {
+        String::new()
+    } else {
+        format!(" Split: {}.", r.split)
+    };
     format!(
-        "{}. Metric: {}. {}. Reversal: share of resamples whose difference has the opposite sign.",
-        title, r.metric, intervals
+        "{}. Metric: {}.{} {}. Reversal: share of resamples whose difference has the opposite sign.",
+        title, r.metric, split, intervals
     )
 }
 

@@ -219,6 +219,8 @@ pub struct ResultsView {
     pub systems: Vec<SystemView>,
     pub comparisons: Vec<ComparisonView>,
     pub notes: Vec<String>,
+    /// The split analyzed, named in every result heading (empty when no split applies).
+    pub split: String,
 }
 
 /// `pool.*`.

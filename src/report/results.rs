@@ -50,6 +50,8 @@ pub fn results_view(r: &AnalysisRecord, p: &Protocol, svgs: &mut BTreeMap<String
         systems: systems_view(r, scale),
         comparisons: comparisons_view(r, p, svgs)?,
         notes: notes_of(r),
+        // The split is named by the caller, which has the registration rules' verdict.
+        split: String::new(),
     })
 }
 

@@ -244,6 +244,23 @@ fn the_analyzed_split_is_named_in_every_result_heading() {
     let components = r.stdout.lines().find(|l| l.starts_with("components: ")).unwrap();
     assert!(components.ends_with("; split final"), "{components}");
     assert_eq!(headline(&r.stderr), "confirmatory");
+    // The report names it in every result heading, and the card says which split it is.
+    let rep = env.run(&["report", "--out", "report"]);
+    assert_eq!(rep.code, 0, "{}", rep.stderr);
+    let md = std::fs::read_to_string(env.join("report/report.md")).unwrap();
+    for line in [
+        "- **Split analyzed:** final (a split of the component assignment).\n",
+        "### The registered question (split final)\n",
+        "| system (split final) | mean | topics | components |\n",
+        "| comparison (split final) | difference | paired interval | component interval | reversal rate | ties |\n",
+        "| comparison (split final) | t-test p | randomization p | adjusted p (holm) | effect size d_z [interval] |\n",
+    ] {
+        assert!(md.contains(line), "{line} not in:\n{md}");
+    }
+    assert!(
+        md.contains(&format!("![Bootstrap distribution of {GPT4} − {GPT35} (split final)]")),
+        "{md}"
+    );
 }
 
 #[test]

@@ -283,7 +283,7 @@ fn the_demo_report_opens_with_the_verdict_card() {
             "- **Analysis:** confirmatory: entry #3 (2026-11-30T12:00:00Z), the study's registered analysis.",
             "- **Deviations:** none.",
             "- **Changes to the registered question:** none.",
-            "- **Split analyzed:** the whole component assignment (it has no splits).",
+            "- **Split analyzed:** final (the protocol's only split: the whole component assignment).",
             "- **Time:** registered 2026-11-30T12:00:00Z (ledger entry #1); time not witnessed; written under a fixed clock (PLEDGE_NOW), so the time is declared.",
             "- **Signature:** the registration commit is unsigned, so nothing proves who wrote it.",
             "",
