@@ -1080,7 +1080,7 @@ fn a_registered_topic_filter_reports_both_means_and_an_unregistered_one_is_a_dev
         md
     );
     assert!(
-        md.contains("| system | mean (filtered) | mean (all topics) |"),
+        md.contains("| system (split final) | mean (filtered) | mean (all topics) |"),
         "{}",
         md
     );
