@@ -5,7 +5,8 @@
 
 use super::entry::{EntryKind, GENESIS};
 use super::records::Record;
-use super::verify::{Finding, FindingCode};
+use super::clock::parse_time;
+use super::finding::{Finding, FindingCode};
 use std::collections::BTreeMap;
 
 /// Findings and notes of one chain.
@@ -359,13 +360,6 @@ fn check_times(c: &mut ChainCheck, records: &[Record]) {
             ),
         );
     }
-}
-
-/// An RFC 3339 instant in UTC, or `None`.
-pub(crate) fn parse_time(s: &str) -> Option<chrono::DateTime<chrono::Utc>> {
-    chrono::DateTime::parse_from_rfc3339(s)
-        .ok()
-        .map(|t| t.with_timezone(&chrono::Utc))
 }
 
 #[cfg(test)]

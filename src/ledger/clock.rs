@@ -88,7 +88,7 @@ impl Clocks {
                 return Err(far_ahead(read, s));
             }
         }
-        let last_time = last.and_then(|l| super::chain::parse_time(&l.time).map(|t| (l, t)));
+        let last_time = last.and_then(|l| parse_time(&l.time).map(|t| (l, t)));
         if self.correct {
             return self.corrected(system, last_time);
         }
@@ -192,13 +192,20 @@ fn last_ahead(last: &Entry, lt: DateTime<Utc>, system: DateTime<Utc>) -> Error {
     )
 }
 
+/// An RFC 3339 instant in UTC, or `None`.
+pub(crate) fn parse_time(s: &str) -> Option<chrono::DateTime<chrono::Utc>> {
+    chrono::DateTime::parse_from_rfc3339(s)
+        .ok()
+        .map(|t| t.with_timezone(&chrono::Utc))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
     use chrono::TimeZone;
 
     fn at(s: &str) -> DateTime<Utc> {
-        super::super::chain::parse_time(s).unwrap()
+        super::parse_time(s).unwrap()
     }
 
     fn last(seq: u64, time: &str) -> Entry {

@@ -532,6 +532,38 @@ fn write_canonical(v: &serde_json::Value, out: &mut Vec<u8>) {
     }
 }
 
+/// An entry with the git commit that holds it and its stored side files.
+#[derive(Debug, Clone)]
+pub struct StoredEntry {
+    /// The parsed entry.
+    pub entry: Entry,
+    /// Raw bytes of `entry.json`.
+    pub entry_bytes: Vec<u8>,
+    /// The ledger commit id (hex).
+    pub commit: String,
+    /// Parent commit ids (hex) as stored.
+    pub parents: Vec<String>,
+    /// `result.json` bytes, if stored.
+    pub result: Option<Vec<u8>>,
+    /// `protocol.toml` text, if stored.
+    pub protocol_text: Option<String>,
+}
+
+impl crate::records::Stored for StoredEntry {
+    fn seq(&self) -> u64 {
+        self.entry.seq
+    }
+    fn kind_name(&self) -> &str {
+        self.entry.kind.as_str()
+    }
+    fn summary(&self) -> &serde_json::Value {
+        &self.entry.summary
+    }
+    fn result_bytes(&self) -> Option<&[u8]> {
+        self.result.as_deref()
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -27,9 +27,10 @@
 //! `gpgsig` header, so [`super::witness`] checks each line's SSH signature offline too.
 
 use super::entry::{canonical_json, Entry};
-use super::records::{git_records, Record};
+use super::records::Record;
 use super::store::Ledger;
-use super::verify::{Finding, FindingCode, VerifyReport};
+use super::finding::{Finding, FindingCode};
+use super::verify::VerifyReport;
 use crate::error::{Error, Result};
 use crate::input::Input;
 use crate::protocol::LoadedProtocol;
@@ -87,7 +88,7 @@ pub fn export_jsonl(ledger: &Ledger) -> Result<(String, Option<String>, usize)> 
     let Some(tip) = ledger.tip()? else {
         return Ok((String::new(), None, 0));
     };
-    let records = git_records(ledger, tip)?;
+    let records = ledger.records(tip)?;
     for r in records.iter() {
         if let Some(u) = r.unreadable.first() {
             let e = ledger.unreadable_error(u);

@@ -31,7 +31,8 @@
 
 use super::entry::{DataAccess, Draft, Entry, EntryKind};
 use super::rules::{Fact, LedgerState, Verdict};
-use super::store::{Ledger, StoredEntry};
+use super::entry::StoredEntry;
+use super::store::Ledger;
 use crate::error::Result;
 use git2::Oid;
 use serde::{Deserialize, Serialize};

@@ -23,14 +23,17 @@
 //! [`verify`] checks a ledger copy, [`export`] writes and verifies the portable JSON Lines form,
 //! [`publish()`] pushes the ledger to (and fetches it back from) another local repository.
 
+mod append;
 mod chain;
 pub mod clock;
 pub mod entry;
 pub mod export;
+mod finding;
 mod index;
 pub mod log;
 mod opening;
 pub mod publish;
+pub mod review;
 mod records;
 pub mod rules;
 pub mod signer;
@@ -46,14 +49,20 @@ pub mod tsa;
 
 pub use entry::{
     hashes_of, AccessLevels, ClockSource, DataAccess, Draft, Entry, EntryKind, InputKey, InputRole, Inputs,
-    NoteSummary, RngInfo, Tool, GENESIS,
+    NoteSummary, RngInfo, StoredEntry, Tool, GENESIS,
 };
 pub use export::{export_jsonl, export_to, verify_export, ExportLine, ExportSummary, EXPORT_FORMAT, EXPORT_FORMAT_V1};
 pub use index::Snapshot;
 pub use log::{log, LogItem};
 pub use publish::{fetch_published, publish, resolve_remote, verify_remote, PublishReport, Remote};
 pub use signer::CommitSigner;
-pub use store::{AppendStep, Ledger, StoredEntry, LEDGER_REF, LEDGER_REFSPEC};
-pub use verify::{
-    verify_at, verify_ledger, verify_ref, CheckStatus, Finding, FindingCode, ProtocolCheck, RemoteCheck, VerifyReport,
-};
+pub use store::{AppendStep, Ledger};
+pub use finding::{Finding, FindingCode};
+pub use verify::{verify_at, verify_ledger, verify_ref, CheckStatus, ProtocolCheck, RemoteCheck, VerifyReport};
+
+/// The ref holding the ledger's tip commit.
+pub const LEDGER_REF: &str = "refs/pledge/ledger";
+
+/// The refspec that fetches every ref under `refs/pledge/` (the ledger) into the same names:
+/// git fetches only branches and tags unless told.
+pub const LEDGER_REFSPEC: &str = "refs/pledge/*:refs/pledge/*";

@@ -8,9 +8,10 @@
 //! copy never leaves a commit without its history) and the remote ref is moved with a
 //! compare-and-swap; a push that is not a fast-forward is refused.
 
-use super::records::git_records;
-use super::store::{Ledger, LEDGER_REF};
-use super::verify::{verify_ledger, Finding, FindingCode, RemoteCheck, VerifyReport};
+use super::store::Ledger;
+use super::LEDGER_REF;
+use super::finding::{Finding, FindingCode};
+use super::verify::{verify_ledger, RemoteCheck, VerifyReport};
 use crate::error::{Error, Result};
 use crate::protocol::LoadedProtocol;
 use git2::{ErrorCode, ObjectType, Odb, Oid, Repository};
@@ -250,9 +251,9 @@ pub fn verify_remote(ledger: &Ledger, remote: &Remote, protocol: Option<&LoadedP
             ),
         ));
     }
-    let published = git_records(&src, ptip)?;
+    let published = src.records(ptip)?;
     let local = match ledger.tip()? {
-        Some(t) => git_records(ledger, t)?,
+        Some(t) => ledger.records(t)?,
         None => Default::default(),
     };
     rc.published_entries = published.len();

@@ -2,7 +2,6 @@
 //! read without trusting it, so that a malformed entry becomes a finding instead of an error.
 
 use super::entry::Entry;
-use super::store::Ledger;
 use crate::error::{Error, Result};
 use git2::{ObjectType, Oid};
 
@@ -101,25 +100,11 @@ impl Record {
     }
 }
 
-/// Reads the records of the chain ending at commit `tip`, first to last, following first
-/// parents, each with its raw commit object. Errors (exit 70): the repository cannot be read,
-/// or `tip` is not a commit.
-///
-/// The records of the last tip read are kept by the [`Ledger`] handle (a commit id covers its
-/// whole history: libgit2 checks every object it reads against its id, unless the process turned
-/// that off, as only the `log` and `export` commands do), so the checks of one command (the
-/// chain, tokens and signatures, deviations) read the chain once.
-pub(crate) fn git_records(ledger: &Ledger, tip: Oid) -> Result<std::sync::Arc<Vec<Record>>> {
-    if let Some(hit) = ledger.memo_records(tip) {
-        return Ok(hit);
-    }
-    let records = std::sync::Arc::new(read_records(ledger, tip)?);
-    ledger.remember_records(tip, records.clone());
-    Ok(records)
-}
-
-fn read_records(ledger: &Ledger, tip: Oid) -> Result<Vec<Record>> {
-    let repo = ledger.repo();
+/// Reads the records of the chain ending at commit `tip` of `repo`, first to last, following
+/// first parents, each with its raw commit object (the ledger handle keeps the last ones read:
+/// `Ledger::records`). Errors (exit 70): the repository cannot be read, or `tip` is not a
+/// commit.
+pub(crate) fn read_records(repo: &git2::Repository, tip: Oid) -> Result<Vec<Record>> {
     let odb = repo.odb().map_err(|e| Error::git("opening the object database", e))?;
     let mut out: Vec<Record> = Vec::new();
     let mut next = Some(tip);

@@ -67,7 +67,7 @@ impl Human for VerifyReport {
             let cut = self
                 .findings
                 .iter()
-                .any(|f| f.code == crate::ledger::verify::FindingCode::LedgerUnreadable);
+                .any(|f| f.code == crate::ledger::FindingCode::LedgerUnreadable);
             s.push_str(&review(r, cut));
             if let (None, Some(t), false) = (&r.tip, &self.tip, self.tip_authenticated) {
                 s.push_str(&format!(
@@ -82,8 +82,8 @@ impl Human for VerifyReport {
 
 /// The reviewer summary: one block per registered study, then the tip id to cite. `cut`: some
 /// entries cannot be read, so a registration may lie among them.
-fn review(r: &crate::ledger::witness::Review, cut: bool) -> String {
-    use crate::ledger::witness::SignatureState;
+fn review(r: &crate::ledger::review::Review, cut: bool) -> String {
+    use crate::ledger::review::SignatureState;
     use crate::text::plural;
     let mut s = String::from("\nreviewer summary:\n");
     if r.studies.is_empty() && cut {

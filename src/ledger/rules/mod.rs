@@ -59,7 +59,7 @@ pub use violation::Violation;
 pub use witness::{Signed, Token, WitnessEvidence, WitnessRequired};
 
 use super::entry::{DataAccess, Draft, Entry, EntryKind, Tool};
-use super::store::StoredEntry;
+use super::entry::StoredEntry;
 
 /// The whole chain folded: the state at its end and what the rules say of every entry.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]

@@ -4,7 +4,7 @@
 
 use super::*;
 use crate::ledger::entry::{DataAccess, InputKey, InputRole, GENESIS};
-use crate::ledger::verify::FindingCode;
+use crate::ledger::FindingCode;
 
 pub(super) fn entry(seq: u64, kind: EntryKind, study: &str, protocol: Option<&str>) -> Entry {
     Entry {

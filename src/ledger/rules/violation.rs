@@ -3,7 +3,7 @@
 //! refusal they explain to the user ([`Violation::refusal`]).
 
 use super::super::entry::{Entry, EntryKind, InputRole, Inputs};
-use super::super::verify::FindingCode;
+use super::super::finding::FindingCode;
 use super::state::{Overlap, Scope};
 use crate::error::Refusal;
 use crate::records::FieldDeviation;

@@ -31,12 +31,12 @@ pub fn exit_codes() -> String {
     out
 }
 
-/// The finding codes and the note codes, each a table, from `src/ledger/verify.rs`.
+/// The finding codes and the note codes, each a table, from `src/ledger/finding.rs`.
 pub fn finding_codes() -> String {
-    let items = source::read(&source_text("src/ledger/verify.rs"));
+    let items = source::read(&source_text("src/ledger/finding.rs"));
     let (_, _, variants) = items
         .enumeration("FindingCode")
-        .expect("FindingCode in src/ledger/verify.rs");
+        .expect("FindingCode in src/ledger/finding.rs");
     let names: Vec<&str> = variants.iter().filter_map(|v| v.text.as_deref()).collect();
     assert_eq!(
         names,
