@@ -1,7 +1,14 @@
-//! Appends: the compare-and-swap loop that writes a command's entries onto the ledger's tip,
-//! with every check that decides whether an entry may be written run inside it (on a
-//! [`Snapshot`] of the tip), the append lock, the clock read once the lock is held, and the one
-//! move of `refs/pledge/ledger`, so that all entries of one command land or none do.
+//! Appends: the compare-and-swap loop that writes a command's entries onto the ledger's tip.
+//!
+//! Every check that decides whether an entry may be written (is the protocol registered and
+//! unchanged, did the stop rule say stop, is the assignment the recorded one) runs inside
+//! [`Ledger::append_many_with`], on a [`Snapshot`] of the tip: if another process moved the
+//! ledger first, the checks run again on the new tip, and all entries of one command land in one
+//! compare-and-swap of `refs/pledge/ledger`, or none do. The loop takes the append lock, reads
+//! the clock (`ledger::clock`), drafts, writes the commits, checks them against the registration
+//! rules, lets a second step draft entries over their final hashes
+//! ([`Ledger::append_many_then`]: the TSA token of a registration) and only then moves the ref;
+//! a test hook ([`super::AppendStep`]) stops an append between these steps.
 
 use super::clock::{Clocks, Dated};
 use super::entry::{ClockSource, Draft, Entry, EntryKind, StoredEntry, Tool, GENESIS};

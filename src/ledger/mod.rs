@@ -22,6 +22,21 @@
 //!
 //! [`verify`] checks a ledger copy, [`export`] writes and verifies the portable JSON Lines form,
 //! [`publish()`] pushes the ledger to (and fetches it back from) another local repository.
+//!
+//! **Object ids and libgit2's re-hash.** libgit2 re-hashes every object it reads against its id
+//! (collision-detecting SHA-1); git itself does so only in `fsck`. What of `verify` rests on
+//! that: each entry is bound by SHA-256 to the commit message that names its `entry_sha256`,
+//! `result.json` and `protocol.toml` by the hashes in the entry, the entries to each other by
+//! `prev_sha256`, and a commit signature covers the raw commit bytes as read. None of these needs
+//! the SHA-1 check. But the commit objects themselves, and so the tip's message and the chain
+//! from it, are bound to their ids only by that check: `verify --expect-tip ID` and `verify
+//! --remote` compare ids and trust that an id covers its content, and the append index trusts
+//! the same. So `verify`, appends and `publish` keep libgit2's check on. `log` (it shows entries
+//! as stored, as `git log` does, and claims nothing) and `export` (the export carries every id
+//! with the content, and `verify --ledger FILE` recomputes each commit and tree id from it, so an
+//! object whose content does not match its id shows there as `commit-id-mismatch`) turn it and
+//! libgit2's object cache off: the process-wide setting is made only by the CLI layer
+//! (`cli/ledger.rs`, `UncheckedReads`), never by the library.
 
 mod append;
 mod chain;

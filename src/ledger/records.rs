@@ -1,5 +1,15 @@
 //! The raw material verification works on: one [`Record`] per ledger commit (or export line),
 //! read without trusting it, so that a malformed entry becomes a finding instead of an error.
+//!
+//! Reading the whole chain (`verify`, `report`, `export`) goes through here; the records of the
+//! last tip read are kept by the `Ledger` handle, so that one command walks the chain once. Each
+//! commit, tree and file is read once, raw, from the object database, commit and tree parsed
+//! here; anything those small parsers do not take as ordinary (not a commit, an unreadable
+//! object, an odd header layout) goes through libgit2's parsed objects, whose errors and findings
+//! stand. An object missing or damaged there (a shallow fetch, a deleted loose object) is kept in
+//! the record (`Record::unreadable`): `verify` reports it as `ledger-unreadable`, and `log`,
+//! `export` and appends refuse with exit 2 and a `git fetch` hint (`Ledger::unreadable_hint`).
+//! Neither reader honours `git replace` refs; `verify` notes them (`replace-refs`).
 
 use super::entry::Entry;
 use crate::error::{Error, Result};

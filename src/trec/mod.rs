@@ -1,5 +1,5 @@
 //! TREC runs and qrels: per-topic measures computed as trec_eval computes them, the
-//! `trec_eval -q` text format, a [`ScoreTable`](crate::scores::ScoreTable) for the analysis, and
+//! `trec_eval -q` text format (`scores::score_table` makes the analysis's score table from them), and
 //! the pool-bias statement.
 //!
 //! Reference implementation: usnistgov/trec_eval (10.0, commit f4253652; 9.0.8 for the
