@@ -316,7 +316,8 @@ pub fn cell_text(v: &serde_json::Value) -> String {
 /// Errors (exit 2): not a readable Parquet file (naming the file), including a corrupt file on
 /// which the `parquet` decoder itself panics (caught here, so a damaged input is bad input, not
 /// a crash); row groups that declare more uncompressed data than the input's limits allow
-/// ([`crate::input::Limits::check_expansion`]).
+/// ([`crate::input::Limits::check_expansion`]); a build without the `parquet` feature (every
+/// Parquet file, with a hint naming the feature).
 pub fn parquet_objects(input: &crate::input::Input) -> Result<Vec<(usize, Fields)>> {
     crate::error::caught::catch_quietly(|| parquet_rows(input)).unwrap_or_else(|_| {
         Err(Error::in_file(
@@ -326,6 +327,7 @@ pub fn parquet_objects(input: &crate::input::Input) -> Result<Vec<(usize, Fields
     })
 }
 
+#[cfg(feature = "parquet")]
 fn parquet_rows(input: &crate::input::Input) -> Result<Vec<(usize, Fields)>> {
     use parquet::file::reader::{FileReader, SerializedFileReader};
     let path = input.path();
@@ -353,6 +355,16 @@ fn parquet_rows(input: &crate::input::Input) -> Result<Vec<(usize, Fields)>> {
         out.push((i + 1, obj));
     }
     Ok(out)
+}
+
+/// Without the `parquet` feature: every Parquet input is refused (exit 2), naming the feature.
+#[cfg(not(feature = "parquet"))]
+fn parquet_rows(input: &crate::input::Input) -> Result<Vec<(usize, Fields)>> {
+    Err(Error::in_file(
+        input.path(),
+        "is a Parquet file, and this pledge was built without the `parquet` feature",
+    )
+    .with_hint("build pledge with its default features, or with `--features parquet`"))
 }
 
 /// A Parquet file as a [`Table`] (see [`parquet_objects`]).
