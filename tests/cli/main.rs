@@ -30,6 +30,7 @@ mod readers_fuzz;
 mod registration;
 mod report;
 mod reviewing;
+mod snapshots_commands;
 mod stats;
 mod trec;
 mod walkthroughs;
