@@ -141,7 +141,7 @@ fn token_rule(v: &Version, evidence: &WitnessEvidence) -> Option<Violation> {
     let Some(t) = evidence.earliest(v.seq) else {
         return Some(Violation::TokenMissing);
     };
-    let claimed = super::super::chain::parse_time(&v.time)?;
+    let claimed = super::super::clock::parse_time(&v.time)?;
     let late = (t.at - claimed).num_seconds();
     (late > t.tolerance_secs).then(|| Violation::WitnessLate {
         at: t.at.to_rfc3339_opts(SecondsFormat::Secs, true),
