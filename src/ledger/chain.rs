@@ -30,28 +30,7 @@ pub(crate) fn check_chain(records: &[Record]) -> ChainCheck {
     let mut c = ChainCheck::default();
     let mut prev_hash: Option<(String, Option<u64>)> = None;
     for (i, r) in records.iter().enumerate() {
-        if r.parents.len() > 1 {
-            c.bad(
-                FindingCode::MergeCommit,
-                r.seq(),
-                format!("{} has {} parents; ledger commits have one", r.at, r.parents.len()),
-            );
-        }
-        for u in &r.unreadable {
-            let cut = match (r.commit_raw.is_none(), i) {
-                (true, 0) if records.len() == 1 => "; no entry can be read or checked",
-                (true, _) => "; no entry before it can be read or checked",
-                _ => "",
-            };
-            c.bad(
-                FindingCode::LedgerUnreadable,
-                r.seq(),
-                match r.seq() {
-                    Some(s) => format!("entry #{}: {}{}", s, u, cut),
-                    None => format!("{}{}", u, cut),
-                },
-            );
-        }
+        check_commit(&mut c, r, i, records.len());
         let e = match &r.entry {
             Ok(e) => e,
             Err(_) if !r.unreadable.is_empty() => {
@@ -69,36 +48,7 @@ pub(crate) fn check_chain(records: &[Record]) -> ChainCheck {
             }
         };
         let n = Some(e.seq);
-        let (hash_form, stored_form) = e.canonical_and_stored_bytes();
-        let recomputed = crate::io::sha256_hex(&hash_form);
-        if recomputed != e.entry_sha256 {
-            c.bad(
-                FindingCode::EntryHashMismatch,
-                n,
-                format!(
-                    "entry #{} ({}) was edited: its content hashes to {} but it records entry_sha256 {}",
-                    e.seq, r.at, recomputed, e.entry_sha256
-                ),
-            );
-        } else if r.entry_bytes.as_ref().is_some_and(|b| *b != stored_form) {
-            c.bad(
-                FindingCode::EntryNotCanonical,
-                n,
-                format!(
-                    "entry #{} ({}): entry.json is not in canonical form (its bytes were edited)",
-                    e.seq, r.at
-                ),
-            );
-        }
-        if let Some(m) = &r.message_sha {
-            if *m != e.entry_sha256 {
-                c.bad(
-                    FindingCode::CommitMismatch,
-                    n,
-                    format!("entry #{}: {} names entry_sha256 {} in its message", e.seq, r.at, m),
-                );
-            }
-        }
+        check_hashes(&mut c, r, e);
         match (i, &prev_hash) {
             (0, _) if e.prev_sha256 != GENESIS => c.bad(
                 FindingCode::BrokenLink,
@@ -140,6 +90,69 @@ pub(crate) fn check_chain(records: &[Record]) -> ChainCheck {
     check_registrations(&mut c, records);
     check_times(&mut c, records);
     c
+}
+
+/// The checks of one ledger commit as read (the `i`th of `count`): a merge commit, and each
+/// object that could not be read (saying when no entry before it can be checked).
+fn check_commit(c: &mut ChainCheck, r: &Record, i: usize, count: usize) {
+    if r.parents.len() > 1 {
+        c.bad(
+            FindingCode::MergeCommit,
+            r.seq(),
+            format!("{} has {} parents; ledger commits have one", r.at, r.parents.len()),
+        );
+    }
+    for u in &r.unreadable {
+        let cut = match (r.commit_raw.is_none(), i) {
+            (true, 0) if count == 1 => "; no entry can be read or checked",
+            (true, _) => "; no entry before it can be read or checked",
+            _ => "",
+        };
+        c.bad(
+            FindingCode::LedgerUnreadable,
+            r.seq(),
+            match r.seq() {
+                Some(s) => format!("entry #{}: {}{}", s, u, cut),
+                None => format!("{}{}", u, cut),
+            },
+        );
+    }
+}
+
+/// The hash checks of one entry: its content against its `entry_sha256`, its stored bytes
+/// against the canonical form, and the hash its commit message names.
+fn check_hashes(c: &mut ChainCheck, r: &Record, e: &super::entry::Entry) {
+    let n = Some(e.seq);
+    let (hash_form, stored_form) = e.canonical_and_stored_bytes();
+    let recomputed = crate::io::sha256_hex(&hash_form);
+    if recomputed != e.entry_sha256 {
+        c.bad(
+            FindingCode::EntryHashMismatch,
+            n,
+            format!(
+                "entry #{} ({}) was edited: its content hashes to {} but it records entry_sha256 {}",
+                e.seq, r.at, recomputed, e.entry_sha256
+            ),
+        );
+    } else if r.entry_bytes.as_ref().is_some_and(|b| *b != stored_form) {
+        c.bad(
+            FindingCode::EntryNotCanonical,
+            n,
+            format!(
+                "entry #{} ({}): entry.json is not in canonical form (its bytes were edited)",
+                e.seq, r.at
+            ),
+        );
+    }
+    if let Some(m) = &r.message_sha {
+        if *m != e.entry_sha256 {
+            c.bad(
+                FindingCode::CommitMismatch,
+                n,
+                format!("entry #{}: {} names entry_sha256 {} in its message", e.seq, r.at, m),
+            );
+        }
+    }
 }
 
 /// `result.json` and `protocol.toml` against the hashes the entry records.

@@ -188,8 +188,55 @@ fn plan(lp: &crate::protocol::LoadedProtocol, req: &AnalyzeRequest, rel: &dyn Fn
         }
     }
     // Value labels.
-    let registered_labels = p.labels();
+    plan_labels(p, req, &mut read, &mut fields, &mut notes);
+    // What is read: score files or TREC runs.
     if v2 {
+        match (sc.layout, &req.trec) {
+            (ScoreLayout::TrecRuns, None) => fields.push(dev("scores.layout", "trec-runs", "score files (--scores)")),
+            (l, Some(_)) if !matches!(l, ScoreLayout::TrecRuns | ScoreLayout::Auto) => {
+                fields.push(dev("scores.layout", l.to_string(), "TREC runs (--qrels, --run)"))
+            }
+            _ => {}
+        }
+    }
+    // What is compared.
+    let mut settings = Settings::from_protocol(p);
+    plan_baseline(p, req, &mut fields);
+    // The split analyzed.
+    let mut split = req.split.clone();
+    if let Some(reg) = &p.analysis.split {
+        match &req.split {
+            None if req.components.is_some() => split = Some(reg.clone()),
+            Some(s) if s != reg => fields.push(dev("analysis.split", reg.clone(), s.clone())),
+            _ => {}
+        }
+    }
+    let options = run_options(p, req, read, split, registered_measure, rel);
+    // Settings given instead of the protocol's.
+    for (field, registered, used) in req.overrides.apply(&mut settings) {
+        fields.push(dev(&field, registered, used));
+    }
+    settings = settings_for(p, &options);
+    Plan {
+        options,
+        settings,
+        fields,
+        notes,
+    }
+}
+
+/// The value labels the scores are read with: the registered ones (a format-2 protocol), with a
+/// deviation when others are given; a format-1 protocol registers none, so labels given are a
+/// note.
+fn plan_labels(
+    p: &crate::protocol::Protocol,
+    req: &AnalyzeRequest,
+    read: &mut crate::scores::ReadOptions,
+    fields: &mut Vec<FieldDeviation>,
+    notes: &mut Notes,
+) {
+    let registered_labels = p.labels();
+    if p.schema_version >= 2 {
         let norm = |l: &[(String, f64)]| {
             let mut v: Vec<(String, String)> = l.iter().map(|(k, x)| (k.to_ascii_lowercase(), x.to_string())).collect();
             v.sort();
@@ -210,18 +257,11 @@ fn plan(lp: &crate::protocol::LoadedProtocol, req: &AnalyzeRequest, rel: &dyn Fn
             labels_text(&req.read.labels)
         )));
     }
-    // What is read: score files or TREC runs.
-    if v2 {
-        match (sc.layout, &req.trec) {
-            (ScoreLayout::TrecRuns, None) => fields.push(dev("scores.layout", "trec-runs", "score files (--scores)")),
-            (l, Some(_)) if !matches!(l, ScoreLayout::TrecRuns | ScoreLayout::Auto) => {
-                fields.push(dev("scores.layout", l.to_string(), "TREC runs (--qrels, --run)"))
-            }
-            _ => {}
-        }
-    }
-    // What is compared.
-    let mut settings = Settings::from_protocol(p);
+}
+
+/// The deviation of a `--baseline` from what the protocol compares (its hypotheses, or its
+/// `analysis.baseline`).
+fn plan_baseline(p: &crate::protocol::Protocol, req: &AnalyzeRequest, fields: &mut Vec<FieldDeviation>) {
     if let Some(b) = &req.baseline {
         if !p.hypotheses.is_empty() {
             let hs: Vec<String> = p
@@ -238,16 +278,20 @@ fn plan(lp: &crate::protocol::LoadedProtocol, req: &AnalyzeRequest, rel: &dyn Fn
             ));
         }
     }
-    // The split analyzed.
-    let mut split = req.split.clone();
-    if let Some(reg) = &p.analysis.split {
-        match &req.split {
-            None if req.components.is_some() => split = Some(reg.clone()),
-            Some(s) if s != reg => fields.push(dev("analysis.split", reg.clone(), s.clone())),
-            _ => {}
-        }
-    }
-    let options = RunOptions {
+}
+
+/// The options the analysis runs with and records: the inputs (paths as `rel` shows them,
+/// standard input as `-`), how they are read, the baseline, the split, the TREC inputs (with the
+/// measure given, else the registered one, else the target metric) and the overrides.
+fn run_options(
+    p: &crate::protocol::Protocol,
+    req: &AnalyzeRequest,
+    read: crate::scores::ReadOptions,
+    split: Option<String>,
+    registered_measure: Option<String>,
+    rel: &dyn Fn(&Path) -> String,
+) -> RunOptions {
+    RunOptions {
         scores: req
             .scores
             .iter()
@@ -281,17 +325,6 @@ fn plan(lp: &crate::protocol::LoadedProtocol, req: &AnalyzeRequest, rel: &dyn Fn
             pool_partial: req.pool_partial,
         }),
         overrides: req.overrides.clone(),
-    };
-    // Settings given instead of the protocol's.
-    for (field, registered, used) in req.overrides.apply(&mut settings) {
-        fields.push(dev(&field, registered, used));
-    }
-    settings = settings_for(p, &options);
-    Plan {
-        options,
-        settings,
-        fields,
-        notes,
     }
 }
 
