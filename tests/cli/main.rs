@@ -19,6 +19,7 @@ mod drafts;
 mod environment;
 mod formats;
 mod gate;
+mod layers;
 mod ledger;
 mod limits;
 mod names;
