@@ -10,12 +10,12 @@
 //! ([`Ledger::append_many_then`]: the TSA token of a registration) and only then moves the ref;
 //! a test hook ([`super::AppendStep`]) stops an append between these steps.
 
-use super::clock::{Clocks, Dated};
-use super::entry::{ClockSource, Draft, Entry, EntryKind, StoredEntry, Tool, GENESIS};
+use super::clock::Dated;
+use super::entry::{Draft, Entry, EntryKind, Tool, GENESIS};
 use super::index::Snapshot;
 use super::store::{AppendStep, Ledger};
 use super::LEDGER_REF;
-use crate::error::{Error, GitError, Result};
+use crate::error::{Error, Result};
 use chrono::{DateTime, SecondsFormat, Utc};
 use git2::{ErrorCode, Oid, Signature, Time};
 use std::path::PathBuf;
@@ -122,7 +122,6 @@ impl Ledger {
         };
         self.cas_loop(now, study, with_access, then_with_access)
     }
-
 
     /// The compare-and-swap loop: under the append lock, `make` drafts the entries (with their
     /// data access set) from a snapshot of the tip; they are dated ([`Clocks::date`], the clock

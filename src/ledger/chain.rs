@@ -3,10 +3,10 @@
 //! the stored result and protocol blobs against their recorded hashes, and the registration
 //! rules ([`super::rules`], replayed over the whole chain).
 
-use super::entry::{EntryKind, GENESIS};
-use super::records::Record;
 use super::clock::parse_time;
+use super::entry::{EntryKind, GENESIS};
 use super::finding::{Finding, FindingCode};
+use super::records::Record;
 use std::collections::BTreeMap;
 
 /// Findings and notes of one chain.

@@ -27,9 +27,9 @@
 //! `gpgsig` header, so [`super::witness`] checks each line's SSH signature offline too.
 
 use super::entry::{canonical_json, Entry};
+use super::finding::{Finding, FindingCode};
 use super::records::Record;
 use super::store::Ledger;
-use super::finding::{Finding, FindingCode};
 use super::verify::VerifyReport;
 use crate::error::{Error, Result};
 use crate::input::Input;

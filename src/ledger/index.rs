@@ -29,9 +29,9 @@
 //! The layout is this module's own (field `version`); an index of another version, or one that
 //! does not parse, is rebuilt. Failing to write it only costs a rebuild next time.
 
+use super::entry::StoredEntry;
 use super::entry::{DataAccess, Draft, Entry, EntryKind};
 use super::rules::{Fact, LedgerState, Verdict};
-use super::entry::StoredEntry;
 use super::store::Ledger;
 use crate::error::Result;
 use git2::Oid;

@@ -48,8 +48,8 @@ mod index;
 pub mod log;
 mod opening;
 pub mod publish;
-pub mod review;
 mod records;
+pub mod review;
 pub mod rules;
 pub mod signer;
 mod store;
@@ -67,12 +67,12 @@ pub use entry::{
     NoteSummary, RngInfo, StoredEntry, Tool, GENESIS,
 };
 pub use export::{export_jsonl, export_to, verify_export, ExportLine, ExportSummary, EXPORT_FORMAT, EXPORT_FORMAT_V1};
+pub use finding::{Finding, FindingCode};
 pub use index::Snapshot;
 pub use log::{log, LogItem};
 pub use publish::{fetch_published, publish, resolve_remote, verify_remote, PublishReport, Remote};
 pub use signer::CommitSigner;
 pub use store::{AppendStep, Ledger};
-pub use finding::{Finding, FindingCode};
 pub use verify::{verify_at, verify_ledger, verify_ref, CheckStatus, ProtocolCheck, RemoteCheck, VerifyReport};
 
 /// The ref holding the ledger's tip commit.

@@ -8,10 +8,10 @@
 //! copy never leaves a commit without its history) and the remote ref is moved with a
 //! compare-and-swap; a push that is not a fast-forward is refused.
 
-use super::store::Ledger;
-use super::LEDGER_REF;
 use super::finding::{Finding, FindingCode};
+use super::store::Ledger;
 use super::verify::{verify_ledger, RemoteCheck, VerifyReport};
+use super::LEDGER_REF;
 use crate::error::{Error, Result};
 use crate::protocol::LoadedProtocol;
 use git2::{ErrorCode, ObjectType, Odb, Oid, Repository};

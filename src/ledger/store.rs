@@ -1,17 +1,15 @@
 //! Git storage of the ledger through git2.
 
-use super::clock::{Clocks, Dated};
-use super::entry::{ClockSource, Draft, Entry, EntryKind, StoredEntry, Tool, GENESIS};
-use super::{LEDGER_REF, LEDGER_REFSPEC};
+use super::clock::Clocks;
+use super::entry::{ClockSource, Entry, EntryKind, StoredEntry};
 use super::opening::{open_error, Opening};
 use super::records::Unreadable;
 use super::signer::CommitSigner;
+use super::{LEDGER_REF, LEDGER_REFSPEC};
 use crate::error::{Error, GitError, Result};
-use chrono::{DateTime, SecondsFormat, Utc};
-use git2::{ErrorCode, Oid, Repository, Signature, Time};
+use chrono::{DateTime, Utc};
+use git2::{ErrorCode, Oid, Repository};
 use std::path::{Path, PathBuf};
-
-
 
 /// A handle on the ledger of one git repository.
 pub struct Ledger {
@@ -491,7 +489,6 @@ impl Ledger {
             .ok_or_else(|| no_entry_json(oid))?;
         Ok((parse(&bytes)?, commit.parent_id(0).ok()))
     }
-
 }
 
 /// The error (exit 2) for ledger commit `oid` holding no `entry.json` file.
@@ -513,11 +510,10 @@ fn no_entry_json(oid: Oid) -> Error {
     .with_hint("run `pledge verify` to see every problem of the ledger")
 }
 
-
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::ledger::DataAccess;
+    use crate::ledger::{DataAccess, Draft, GENESIS};
     use chrono::TimeZone;
 
     #[test]

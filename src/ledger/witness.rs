@@ -20,19 +20,19 @@
 //! (`commit_raw`), so its signatures are checked the same way, offline.
 
 use super::clock::parse_time;
-use super::entry::{DataAccess, Entry, EntryKind};
+use super::entry::{Entry, EntryKind};
+use super::finding::{Finding, FindingCode};
 use super::gitobj::{split_signature, ObjectFormat};
 use super::review::{Review, SignatureState, StudyReview, WitnessedTime};
 use super::sshsig::{self, AllowedSigners, CommitSignature, SigProblem};
 use super::store::Ledger;
 use super::tsa::{self, Trust, TrustAnchors};
-use super::finding::{Finding, FindingCode};
 use super::verify::VerifyReport;
 use crate::error::Result;
 use crate::input::Input;
 use crate::records::{RegistrationSummary, TimestampSummary};
 use chrono::{DateTime, SecondsFormat, Utc};
-use serde::{Deserialize as _, Serialize};
+use serde::Deserialize as _;
 
 pub use super::rules::WitnessRequired;
 use super::rules::{witness::span, Fact, LedgerState, Signed, Token, WitnessEvidence};

@@ -648,7 +648,11 @@ fn check_tables(pick: impl Fn(&Table) -> bool) {
     let tables: Vec<Table> = architecture_tables().into_iter().filter(|t| pick(t)).collect();
     assert!(!tables.is_empty(), "ARCHITECTURE.md has no such layer table");
     let problems = check(&source_tree(), &tables);
-    assert!(problems.is_empty(), "the layers of ARCHITECTURE.md do not hold:\n{}", problems.join("\n"));
+    assert!(
+        problems.is_empty(),
+        "the layers of ARCHITECTURE.md do not hold:\n{}",
+        problems.join("\n")
+    );
 }
 
 #[test]

@@ -58,8 +58,8 @@ pub use step::{counted_changes, Fact, Verdict, COUNTED_ROLES, DATA_ROLES};
 pub use violation::Violation;
 pub use witness::{Signed, Token, WitnessEvidence, WitnessRequired};
 
-use super::entry::{DataAccess, Draft, Entry, EntryKind, Tool};
 use super::entry::StoredEntry;
+use super::entry::{DataAccess, Draft, Entry, EntryKind, Tool};
 
 /// The whole chain folded: the state at its end and what the rules say of every entry.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
