@@ -656,6 +656,11 @@ fn check_tables(pick: impl Fn(&Table) -> bool) {
 }
 
 #[test]
+fn the_top_level_layer_table_of_architecture_md_holds() {
+    check_tables(|t| t.scope.is_none());
+}
+
+#[test]
 fn the_directory_layer_tables_of_architecture_md_hold() {
     check_tables(|t| t.scope.is_some());
 }
