@@ -54,8 +54,14 @@ fn snapshot_every_step_of_the_demo_study() {
     for (name, args) in [
         ("log", vec!["log"]),
         ("verify_plain", vec!["verify"]),
-        ("compare", vec!["compare", "--scores", "data/correctness.csv", "--label", "HALTED=0"]),
-        ("compare_unknown_label", vec!["compare", "--scores", "data/correctness.csv"]),
+        (
+            "compare",
+            vec!["compare", "--scores", "data/correctness.csv", "--label", "HALTED=0"],
+        ),
+        (
+            "compare_unknown_label",
+            vec!["compare", "--scores", "data/correctness.csv"],
+        ),
         (
             "power",
             vec![
