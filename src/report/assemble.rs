@@ -4,6 +4,7 @@
 
 use super::card::{self, Classification, VerdictCard};
 use super::model::*;
+use super::names::ShortNames;
 use super::reproduce::{self, ReproduceInputs};
 use super::sections::{self, AccessHistory};
 use crate::error::{Error, Result};
@@ -169,17 +170,27 @@ pub fn assemble(entries: &[StoredEntry], study_id: &str, ctx: Context) -> Result
     };
     let diagnostics = super::diagnostics::diagnostics_view(&s.mine, &mut svgs)?;
     let amended = sections::amended_hypotheses(&s.mine, &access)?;
+    let names = ShortNames::of(
+        &analysis
+            .iter()
+            .flat_map(|a| a.systems.iter().map(|sy| sy.name.clone()))
+            .collect::<Vec<_>>(),
+    );
     let results = match &analysis {
         Some(a) => ResultsView {
             split: card::heading_split(a, lead_split(&s)),
-            ..with_marks(super::results::results_view(a, &s.protocol, &mut svgs)?, &amended)
+            ..with_marks(super::results::results_view(a, &s.protocol, &names, &mut svgs)?, &amended)
         },
         None => ResultsView::default(),
     };
     let mut power = sections::power_view(&s.protocol, count_record.as_ref(), analysis.as_ref());
+    power.achieved_mde = names.replace_in(&power.achieved_mde);
     power.at_analysis = power_at_analysis(&s);
     let pool = super::pool::pool_view(&s.protocol, analysis.as_ref());
-    let history = sections::history_view(&s.mine, &s.review, &s.protocol)?;
+    let mut history = sections::history_view(&s.mine, &s.review, &s.protocol)?;
+    for a in &mut history.analyses {
+        a.results = names.replace_in(&a.results);
+    }
     let summary = sections::summary(&s.protocol, &components, &results, &pool);
     let reproduce = reproduce::reproduce_view(&ReproduceInputs {
         protocol: &s.protocol,
@@ -191,7 +202,10 @@ pub fn assemble(entries: &[StoredEntry], study_id: &str, ctx: Context) -> Result
         entries: entries.len() as u64,
         rendered: &ctx.rendered,
     });
-    let card = card_view(&s, analysis.as_ref(), &amended, &study, &components, signature);
+    let mut card = card_view(&s, analysis.as_ref(), &amended, &study, &components, signature);
+    for v in &mut card.verdicts {
+        v.comparison = names.replace_in(&v.comparison);
+    }
     Ok(Assembled {
         data: ReportData {
             card,

@@ -151,9 +151,10 @@ const PALETTE: [RGBColor; 6] = [
 /// Which count a panel plots.
 type Get = fn(&crate::records::count::Snapshot) -> usize;
 
-/// SVG (960 × 400) of a sensitivity curve: components in all (left) and components holding
-/// candidates (right) against the Jaccard threshold, one line per shingle size (log scale), the
-/// registered rule marked by a vertical line and a ring. Text is 12 px or larger.
+/// SVG (960 × 400, and a legend strip below) of a sensitivity curve: components in all (left)
+/// and components holding candidates (right) against the Jaccard threshold, one line per shingle
+/// size (log scale), the registered rule marked by a vertical line and a ring; one legend for
+/// both panels, under them. Text is 12 px or larger.
 ///
 /// Errors: a drawing failure (internal).
 pub fn sensitivity_svg(s: &Sensitivity) -> Result<String> {
@@ -166,8 +167,11 @@ pub fn sensitivity_svg(s: &Sensitivity) -> Result<String> {
     let pad = ((j1 - j0) * 0.04).max(0.01);
     let mut out = String::new();
     {
-        let root = SVGBackend::with_string(&mut out, (960, 400)).into_drawing_area();
+        let legend = sensitivity_legend(s, &sizes);
+        let height = 400 + super::svg::legend_height(&legend, 960) as u32;
+        let root = SVGBackend::with_string(&mut out, (960, height)).into_drawing_area();
         root.fill(&WHITE).map_err(plot_err)?;
+        let root = super::svg::legend_below(&root, &legend)?;
         let root = root
             .titled(
                 "Components under the near-duplicate rule's threshold (diagnostic)",
@@ -185,6 +189,27 @@ pub fn sensitivity_svg(s: &Sensitivity) -> Result<String> {
         root.present().map_err(plot_err)?;
     }
     Ok(out)
+}
+
+/// The legend the two panels of [`sensitivity_svg`] share: the registered rule's line, then one
+/// line per shingle size, in the panels' colours and widths.
+fn sensitivity_legend(s: &Sensitivity, sizes: &[usize]) -> Vec<(String, super::svg::Mark)> {
+    use super::svg::Mark;
+    let mut items = vec![(
+        format!(
+            "registered: n = {}, J ≥ {}",
+            s.registered_shingle_size, s.registered_jaccard
+        ),
+        Mark::Line(RED, 1),
+    )];
+    for (i, &n) in sizes.iter().enumerate() {
+        let width = if n == s.registered_shingle_size { 3 } else { 1 };
+        items.push((
+            format!("shingle size {}", n),
+            Mark::Line(PALETTE[i % PALETTE.len()], width),
+        ));
+    }
+    items
 }
 
 /// One panel of [`sensitivity_svg`]: the count `get` picks against the Jaccard threshold over
@@ -221,12 +246,7 @@ fn draw_panel(
             vec![(s.registered_jaccard, 0.7), (s.registered_jaccard, ymax)],
             RED.stroke_width(1),
         ))
-        .map_err(plot_err)?
-        .label(format!(
-            "registered: n = {}, J ≥ {}",
-            s.registered_shingle_size, s.registered_jaccard
-        ))
-        .legend(|(x, y)| PathElement::new(vec![(x, y), (x + 16, y)], RED));
+        .map_err(plot_err)?;
     for (i, &n) in sizes.iter().enumerate() {
         let color = PALETTE[i % PALETTE.len()];
         let line: Vec<(f64, f64)> = s
@@ -238,9 +258,7 @@ fn draw_panel(
         let width = if n == s.registered_shingle_size { 3 } else { 1 };
         chart
             .draw_series(LineSeries::new(line.clone(), color.stroke_width(width)))
-            .map_err(plot_err)?
-            .label(format!("shingle size {}", n))
-            .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 16, y)], color.stroke_width(width)));
+            .map_err(plot_err)?;
         chart
             .draw_series(line.iter().map(|&p| Circle::new(p, 2, color.filled())))
             .map_err(plot_err)?;
@@ -252,14 +270,6 @@ fn draw_panel(
                 .filter(|p| p.registered)
                 .map(|p| Circle::new((p.jaccard, get(&p.counts) as f64), 7, RED.stroke_width(2))),
         )
-        .map_err(plot_err)?;
-    chart
-        .configure_series_labels()
-        .label_font(("sans-serif", 15))
-        .background_style(WHITE.mix(0.8))
-        .border_style(BLACK)
-        .position(SeriesLabelPosition::UpperLeft)
-        .draw()
         .map_err(plot_err)?;
     Ok(())
 }

@@ -56,6 +56,13 @@ pub fn results_table(data: &ReportData) -> String {
         }
         t.push_str("\\bottomrule\n\\end{tabular}\n");
     }
+    if !r.names.is_empty() {
+        t.push_str("\n\\medskip\n\\begin{tabular}{ll}\n\\toprule\nShort name & System \\\\\n\\midrule\n");
+        for n in &r.names {
+            t.push_str(&row(&[escape(&n.short), escape(&n.full)]));
+        }
+        t.push_str("\\bottomrule\n\\end{tabular}\n");
+    }
     t.push_str("\\end{table}\n");
     t
 }

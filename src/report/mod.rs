@@ -14,10 +14,12 @@
 mod assemble;
 pub mod card;
 pub mod diagnostics;
+pub mod flowchart;
 pub mod html;
 pub mod latex;
 pub mod markdown;
 pub mod model;
+pub mod names;
 mod pool;
 mod render;
 mod reproduce;
@@ -103,9 +105,15 @@ pub struct Produced {
 }
 
 impl Produced {
-    /// The self-contained HTML page of the report (see [`html::to_html`]).
+    /// The self-contained HTML page of the report (see [`html::to_html`]), with the components'
+    /// flowchart drawn as an SVG in place of its Mermaid source.
     pub fn html(&self) -> String {
-        html::to_html(&self.markdown, &self.data.study.title, &self.svgs)
+        let c = &self.data.components;
+        let mut diagrams = BTreeMap::new();
+        if !c.mermaid.is_empty() {
+            diagrams.insert(c.mermaid.trim().to_string(), c.flowchart_svg.clone());
+        }
+        html::to_html(&self.markdown, &self.data.study.title, &self.svgs, &diagrams)
     }
 
     /// The LaTeX table of the results (see [`latex::results_table`]), ending with the stamp.

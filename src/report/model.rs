@@ -106,13 +106,20 @@ pub struct ComponentsView {
     pub questions: String,
     pub units: String,
     pub rows: Vec<AblationRow>,
+    /// The ablation as a Mermaid flowchart (for a Markdown viewer that draws Mermaid).
     pub mermaid: String,
+    /// The same flowchart drawn as an SVG document (the HTML page shows it in place of the
+    /// Mermaid block; an HTML template can print it with `| safe`).
+    pub flowchart_svg: String,
     pub counted: String,
     pub counted_what: String,
     pub required: String,
     pub required_how: String,
     pub decision: String,
+    /// The component-size histogram's file name; empty when it is left out.
     pub sizes_svg: String,
+    /// Why the histogram is left out, in one line (see `sizes_svg`); empty when it is drawn.
+    pub sizes_absent: String,
     /// When the protocol was amended after this count in what a count decides from (link
     /// rules, components, splits, stop rule, a derived requirement's target): the versions
     /// and every changed value, in words; empty otherwise.
@@ -160,7 +167,10 @@ pub struct ComparisonView {
     pub adj_p: String,
     pub effect: String,
     pub flags: String,
+    /// The bootstrap picture's file name; empty when it is left out.
     pub svg: String,
+    /// Why the picture is left out, in one line; empty when it is drawn.
+    pub svg_absent: String,
 }
 
 /// One registered hypothesis and its answer.
@@ -221,6 +231,37 @@ pub struct ResultsView {
     pub notes: Vec<String>,
     /// The split analyzed, named in every result heading (empty when no split applies).
     pub split: String,
+    /// How system names are shortened, in one sentence ending "The key:"; empty when no name
+    /// is.
+    pub names_rule: String,
+    /// The key of shortened system names, in the systems' order; empty when no name is
+    /// shortened (every name in the report is then the full one).
+    pub names: Vec<NameView>,
+    /// With many systems (more than six): every system ranked, for the summary; empty
+    /// otherwise.
+    pub ranking: Vec<RankView>,
+    /// What the ranking's rank and interval are, in one sentence; empty without a ranking.
+    pub ranking_note: String,
+    /// With many systems: which comparisons have a bootstrap picture and why, in one sentence.
+    pub pictures_note: String,
+}
+
+/// A shortened system name and the full one.
+#[derive(Debug, Clone, Serialize)]
+pub struct NameView {
+    pub short: String,
+    pub full: String,
+}
+
+/// One row of the ranking table.
+#[derive(Debug, Clone, Serialize)]
+pub struct RankView {
+    /// 1 for the highest mean; tied means share the mean of their ranks (e.g. `2.5`).
+    pub rank: String,
+    pub name: String,
+    pub mean: String,
+    /// The system's bootstrap percentile interval, `[lo, hi]`, or `—`.
+    pub interval: String,
 }
 
 /// `pool.*`.

@@ -4,6 +4,7 @@
 
 use super::card::{primary_bootstrap, Verdict};
 use super::model::*;
+use super::names::ShortNames;
 use super::svg::{self, Histogram};
 use crate::error::Result;
 use crate::protocol::{Protocol, Scale};
@@ -11,14 +12,24 @@ use crate::records::analysis::{AchievedMde as Mde, Bootstrap, Comparison, Hypoth
 use crate::records::AnalysisRecord;
 use std::collections::BTreeMap;
 
-/// Results section from the analysis record `r` under the protocol `p`; each comparison's
-/// bootstrap picture goes into `svgs`.
+/// More systems than this make a study of "many systems": the summary then leads with a
+/// ranking table, and bootstrap pictures are drawn only for the registered hypotheses.
+pub const MANY_SYSTEMS: usize = 6;
+
+/// Results section from the analysis record `r` under the protocol `p`, system names as `names`
+/// gives them; each comparison's bootstrap picture goes into `svgs`.
 ///
 /// Errors: a picture that cannot be drawn (exit 2).
-pub fn results_view(r: &AnalysisRecord, p: &Protocol, svgs: &mut BTreeMap<String, String>) -> Result<ResultsView> {
+pub fn results_view(
+    r: &AnalysisRecord,
+    p: &Protocol,
+    names: &ShortNames,
+    svgs: &mut BTreeMap<String, String>,
+) -> Result<ResultsView> {
     let scale = p.target.scale;
     let settings = &r.settings;
     let topics = &r.topics;
+    let many = r.systems.len() > MANY_SYSTEMS;
     Ok(ResultsView {
         present: true,
         metric: format!(
@@ -43,25 +54,108 @@ pub fn results_view(r: &AnalysisRecord, p: &Protocol, svgs: &mut BTreeMap<String
             fmt_count(settings.trials as u64)
         ),
         adjust: settings.adjust.to_string(),
-        tukey: tukey_view(r, settings.alpha, scale),
+        tukey: tukey_view(r, settings.alpha, scale, names),
         filter: r.topic_filter.as_ref().map(|f| f.statement.clone()).unwrap_or_default(),
-        hypotheses: r.comparisons.iter().filter_map(|c| hypothesis_view(c, scale)).collect(),
+        hypotheses: r
+            .comparisons
+            .iter()
+            .filter_map(|c| hypothesis_view(c, scale, names))
+            .collect(),
         estimator: estimator_text(r, p),
-        systems: systems_view(r, scale),
-        comparisons: comparisons_view(r, p, svgs)?,
-        notes: notes_of(r),
+        systems: systems_view(r, scale, names),
+        comparisons: comparisons_view(r, p, names, svgs)?,
+        notes: notes_of(r).iter().map(|n| names.replace_in(n)).collect(),
+        names_rule: if names.any() { names.rule() } else { String::new() },
+        names: names
+            .key()
+            .iter()
+            .map(|(short, full)| NameView {
+                short: short.clone(),
+                full: full.clone(),
+            })
+            .collect(),
+        ranking: if many { ranking_view(r, scale, names) } else { Vec::new() },
+        ranking_note: if many { ranking_note(r) } else { String::new() },
+        pictures_note: if many {
+            format!(
+                "Bootstrap pictures are drawn for the comparisons a registered hypothesis names only: with {} systems and {} comparisons, the tables above give every interval.",
+                r.systems.len(),
+                fmt_count(r.comparisons.len() as u64)
+            )
+        } else {
+            String::new()
+        },
         // The split is named by the caller, which has the registration rules' verdict.
         split: String::new(),
     })
 }
 
+/// The systems ranked by mean, highest first (rank 1), tied means sharing the mean of their
+/// ranks, each with its interval (the bootstrap percentile interval of its estimate, `—` in a
+/// record without one).
+fn ranking_view(r: &AnalysisRecord, scale: Scale, names: &ShortNames) -> Vec<RankView> {
+    let mut order: Vec<usize> = (0..r.systems.len()).collect();
+    order.sort_by(|&a, &b| r.systems[b].mean.total_cmp(&r.systems[a].mean).then(a.cmp(&b)));
+    let mut out = Vec::with_capacity(order.len());
+    let mut i = 0;
+    while i < order.len() {
+        let mean = r.systems[order[i]].mean;
+        let tied = order[i..].iter().take_while(|&&k| r.systems[k].mean == mean).count();
+        // Positions i+1 ..= i+tied share their mean.
+        let rank = (2 * i + tied + 1) as f64 / 2.0;
+        for &k in &order[i..i + tied] {
+            let sy = &r.systems[k];
+            out.push(RankView {
+                rank: if rank.fract() == 0.0 {
+                    format!("{:.0}", rank)
+                } else {
+                    format!("{:.1}", rank)
+                },
+                name: names.get(&sy.name).to_string(),
+                mean: fmt_value(sy.mean, scale),
+                interval: sy.interval.as_ref().map_or_else(
+                    || "—".to_string(),
+                    |iv| {
+                        format!(
+                            "[{}, {}]",
+                            fmt_value(iv.bootstrap[0], scale),
+                            fmt_value(iv.bootstrap[1], scale)
+                        )
+                    },
+                ),
+            });
+        }
+        i += tied;
+    }
+    out
+}
+
+/// What the ranking table's rank and interval are, in one sentence.
+fn ranking_note(r: &AnalysisRecord) -> String {
+    let interval = r.systems.iter().find_map(|s| s.interval.as_ref()).map_or_else(
+        || "no per-system interval is in this analysis record".to_string(),
+        |iv| {
+            format!(
+                "the interval is each system's {:.0}% bootstrap percentile interval of its {} ({})",
+                iv.level * 100.0,
+                iv.estimator,
+                iv.bootstrap_method
+            )
+        },
+    );
+    format!(
+        "Ranked by mean, highest first (tied means share the mean of their ranks); {}. Which systems the tests tell apart is under Results.",
+        interval
+    )
+}
+
 /// One row per system: its mean (and, with a topic filter, its mean over all topics), topics
 /// and components.
-fn systems_view(r: &AnalysisRecord, scale: Scale) -> Vec<SystemView> {
+fn systems_view(r: &AnalysisRecord, scale: Scale, names: &ShortNames) -> Vec<SystemView> {
     r.systems
         .iter()
         .map(|sy| SystemView {
-            name: sy.name.clone(),
+            name: names.get(&sy.name).to_string(),
             mean: fmt_value(sy.mean, scale),
             unfiltered_mean: r
                 .topic_filter
@@ -79,17 +173,29 @@ fn systems_view(r: &AnalysisRecord, scale: Scale) -> Vec<SystemView> {
 fn comparisons_view(
     r: &AnalysisRecord,
     p: &Protocol,
+    names: &ShortNames,
     svgs: &mut BTreeMap<String, String>,
 ) -> Result<Vec<ComparisonView>> {
     let scale = p.target.scale;
+    let many = r.systems.len() > MANY_SYSTEMS;
     let mut out = Vec::new();
     for (i, c) in r.comparisons.iter().enumerate() {
-        let name = format!("{} − {}", c.system, c.baseline);
+        let name = format!("{} − {}", names.get(&c.system), names.get(&c.baseline));
         let primary = primary_bootstrap(c);
-        let file = format!("bootstrap-{}-{}.svg", i + 1, file_safe(&c.system));
-        if let Some(picture) = bootstrap_picture(&name, primary)? {
-            svgs.insert(file.clone(), picture);
-        }
+        let picture = if many && c.hypothesis.is_none() {
+            // With many systems only the registered hypotheses get a picture (one line says so).
+            Err(String::new())
+        } else {
+            bootstrap_picture(&name, primary)?
+        };
+        let (file, svg_absent) = match picture {
+            Ok(picture) => {
+                let file = format!("bootstrap-{}-{}.svg", i + 1, file_safe(&c.system));
+                svgs.insert(file.clone(), picture);
+                (file, String::new())
+            }
+            Err(why) => (String::new(), why),
+        };
         let mut flags = c.flags.clone();
         let m = &c.mde;
         if m.meets_target == Some(false) {
@@ -121,19 +227,30 @@ fn comparisons_view(
                 (Some(d), None) => format!("{:+.3}", d),
                 _ => "—".into(),
             },
-            flags: flags.join("; "),
+            flags: names.replace_in(&flags.join("; ")),
             svg: file,
+            svg_absent,
         });
     }
     Ok(out)
 }
 
 /// The bootstrap distribution of comparison `name` as an SVG histogram with its interval and
-/// the observed difference; `None` when the record holds no histogram.
-fn bootstrap_picture(name: &str, b: &Bootstrap) -> Result<Option<String>> {
+/// the observed difference; `Err` with why it is left out, in one line, when it would carry no
+/// information: the record holds no histogram, or every resample fell in one bin (one bar).
+fn bootstrap_picture(name: &str, b: &Bootstrap) -> Result<std::result::Result<String, String>> {
     let h = &b.histogram;
     if h.counts.is_empty() {
-        return Ok(None);
+        return Ok(Err(format!(
+            "No bootstrap picture of {}: the analysis record holds no histogram of its resamples.",
+            name
+        )));
+    }
+    if h.counts.iter().filter(|&&c| c > 0).count() == 1 {
+        return Ok(Err(format!(
+            "No bootstrap picture of {}: every resample gave the same difference (to the histogram's bin width), so it would have one bar.",
+            name
+        )));
     }
     let width = if h.bin_width > 0.0 { h.bin_width } else { 1e-3 };
     let edges: Vec<f64> = (0..=h.counts.len()).map(|k| h.min + k as f64 * width).collect();
@@ -142,7 +259,7 @@ fn bootstrap_picture(name: &str, b: &Bootstrap) -> Result<Option<String>> {
         edges,
         counts: h.counts.clone(),
     };
-    Ok(Some(svg::bootstrap_svg(
+    Ok(Ok(svg::bootstrap_svg(
         &title,
         &histogram,
         b.interval[0],
@@ -159,7 +276,7 @@ fn reversal(b: &Bootstrap) -> String {
 }
 
 /// The registered hypothesis comparison `c` answers, if any, with its verdict and power.
-fn hypothesis_view(c: &Comparison, scale: Scale) -> Option<HypothesisView> {
+fn hypothesis_view(c: &Comparison, scale: Scale, names: &ShortNames) -> Option<HypothesisView> {
     let h = c.hypothesis.as_ref()?;
     let primary = primary_bootstrap(c);
     let estimate = fmt_diff(c.difference, scale);
@@ -168,7 +285,7 @@ fn hypothesis_view(c: &Comparison, scale: Scale) -> Option<HypothesisView> {
     Some(HypothesisView {
         name: h.name.clone(),
         family: h.family.clone(),
-        comparison: format!("{} − {}", c.system, c.baseline),
+        comparison: format!("{} − {}", names.get(&c.system), names.get(&c.baseline)),
         direction: h.direction.map_or_else(|| "±margin".to_string(), |d| d.to_string()),
         verdict: verdict_text(h, &estimate, &iv),
         estimate,
@@ -289,7 +406,7 @@ fn file_safe(name: &str) -> String {
 
 /// The randomized Tukey HSD table: every pair with its difference and p, and which systems no
 /// pair test tells apart at α (connected groups of indistinguishable systems).
-fn tukey_view(r: &AnalysisRecord, alpha: f64, scale: Scale) -> TukeyView {
+fn tukey_view(r: &AnalysisRecord, alpha: f64, scale: Scale, names: &ShortNames) -> TukeyView {
     let Some(t) = &r.tukey_hsd else {
         return TukeyView::default();
     };
@@ -297,7 +414,7 @@ fn tukey_view(r: &AnalysisRecord, alpha: f64, scale: Scale) -> TukeyView {
         .pairs
         .iter()
         .map(|p| TukeyRowView {
-            pair: format!("{} − {}", p.system, p.other),
+            pair: format!("{} − {}", names.get(&p.system), names.get(&p.other)),
             difference: fmt_diff(p.difference, scale),
             p: fmt_p(p.p),
             distinguishable: if p.p < alpha { "yes".into() } else { "no".into() },
@@ -314,7 +431,7 @@ fn tukey_view(r: &AnalysisRecord, alpha: f64, scale: Scale) -> TukeyView {
         groups: format!(
             "Systems not told apart at α = {} (joined through pairs with p ≥ α): {}",
             alpha,
-            listed.join("; ")
+            names.replace_in(&listed.join("; "))
         ),
     }
 }

@@ -1,6 +1,7 @@
 //! The report's sections, each built from the registered protocol and the typed records the
 //! commands stored in the ledger ([`crate::records`]), so a report renders from the ledger alone.
 
+use super::flowchart::Flowchart;
 use super::model::*;
 use super::svg;
 use crate::error::Result;
@@ -62,9 +63,15 @@ pub fn components_view(
     let stop = &r.stop;
     let unit = count.unit.as_str();
     let units = count.units as u64;
-    let (rows, mermaid) = ablation(r);
-    let name = "component-sizes.svg".to_string();
-    svgs.insert(name.clone(), sizes_picture(r)?);
+    let (rows, chart) = ablation(r);
+    let (sizes_svg, sizes_absent) = match sizes_absent(r) {
+        Some(why) => (String::new(), why),
+        None => {
+            let name = "component-sizes.svg".to_string();
+            svgs.insert(name.clone(), sizes_picture(r)?);
+            (name, String::new())
+        }
+    };
     Ok(ComponentsView {
         present: true,
         when: format!("at {} (ledger entry #{})", e.entry.time, e.entry.seq),
@@ -75,7 +82,8 @@ pub fn components_view(
             format!("{} {}", fmt_count(units), unit_word(unit, units))
         },
         rows,
-        mermaid,
+        mermaid: chart.mermaid(),
+        flowchart_svg: chart.svg(),
         counted: fmt_count(stop.counted as u64),
         counted_what: match stop.count {
             StopCount::All => "all components".into(),
@@ -84,14 +92,15 @@ pub fn components_view(
         required: stop.required.map(fmt_count).unwrap_or_else(|| "none set".into()),
         required_how: required_how(r),
         decision: decision_text(r),
-        sizes_svg: name,
+        sizes_svg,
+        sizes_absent,
         earlier_protocol: String::new(),
     })
 }
 
 /// The ablation table (no rule, then each link rule added in order) and the same steps as a
-/// Mermaid flowchart.
-fn ablation(r: &CountRecord) -> (Vec<AblationRow>, String) {
+/// flowchart.
+fn ablation(r: &CountRecord) -> (Vec<AblationRow>, Flowchart) {
     let count = &r.count;
     let unit = count.unit.as_str();
     let (questions, units) = (count.questions as u64, count.units as u64);
@@ -102,18 +111,13 @@ fn ablation(r: &CountRecord) -> (Vec<AblationRow>, String) {
         with_candidates: fmt_count(b.with_candidates as u64),
         largest: largest_text(unit, b.largest_units as u64, b.largest_questions as u64),
     }];
-    let start = if unit == "question" {
-        format!("{} candidate questions", fmt_count(questions))
-    } else {
-        format!(
-            "{} candidate questions<br/>{} {}",
-            fmt_count(questions),
-            fmt_count(units),
-            unit_word(unit, units)
-        )
-    };
-    let mut chart = vec![format!("flowchart TB\n  R0[\"{}\"]", start)];
-    for (i, row) in count.ablation.iter().enumerate() {
+    let mut start = vec![format!("{} candidate questions", fmt_count(questions))];
+    if unit != "question" {
+        start.push(format!("{} {}", fmt_count(units), unit_word(unit, units)));
+    }
+    let mut chart = Flowchart::new();
+    let mut last = chart.node(start);
+    for row in &count.ablation {
         let k = &row.counts;
         rows.push(AblationRow {
             rule: match &row.listed {
@@ -124,16 +128,45 @@ fn ablation(r: &CountRecord) -> (Vec<AblationRow>, String) {
             with_candidates: fmt_count(k.with_candidates as u64),
             largest: largest_text(unit, k.largest_units as u64, k.largest_questions as u64),
         });
-        chart.push(format!(
-            "  R{} --> R{}[\"{}<br/>{} components ({} with candidates)\"]",
-            i,
-            i + 1,
-            mermaid_label(&row.rule),
-            fmt_count(k.components as u64),
-            fmt_count(k.with_candidates as u64)
-        ));
+        let next = chart.node(vec![
+            row.rule.clone(),
+            format!(
+                "{} components ({} with candidates)",
+                fmt_count(k.components as u64),
+                fmt_count(k.with_candidates as u64)
+            ),
+        ]);
+        chart.edge(last, next);
+        last = next;
     }
-    (rows, chart.join("\n"))
+    (rows, chart)
+}
+
+/// Why the histogram of component sizes is left out, in one line, when it would carry no
+/// information: every candidate-holding component falls in one bin (a one-bar histogram, e.g.
+/// every component one question) or there is none; `None` when it has two bars or more.
+fn sizes_absent(r: &CountRecord) -> Option<String> {
+    let bars: Vec<&crate::components::count::Bin> = r.count.histogram.iter().filter(|b| b.components > 0).collect();
+    let plural = |n: usize, one: &str, many: &str| crate::text::plural(n as u64, one, many);
+    match bars.as_slice() {
+        [] => Some("No histogram of component sizes: no component holds a candidate question.".into()),
+        [b] => {
+            let size = if b.min == b.max {
+                plural(b.min, "candidate question", "candidate questions")
+            } else {
+                format!("{}–{} candidate questions", b.min, b.max)
+            };
+            let each = match b.components {
+                1 => "the only component holds".to_string(),
+                n => format!("all {} components hold", fmt_count(n as u64)),
+            };
+            Some(format!(
+                "No histogram of component sizes: {} {}, so it would have one bar.",
+                each, size
+            ))
+        }
+        _ => None,
+    }
 }
 
 /// The histogram of component sizes (by number of candidate questions) as an SVG.
@@ -188,17 +221,6 @@ fn decision_text(r: &CountRecord) -> String {
     }
 }
 
-/// A rule name as Mermaid node text: quotes and angle brackets as Mermaid's entity codes
-/// (`#quot;`, `#lt;`, `#gt;`), so a name cannot end the label or open an HTML tag, and the
-/// code fence's backticks replaced by `'`.
-fn mermaid_label(name: &str) -> String {
-    name.replace('"', "#quot;")
-        .replace('<', "#lt;")
-        .replace('>', "#gt;")
-        .replace('`', "'")
-        .replace(['\n', '\r'], " ")
-}
-
 /// Power section: registered target, the count's requirement and the detectable difference
 /// achieved by the analysis.
 pub fn power_view(p: &Protocol, count: Option<&CountRecord>, analysis: Option<&AnalysisRecord>) -> PowerView {
@@ -210,20 +232,23 @@ pub fn power_view(p: &Protocol, count: Option<&CountRecord>, analysis: Option<&A
     let achieved = match analysis {
         None => "not analyzed".to_string(),
         Some(a) => {
-            let parts: Vec<String> = a
-                .comparisons
-                .iter()
-                .filter_map(|c| {
-                    let v = c.mde.achieved?;
-                    Some(format!(
-                        "{} − {}: {} (σ̂ = {})",
-                        c.system,
-                        c.baseline,
-                        fmt_value(v, t.scale),
-                        fmt_value(c.mde.sd, t.scale)
-                    ))
-                })
-                .collect();
+            let parts = if a.systems.len() > super::results::MANY_SYSTEMS {
+                achieved_range(a, t.scale)
+            } else {
+                a.comparisons
+                    .iter()
+                    .filter_map(|c| {
+                        let v = c.mde.achieved?;
+                        Some(format!(
+                            "{} − {}: {} (σ̂ = {})",
+                            c.system,
+                            c.baseline,
+                            fmt_value(v, t.scale),
+                            fmt_value(c.mde.sd, t.scale)
+                        ))
+                    })
+                    .collect()
+            };
             let n = a
                 .comparisons
                 .first()
@@ -253,6 +278,32 @@ pub fn power_view(p: &Protocol, count: Option<&CountRecord>, analysis: Option<&A
         required,
         achieved_mde: achieved,
         at_analysis: String::new(),
+    }
+}
+
+/// With many systems, the detectable differences achieved as one range: the smallest and the
+/// largest with their comparisons and how many comparisons it spans (empty when none is
+/// defined).
+fn achieved_range(a: &AnalysisRecord, scale: crate::protocol::Scale) -> Vec<String> {
+    let defined: Vec<(f64, &crate::stats::analyze::Comparison)> = a
+        .comparisons
+        .iter()
+        .filter_map(|c| c.mde.achieved.map(|v| (v, c)))
+        .collect();
+    let lowest = defined.iter().min_by(|x, y| x.0.total_cmp(&y.0));
+    let highest = defined.iter().max_by(|x, y| x.0.total_cmp(&y.0));
+    match (lowest, highest) {
+        (Some(lo), Some(hi)) => vec![format!(
+            "from {} ({} − {}) to {} ({} − {}) over {} comparisons",
+            fmt_value(lo.0, scale),
+            lo.1.system,
+            lo.1.baseline,
+            fmt_value(hi.0, scale),
+            hi.1.system,
+            hi.1.baseline,
+            fmt_count(defined.len() as u64)
+        )],
+        _ => Vec::new(),
     }
 }
 
@@ -298,18 +349,45 @@ pub fn power_at_analysis(
 pub fn summary(p: &Protocol, c: &ComponentsView, r: &ResultsView, pool: &PoolView) -> Vec<String> {
     let mut out = Vec::new();
     if r.present {
-        let means: Vec<String> = r.systems.iter().map(|s| format!("{} {}", s.name, s.mean)).collect();
         let topics = r.systems.first().map(|s| s.topics.clone()).unwrap_or_default();
-        out.push(format!(
-            "Mean {} over {} topics: {}.",
-            p.target.metric,
-            topics,
-            means.join(", ")
-        ));
-        for cmp in &r.comparisons {
+        if r.ranking.is_empty() {
+            let means: Vec<String> = r.systems.iter().map(|s| format!("{} {}", s.name, s.mean)).collect();
+            out.push(format!(
+                "Mean {} over {} topics: {}.",
+                p.target.metric,
+                topics,
+                means.join(", ")
+            ));
+        } else {
+            out.push(format!(
+                "Mean {} over {} topics of {} systems: ranked in the table below.",
+                p.target.metric,
+                topics,
+                r.systems.len()
+            ));
+        }
+        // With a ranking, only the comparisons a registered hypothesis names are listed here.
+        let listed = |name: &str| r.ranking.is_empty() || r.hypotheses.iter().any(|h| h.comparison == name);
+        let rest = r.comparisons.iter().filter(|c| !listed(&c.name)).count();
+        for cmp in r.comparisons.iter().filter(|c| listed(&c.name)) {
             out.push(format!(
                 "{}: difference {}, paired interval {}, reversal rate {} of resamples.",
                 cmp.name, cmp.diff, cmp.paired_ci, cmp.reversal
+            ));
+        }
+        if rest > 0 {
+            let other = if rest < r.comparisons.len() { "other " } else { "" };
+            let (noun, verb) = if rest == 1 {
+                ("comparison", "is")
+            } else {
+                ("comparisons", "are")
+            };
+            out.push(format!(
+                "{} {}pairwise {} {} under Results.",
+                fmt_count(rest as u64),
+                other,
+                noun,
+                verb
             ));
         }
     } else if c.present {

@@ -17,6 +17,7 @@ mod damaged;
 mod docs;
 mod drafts;
 mod environment;
+mod figures;
 mod formats;
 mod gate;
 mod layers;

@@ -195,7 +195,7 @@ fn verify_report_finds_edits_other_templates_and_unknown_tips() {
     ok(
         &env,
         &d,
-        "sed -i 's/0.0191/0.0091/' page.html && rm again/component-sizes.svg",
+        "sed -i 's/0.0191/0.0091/' page.html && rm again/bootstrap-2-cot_context_gpt-4_base_trial1.svg",
     );
     let r = verify("--report page.html --report again");
     assert_eq!(codes(&r, "findings"), ["report-edited", "report-edited"]);
@@ -206,7 +206,7 @@ fn verify_report_finds_edits_other_templates_and_unknown_tips() {
         all
     );
     assert!(
-        all.contains("again/component-sizes.svg is missing: the report shows it"),
+        all.contains("again/bootstrap-2-cot_context_gpt-4_base_trial1.svg is missing: the report shows it"),
         "{}",
         all
     );
@@ -278,7 +278,7 @@ fn the_demo_report_opens_with_the_verdict_card() {
             "",
             "| primary hypothesis | verdict at the registered α | difference [interval] | adjusted p |",
             "|---|---|---|---|",
-            "| gpt-4 beats gpt-3.5-turbo (cot_context_gpt-4_trial1 − cot_context_gpt-3.5-turbo_trial1) | **supported** at α = 0.05 | +0.1100 [+0.0300, +0.1900] (95%) | 0.0191 (holm over 1 primary hypothesis) |",
+            "| gpt-4 beats gpt-3.5-turbo (cot_context_gpt-4 − cot_context_gpt-3.5-tur…) | **supported** at α = 0.05 | +0.1100 [+0.0300, +0.1900] (95%) | 0.0191 (holm over 1 primary hypothesis) |",
             "",
             "- **Analysis:** confirmatory: entry #3 (2026-11-30T12:00:00Z), the study's registered analysis.",
             "- **Deviations:** none.",
