@@ -92,10 +92,9 @@ impl Flowchart {
             let to = mention(b, &mut defined);
             out.push(format!("  {} --> {}", from, to));
         }
-        for i in 0..self.nodes.len() {
-            if !defined[i] {
-                out.push(format!("  {}", mention(i, &mut defined)));
-            }
+        let unmentioned: Vec<usize> = (0..self.nodes.len()).filter(|&i| !defined[i]).collect();
+        for i in unmentioned {
+            out.push(format!("  {}", mention(i, &mut defined)));
         }
         out.join("\n")
     }
@@ -108,7 +107,7 @@ impl Flowchart {
         for _ in 0..n {
             let mut moved = false;
             for &(a, b) in self.edges.iter().filter(|&&(a, b)| a.max(b) < n && a != b) {
-                if layer[b] < layer[a] + 1 && layer[a] + 1 < n {
+                if layer[b] <= layer[a] && layer[a] + 1 < n {
                     layer[b] = layer[a] + 1;
                     moved = true;
                 }

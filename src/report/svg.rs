@@ -141,7 +141,7 @@ const BAR: RGBColor = RGBColor(70, 110, 170);
 
 /// SVG of a bootstrap distribution of differences (units of the metric) with the percentile
 /// interval `[lo, hi]` shaded, the observed difference and zero marked; the legend sits in a
-/// strip below the plot (see [`legend_below`]), never over the bars.
+/// strip below the plot, never over the bars.
 ///
 /// Errors: a histogram with mismatched edges and counts (internal).
 pub fn bootstrap_svg(title: &str, h: &Histogram, lo: f64, hi: f64, observed: f64) -> Result<String> {

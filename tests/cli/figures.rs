@@ -9,9 +9,12 @@
 use crate::common::{data, Env};
 use std::io::Read;
 
+/// Runs by name, each with its `(topic, AP)` values.
+type Runs = Vec<(String, Vec<(String, f64)>)>;
+
 /// The 17 runs' per-topic AP: `(system name, [(topic, AP)])`, runs in file-name order, each
 /// system named as its run file is found in the collection: `robust03/runs/input.TAG`.
-fn robust03_ap() -> Vec<(String, Vec<(String, f64)>)> {
+fn robust03_ap() -> Runs {
     let dir = data("trec/robust03_te10");
     let mut files: Vec<_> = std::fs::read_dir(&dir)
         .unwrap()
@@ -44,7 +47,7 @@ fn robust03_ap() -> Vec<(String, Vec<(String, f64)>)> {
 
 /// Registers and analyzes the 17-run study (every pair compared, randomized Tukey HSD) and
 /// writes its report with the HTML page; returns the environment, the runs and the Markdown.
-fn many_systems() -> (Env, Vec<(String, Vec<(String, f64)>)>, String) {
+fn many_systems() -> (Env, Runs, String) {
     let runs = robust03_ap();
     assert_eq!(runs.len(), 17);
     let env = Env::init();
