@@ -179,7 +179,10 @@ pub fn assemble(entries: &[StoredEntry], study_id: &str, ctx: Context) -> Result
     let results = match &analysis {
         Some(a) => ResultsView {
             split: card::heading_split(a, lead_split(&s)),
-            ..with_marks(super::results::results_view(a, &s.protocol, &names, &mut svgs)?, &amended)
+            ..with_marks(
+                super::results::results_view(a, &s.protocol, &names, &mut svgs)?,
+                &amended,
+            )
         },
         None => ResultsView::default(),
     };

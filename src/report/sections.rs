@@ -146,7 +146,7 @@ fn ablation(r: &CountRecord) -> (Vec<AblationRow>, Flowchart) {
 /// information: every candidate-holding component falls in one bin (a one-bar histogram, e.g.
 /// every component one question) or there is none; `None` when it has two bars or more.
 fn sizes_absent(r: &CountRecord) -> Option<String> {
-    let bars: Vec<&crate::components::count::Bin> = r.count.histogram.iter().filter(|b| b.components > 0).collect();
+    let bars: Vec<&crate::records::count::Bin> = r.count.histogram.iter().filter(|b| b.components > 0).collect();
     let plural = |n: usize, one: &str, many: &str| crate::text::plural(n as u64, one, many);
     match bars.as_slice() {
         [] => Some("No histogram of component sizes: no component holds a candidate question.".into()),
@@ -285,7 +285,7 @@ pub fn power_view(p: &Protocol, count: Option<&CountRecord>, analysis: Option<&A
 /// largest with their comparisons and how many comparisons it spans (empty when none is
 /// defined).
 fn achieved_range(a: &AnalysisRecord, scale: crate::protocol::Scale) -> Vec<String> {
-    let defined: Vec<(f64, &crate::stats::analyze::Comparison)> = a
+    let defined: Vec<(f64, &crate::records::analysis::Comparison)> = a
         .comparisons
         .iter()
         .filter_map(|c| c.mde.achieved.map(|v| (v, c)))
