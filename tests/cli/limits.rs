@@ -74,8 +74,15 @@ fn endless_line(path: &Path, byte: u8, total: u64) -> std::thread::JoinHandle<u6
 /// bytes it wrote.
 fn finish(path: &Path, writer: std::thread::JoinHandle<u64>) -> u64 {
     if !writer.is_finished() {
-        // A reader that opens and closes at once ends a writer still waiting in `open`.
-        let _ = std::fs::File::open(path);
+        // A reader that opens and closes at once ends a writer still waiting in `open`. The open
+        // is non-blocking: the writer may have ended between the check and the open (pledge
+        // closed the pipe and the write failed), and a blocking open would then wait for ever.
+        use std::os::unix::fs::OpenOptionsExt;
+        const O_NONBLOCK: i32 = 0o4000; // Linux
+        let _ = std::fs::OpenOptions::new()
+            .read(true)
+            .custom_flags(O_NONBLOCK)
+            .open(path);
     }
     writer.join().expect("the pipe writer")
 }
