@@ -29,6 +29,7 @@ mod precommit;
 mod protocol;
 mod readers;
 mod readers_fuzz;
+mod readme;
 mod registration;
 mod report;
 mod reviewing;
