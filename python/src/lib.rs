@@ -8,7 +8,8 @@
 //!   `pledge.register`, ...) go through it, so their results are the CLI's `--format json`
 //!   output and their errors the CLI's `error:` / `Caused by:` / `hint:` text and exit code.
 //! - [`read_scores`] reads score files as `pledge compare --scores` does (`pledge::scores::read_many`)
-//!   and returns the per-topic table as JSON, which no command prints.
+//!   and returns the per-topic table as JSON, which no command prints; [`read_runs`] does the same
+//!   for TREC runs against qrels (`pledge compare --qrels --run`).
 //!
 //! As `main.rs` is for the binary, this module is an entry point: it takes the clock, working
 //! directory and git variables as parameters from the Python side (which reads the environment)
@@ -163,23 +164,59 @@ fn read_scores(
 ) -> (u8, String) {
     install_panic_hook();
     py.detach(move || {
-        let read = || -> pledge::error::Result<String> {
+        guarded(|| {
             let opts = read_options(names, measure, column, labels, input_format, filter)?;
             let refs: Vec<&std::path::Path> = paths.iter().map(|p| p.as_path()).collect();
             let table = pledge::scores::read_many(&refs, &opts)?;
-            serde_json::to_string(&table).map_err(|e| pledge::error::Error::internal(e.to_string()))
-        };
-        match std::panic::catch_unwind(std::panic::AssertUnwindSafe(read)) {
-            Ok(Ok(json)) => (0, json),
-            Ok(Err(e)) => (e.exit_code(), error_json(&e)),
-            Err(_) => {
-                let e = pledge::error::Error::internal(
-                    "pledge stopped on an internal error (a bug in pledge, not in the input)",
-                );
-                (e.exit_code(), error_json(&e))
-            }
-        }
+            table_json(&table)
+        })
     })
+}
+
+/// Reads TREC runs against qrels as `pledge compare --qrels Q --run R ... --measure M` does
+/// (`pledge::trec::{Qrels, Run}` with duplicates refused, then `pledge::scores::score_table`)
+/// and returns `(0, JSON)` of the per-topic table of `measure` (`map`, `ndcg_cut.10`,
+/// `nDCG@10`, ...), in the shape of [`read_scores`], or `(exit_code, JSON)` of the CLI's error
+/// object. `complete` is `--missing-topics zero` (trec_eval's `-c`: a run lacking a qrels topic
+/// scores it as an empty ranking); otherwise such a topic is `null` for that run.
+///
+/// Errors (exit 2): unreadable or malformed qrels or runs (file and line), two runs with one
+/// tag, an unknown or non-per-topic measure.
+#[pyfunction]
+#[pyo3(signature = (qrels, runs, measure, complete=false))]
+fn read_runs(py: Python<'_>, qrels: PathBuf, runs: Vec<PathBuf>, measure: String, complete: bool) -> (u8, String) {
+    use pledge::trec::{Duplicates, Qrels, Run};
+    install_panic_hook();
+    py.detach(move || {
+        guarded(|| {
+            let read = |p: &PathBuf| pledge::input::Input::from_path(p, pledge::input::Limits::DEFAULT);
+            let q = Qrels::from_input(&read(&qrels)?, Duplicates::Error)?;
+            let rs = runs
+                .iter()
+                .map(|r| Run::from_input(&read(r)?, Duplicates::Error))
+                .collect::<pledge::error::Result<Vec<_>>>()?;
+            table_json(&pledge::scores::score_table(&q, &rs, &measure, complete)?)
+        })
+    })
+}
+
+/// The score table as JSON.
+fn table_json(table: &pledge::scores::ScoreTable) -> pledge::error::Result<String> {
+    serde_json::to_string(table).map_err(|e| pledge::error::Error::internal(e.to_string()))
+}
+
+/// Runs `f`, turning its error or a panic into `(exit_code, JSON of the CLI's error object)`.
+fn guarded(f: impl FnOnce() -> pledge::error::Result<String>) -> (u8, String) {
+    match std::panic::catch_unwind(std::panic::AssertUnwindSafe(f)) {
+        Ok(Ok(json)) => (0, json),
+        Ok(Err(e)) => (e.exit_code(), error_json(&e)),
+        Err(_) => {
+            let e = pledge::error::Error::internal(
+                "pledge stopped on an internal error (a bug in pledge, not in the input)",
+            );
+            (e.exit_code(), error_json(&e))
+        }
+    }
 }
 
 /// The module `pledge._native`.
@@ -187,6 +224,7 @@ fn read_scores(
 fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(run, m)?)?;
     m.add_function(wrap_pyfunction!(read_scores, m)?)?;
+    m.add_function(wrap_pyfunction!(read_runs, m)?)?;
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     Ok(())
 }

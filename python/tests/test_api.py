@@ -129,7 +129,17 @@ def test_compare_and_eval_of_a_trec_pair_equal_the_cli():
                     "--trials", 1000, "--randomization-trials", 1000)
     assert r.data == want
     assert [s.name for s in r.systems] == ["InexpC2", "humR03dc"]
+    # The per-topic values compared: their means are the compared means, and each is trec_eval's
+    # per-topic map of `pledge eval` (to the single precision the comparison reads runs in).
+    topics = r.to_pandas("topics")
+    assert list(topics.columns) == ["InexpC2", "humR03dc"]
+    for s in r.systems:
+        assert len(r.scores.scores(s.name)) == s.topics
+        assert abs(r.scores.mean(s.name) - s.mean) < 1e-12
     e = pledge.eval(QRELS, [RUN_A, RUN_B], measures=["map", "P.10"])
+    per_topic = {(run, t): v for run, t, m, v in e.to_pandas().itertuples(index=False) if m == "map"}
+    for t, s, v in r.scores.long():
+        assert abs(per_topic[(s, t)] - v) < 1e-6, (s, t)
     assert e.data == cli_json("eval", QRELS, RUN_A, RUN_B, "-m", "map", "-m", "P.10")
     assert e.means["InexpC2"]["map"] == e.data["runs"][0]["all"][0]
     long = e.to_pandas()

@@ -170,7 +170,22 @@ def compare(scores: Any = None, *, qrels: Optional[PathLike] = None, runs: Optio
         data, code, notes = invoke(argv, cwd)
         if scores is not None:
             table = _read_files(paths, names, measure, column, labels, input_format, filter)
+        elif qrels is not None:
+            complete = str(options.get("missing_topics", "")).replace("_", "-") == "zero"
+            table = _read_runs(qrels, runs or (), measure or "map", complete, cwd)
         return Comparison.from_json(data, code, notes, table)
+
+
+def _read_runs(qrels: PathLike, runs: Sequence[PathLike], measure: str, complete: bool,
+               cwd: Optional[PathLike]) -> ScoreTable:
+    """The per-topic values ``compare`` read from TREC runs (paths relative to ``cwd``, as the
+    command resolves them)."""
+    base = os.fspath(cwd) if cwd is not None else os.getcwd()
+    at = lambda p: os.path.join(base, os.fspath(p))
+    code, out = _native.read_runs(at(qrels), [at(r) for r in runs], measure, complete)
+    if code != 0:
+        raise error_from(code, out)
+    return ScoreTable.from_json(json.loads(out))
 
 
 def eval(qrels: PathLike, runs: Union[PathLike, Sequence[PathLike]], *, measures: Sequence[str] = ("map",),

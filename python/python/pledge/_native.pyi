@@ -27,3 +27,12 @@ def read_scores(
 ) -> Tuple[int, str]:
     """Reads score files as ``pledge compare --scores``; returns (0, table JSON) or
     (exit_code, the CLI's JSON error object)."""
+
+def read_runs(
+    qrels: str,
+    runs: Sequence[str],
+    measure: str,
+    complete: bool = False,
+) -> Tuple[int, str]:
+    """Reads TREC runs against qrels as ``pledge compare --qrels --run --measure``; returns (0,
+    the per-topic table JSON of ``measure``) or (exit_code, the CLI's JSON error object)."""

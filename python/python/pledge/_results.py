@@ -137,7 +137,8 @@ class PairedComparison:
 class Comparison(Result):
     """The result of :func:`pledge.compare` (and :func:`pledge.analyze`): ``pledge compare
     --format json`` whole in ``data``, the per-system estimates, every comparison, and the
-    per-topic scores that were compared (``scores``; ``None`` for TREC runs)."""
+    per-topic scores that were compared (``scores``: read from the score files, or the measure's
+    per-topic values of the TREC runs; ``None`` for :func:`pledge.analyze`)."""
 
     systems: Tuple[SystemEstimate, ...] = ()
     comparisons: Tuple[PairedComparison, ...] = ()
@@ -157,7 +158,7 @@ class Comparison(Result):
         pd = _pandas()
         if table == "topics":
             if self.scores is None:
-                raise ValueError("no per-topic scores: this comparison read TREC runs (see pledge.eval)")
+                raise ValueError("no per-topic scores: pledge.analyze keeps them in the ledger's inputs (use pledge.read)")
             return self.scores.to_pandas()
         rows = self.comparisons if table == "comparisons" else self.systems if table == "systems" else None
         if rows is None:
