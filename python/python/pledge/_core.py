@@ -13,7 +13,10 @@ import json
 import os
 import sys
 import tempfile
-from typing import Any, List, Optional, Sequence, Tuple
+from typing import Any, List, Optional, Sequence, Tuple, Union
+
+#: A path argument: a string or an ``os.PathLike`` (``pathlib.Path``).
+PathLike = Union[str, "os.PathLike[str]"]
 
 from . import _native
 
@@ -106,7 +109,7 @@ def _mem_available() -> Optional[int]:
     return None
 
 
-def run(argv: Sequence[str], cwd: Optional[str] = None, stderr_is_tty: bool = False) -> Tuple[int, str, str]:
+def run(argv: Sequence[str], cwd: Optional[PathLike] = None, stderr_is_tty: bool = False) -> Tuple[int, str, str]:
     """Runs ``pledge ARGV...`` in process; returns ``(exit_code, stdout, stderr)``.
 
     ``argv[0]`` is the program name. ``cwd`` defaults to the current directory. The clock is
@@ -125,7 +128,7 @@ def run(argv: Sequence[str], cwd: Optional[str] = None, stderr_is_tty: bool = Fa
     )
 
 
-def invoke(argv: List[str], cwd: Optional[str] = None, results: Sequence[int] = (OK,)) -> Tuple[Any, int, List[str]]:
+def invoke(argv: List[str], cwd: Optional[PathLike] = None, results: Sequence[int] = (OK,)) -> Tuple[Any, int, List[str]]:
     """Runs ``pledge ARGV... --format json`` and returns ``(parsed stdout, exit code, note
     lines)``. An exit code in ``results`` with JSON on stdout is a result (``verify``'s findings,
     exit 1; the stop rule of ``components``, exit 3); any other non-zero exit raises the

@@ -59,8 +59,13 @@ class ScoreTable:
 
     def long(self) -> List[Tuple[str, str, float]]:
         """``(topic, system, score)`` rows, topics first-seen order, then systems."""
-        return [(t, s, row[i]) for i, t in enumerate(self.topics)
-                for s, row in zip(self.systems, self.values) if row[i] is not None]
+        rows: List[Tuple[str, str, float]] = []
+        for i, t in enumerate(self.topics):
+            for s, row in zip(self.systems, self.values):
+                v = row[i]
+                if v is not None:
+                    rows.append((t, s, v))
+        return rows
 
     def to_pandas(self):
         """A wide DataFrame: index ``topic``, one float column per system (NaN where missing)."""
