@@ -1,7 +1,7 @@
 //! `pledge analyze` (verified against the registration, recorded in the ledger) and `pledge
 //! compare` (the same methods on score files, without a ledger).
 
-use super::human::render_analysis;
+use super::human::render_recorded;
 use super::values::named;
 use super::{open_ledger, resolve, Ctx, Outcome, Output};
 use crate::ops::analyze::{AnalyzeRequest, TrecFiles};
@@ -182,5 +182,8 @@ pub fn analyze(mut a: AnalyzeArgs, ctx: &Ctx) -> Outcome {
         pool_partial: a.pool_partial,
     };
     let o = crate::ops::analyze::analyze(&ledger, &req, ctx.now)?;
-    Ok(Output::ok(render_analysis(&o.result, a.common.format), &o.notes))
+    Ok(Output::ok(
+        render_recorded(&o.result, o.registered_set.as_ref(), a.common.format),
+        &o.notes,
+    ))
 }

@@ -25,6 +25,7 @@ use crate::error::{refused_by, Error, Refusal, Result};
 use crate::ledger::rules::Violation;
 use crate::ledger::{DataAccess, Draft, Entry, EntryKind, InputKey, InputRole, Inputs, Ledger};
 use crate::protocol::load_protocol;
+use crate::records::analysis::RegisteredSet;
 use crate::records::{self, AnalysisRecord, AnalyzeSummary, ComparisonSummary, DeviationSummary, FieldDeviation};
 use crate::rng::RngInfo;
 use crate::stats::settings::{Overrides, RunOptions, Settings, TrecInputs};
@@ -85,6 +86,9 @@ pub struct AnalyzeOutcome {
     pub fields: Vec<FieldDeviation>,
     /// How the analysis stands against the registration (the rules' verdict on its entry).
     pub verdict: Option<crate::ledger::rules::AnalysisVerdict>,
+    /// The registered analysis on the registered question set, when the analyzed set differs
+    /// from it (also stored in the entry's record).
+    pub registered_set: Option<RegisteredSet>,
     /// Notes for people.
     pub notes: Notes,
 }
@@ -470,6 +474,13 @@ fn registration_text(
     }
 }
 
+/// What an analysis computed before it is appended: the result, and the registered analysis on
+/// the registered question set when the analyzed set differs from it.
+struct Computed {
+    result: AnalysisResult,
+    registered: Option<RegisteredSet>,
+}
+
 /// What an analysis appended: the result, the refusals its deviation overrode, and the rules'
 /// verdict.
 type Landed = (
@@ -485,7 +496,7 @@ fn append_analysis(
     req: &AnalyzeRequest,
     lp: &crate::protocol::LoadedProtocol,
     draft: &Draft,
-    base: &AnalysisResult,
+    base: &Computed,
     fields: &[FieldDeviation],
     now: DateTime<Utc>,
 ) -> Result<(Vec<Entry>, Landed)> {
@@ -500,7 +511,7 @@ fn append_analysis(
             return Err(refusal(&study, &refused));
         }
         let reg = snap.rules().study(&study).and_then(|s| s.in_force()).map(|v| v.seq);
-        let mut result = base.clone();
+        let mut result = base.result.clone();
         result.registration = registration_text(reg, lp, req.deviation.as_ref(), &refused, fields);
         let mut drafts = Vec::new();
         if let Some(reason) = &req.deviation {
@@ -519,7 +530,10 @@ fn append_analysis(
         drafts.push(Draft {
             rng: Some(RngInfo::chacha8(result.settings.seed)),
             summary: records::to_value(&summary(&result, req.deviation.is_some()))?,
-            result: Some(records::to_value(&AnalysisRecord::from(&result))?),
+            result: Some(records::to_value(&AnalysisRecord {
+                registered_set: base.registered.clone(),
+                ..AnalysisRecord::from(&result)
+            })?),
             ..draft.clone()
         });
         let time = now.to_rfc3339_opts(chrono::SecondsFormat::Secs, true);
@@ -584,8 +598,10 @@ pub fn analyze(ledger: &Ledger, req: &AnalyzeRequest, now: DateTime<Utc>) -> Res
     if !fields.is_empty() && !deviated {
         return Err(refuse_all(&study, vec![], &fields));
     }
-    let mut base = crate::stats::run(&loaded, &settings, "analyze", "", Some(study.clone()))?;
-    base.options = Some(opts.clone());
+    let mut result = crate::stats::run(&loaded, &settings, "analyze", "", Some(study.clone()))?;
+    result.options = Some(opts.clone());
+    let registered = super::registered_set::beside(ledger, &first_look, &study, &loaded, &settings, &opts)?;
+    let base = Computed { result, registered };
     let draft = analyze_draft(&study, &lp, &hashes, &rel);
     let (written, (result, overridden, verdict)) = append_analysis(ledger, req, &lp, &draft, &base, &fields, now)?;
     let mut written = written.into_iter();
@@ -603,6 +619,11 @@ pub fn analyze(ledger: &Ledger, req: &AnalyzeRequest, now: DateTime<Utc>) -> Res
         &fields,
         verdict.as_ref(),
     ));
+    notes.extend(super::registered_set::note(
+        &result,
+        base.registered.as_ref(),
+        &lp.protocol,
+    ));
     notes.extend(inputs::untracked_warning(
         ledger,
         entry.inputs.keys().map(|k| k.path.as_str()),
@@ -614,6 +635,7 @@ pub fn analyze(ledger: &Ledger, req: &AnalyzeRequest, now: DateTime<Utc>) -> Res
         overridden,
         fields,
         verdict,
+        registered_set: base.registered,
         notes,
     })
 }

@@ -22,6 +22,7 @@ pub mod power;
 pub mod publish;
 pub mod query;
 pub mod register;
+pub mod registered_set;
 pub mod report;
 pub mod report_check;
 pub mod rerun;

@@ -102,7 +102,30 @@ pub fn rerun(ledger: &Ledger, entries: &[StoredEntry], stored: &StoredEntry) -> 
     let (loaded, _, _) = super::analyze::load_registered(&root, &opts, &protocol)?;
     let mut result = crate::stats::run(&loaded, &settings, &old.mode, &old.registration, old.study_id.clone())?;
     result.options = Some(opts);
-    let value = records::to_value(&AnalysisRecord::from(&result))?;
+    // The registered analysis on the registered question set, recomputed from that count's
+    // question ids as the ledger holds them.
+    let registered_set = match &old.registered_set {
+        Some(rs) => {
+            let ids = match entries.iter().find(|x| x.entry.seq == rs.registered_seq) {
+                Some(count) => super::registered_set::ids_of(count)?,
+                None => Err(format!(
+                    "the registered count (entry #{}) could not be located in the ledger",
+                    rs.registered_seq
+                )),
+            };
+            Some(super::registered_set::analyze(
+                &loaded,
+                &settings,
+                rs.registered_seq,
+                ids,
+            ))
+        }
+        None => None,
+    };
+    let value = records::to_value(&AnalysisRecord {
+        registered_set,
+        ..AnalysisRecord::from(&result)
+    })?;
     let pretty =
         serde_json::to_vec_pretty(&value).map_err(|x| Error::internal("serializing the analysis").caused_by(x))?;
     let h = crate::io::sha256_hex(&pretty);

@@ -37,7 +37,7 @@ use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
 
 /// The record version this build writes (and the newest it reads).
-pub const RECORD_VERSION: u32 = 3;
+pub const RECORD_VERSION: u32 = 4;
 
 /// Version of records that carry no `record_version` (written before it existed).
 pub(crate) fn legacy() -> u32 {

@@ -188,6 +188,59 @@ fn analysis_record_is_pinned() {
     pin("analysis_record", &r);
 }
 
+/// The verdict on the registered question set, each outcome: analyzed (the fixture's topic
+/// and component accounting and systems; its comparisons are pinned with the analysis record),
+/// an input lacking registered questions, and not available.
+fn registered_sets() -> Vec<analysis::RegisteredSet> {
+    use analysis::{Lacking, RegisteredAnalysis, RegisteredOutcome, RegisteredSet};
+    let r = analysis();
+    let set = |outcome| RegisteredSet {
+        registered_seq: 2,
+        questions: 12,
+        outcome,
+    };
+    vec![
+        set(RegisteredOutcome::Analyzed(RegisteredAnalysis {
+            topics: r.topics.clone(),
+            components: r.components.clone(),
+            systems: r.systems.clone(),
+            comparisons: vec![],
+        })),
+        set(RegisteredOutcome::Lacking(Lacking {
+            input: "scores".into(),
+            missing: 2,
+            examples: vec!["q03".into(), "q07".into()],
+        })),
+        set(RegisteredOutcome::Unavailable(
+            "the registered count's record (entry #2, record version 2) holds no question ids".into(),
+        )),
+    ]
+}
+
+#[test]
+fn the_registered_set_is_pinned_and_unknown_fields_in_it_are_refused() {
+    let sets = registered_sets();
+    pin("registered_sets", &sets);
+    assert_eq!(
+        sets[1].outcome,
+        analysis::RegisteredOutcome::Lacking(analysis::Lacking {
+            input: "scores".into(),
+            missing: 2,
+            examples: vec!["q03".into(), "q07".into()],
+        })
+    );
+    let record = AnalysisRecord {
+        registered_set: Some(sets[1].clone()),
+        ..analysis()
+    };
+    let mut v = to_value(&record).unwrap();
+    let back: AnalysisRecord = read_result(&result_entry("analyze", &v), "analysis").unwrap();
+    assert_eq!(back, record);
+    v["registered_set"]["outcome"]["lacking"]["ids"] = serde_json::json!([]);
+    let err = read_result::<AnalysisRecord>(&result_entry("analyze", &v), "analysis").unwrap_err();
+    assert!(format!("{:?}", err).contains("ids"), "{:?}", err);
+}
+
 #[test]
 fn count_and_assign_records_are_pinned() {
     let (count, assign) = count_and_assign();
@@ -319,7 +372,19 @@ fn records_as_older_versions_wrote_them_still_read() {
     assert!(back.question_ids.is_empty() && back.question_change.is_none());
     assert_eq!(back.count, count.count);
     let analysis = analysis();
-    let mut old = without(&analysis, &["record_version", "hypothesis", "detail", "topic_filter"]);
+    let mut old = without(
+        &AnalysisRecord {
+            registered_set: Some(registered_sets().remove(1)),
+            ..analysis.clone()
+        },
+        &[
+            "record_version",
+            "hypothesis",
+            "detail",
+            "topic_filter",
+            "registered_set",
+        ],
+    );
     for (list, key) in [("systems", "interval"), ("comparisons", "estimator")] {
         for x in old[list].as_array_mut().unwrap() {
             x.as_object_mut().unwrap().remove(key);
@@ -329,6 +394,7 @@ fn records_as_older_versions_wrote_them_still_read() {
     assert_eq!(back.record_version, 1);
     assert_eq!(back.comparisons[0].difference, analysis.comparisons[0].difference);
     assert!(back.comparisons[0].estimator.is_empty() && back.systems[0].interval.is_none());
+    assert!(back.registered_set.is_none());
     // A deviation summary before `fields` was recorded.
     let old = without(
         &DeviationSummary {

@@ -209,6 +209,7 @@ pub fn assemble(entries: &[StoredEntry], study_id: &str, ctx: Context) -> Result
     for v in &mut card.verdicts {
         v.comparison = names.replace_in(&v.comparison);
     }
+    card.registered_set = names.replace_in(&card.registered_set);
     Ok(Assembled {
         data: ReportData {
             card,
@@ -406,6 +407,38 @@ fn lead_split<'a>(s: &'a Selected) -> Option<&'a str> {
         .and_then(|v| v.split.as_deref())
 }
 
+/// The card's line on the registered question set: both verdicts as the lead analysis's record
+/// holds them; when the rules find its question set changed since the registered count and the
+/// record holds no verdict on that count's questions, that is said, never left out.
+fn registered_set_text(
+    analysis: Option<&AnalysisRecord>,
+    verdict: Option<&crate::ledger::rules::AnalysisVerdict>,
+    scale: crate::protocol::Scale,
+) -> String {
+    use crate::ledger::rules::Departure;
+    let changed = verdict.and_then(|v| {
+        v.departures.iter().find_map(|d| match d {
+            Departure::QuestionSet(q) => Some(q.registered_seq),
+            _ => None,
+        })
+    });
+    let Some(a) = analysis else { return String::new() };
+    let recorded = a.registered_set.as_ref().map(|r| r.registered_seq);
+    match changed {
+        Some(seq) if recorded != Some(seq) => format!(
+            "no verdict on the registered questions (count entry #{}): the analysis record (version {}) does not hold one{}",
+            seq,
+            a.record_version,
+            if a.record_version < 4 {
+                ", it was written before pledge recorded it"
+            } else {
+                ""
+            }
+        ),
+        _ => card::registered_set_text(a, scale).unwrap_or_default(),
+    }
+}
+
 /// The verdict card: the lead analysis's primary verdicts and how they stand.
 fn card_view(
     s: &Selected,
@@ -458,6 +491,7 @@ fn card_view(
         overlap: state
             .map(|st| st.overlap.iter().map(|o| o.to_string()).collect::<Vec<_>>().join("; "))
             .unwrap_or_default(),
+        registered_set: registered_set_text(analysis, verdict, s.protocol.target.scale),
         split: analysis
             .map(|a| card::split_text(a, verdict.and_then(|v| v.split.as_deref())))
             .unwrap_or_else(|| "nothing was analyzed".into()),

@@ -100,6 +100,10 @@ pub struct VerdictCard {
     /// Overlaps with earlier studies of the ledger (the same protocol, the same data); empty
     /// without.
     pub overlap: String,
+    /// The verdict on the registered question set beside the one on the analyzed set, when a
+    /// recount accepted with a deviation changed the questions (or why there is none on the
+    /// registered questions); empty when the analyzed set is the registered one.
+    pub registered_set: String,
     /// The split analyzed.
     pub split: String,
     /// The registration's time: claimed, and witnessed by whom or not.
@@ -185,4 +189,80 @@ pub fn heading_split(r: &AnalysisRecord, registered: Option<&str>) -> String {
         (None, Some(s)) if read_assignment => s.to_string(),
         _ => String::new(),
     }
+}
+
+/// The verdicts of `r` in one line: each primary hypothesis' verdict at α with its estimate,
+/// interval and adjusted p; without primary hypotheses, each comparison's difference and
+/// interval. Values in the protocol's `scale`.
+pub fn verdicts_text(r: &AnalysisRecord, scale: Scale) -> String {
+    let lines = verdict_lines(r, scale, &[]);
+    let parts: Vec<String> = if lines.is_empty() {
+        r.comparisons
+            .iter()
+            .map(|c| {
+                let b = primary_bootstrap(c);
+                format!(
+                    "{} − {} {} [{}, {}]",
+                    c.system,
+                    c.baseline,
+                    fmt_diff(c.difference, scale),
+                    fmt_diff(b.interval[0], scale),
+                    fmt_diff(b.interval[1], scale)
+                )
+            })
+            .collect()
+    } else {
+        lines
+            .iter()
+            .map(|v| {
+                format!(
+                    "{} {} at α = {} ({} {} ({}), adjusted p {})",
+                    v.hypothesis, v.verdict, v.alpha, v.estimate, v.interval, v.level, v.p_adjusted
+                )
+            })
+            .collect()
+    };
+    if parts.is_empty() {
+        "no comparison".into()
+    } else {
+        parts.join("; ")
+    }
+}
+
+/// The verdict on the registered question set beside the one on the analyzed, deviated set
+/// `r` (the registered analysis restricted to the questions the study's first `go` fixed, as
+/// `r` records it in `registered_set`): "on the N registered questions (count entry #S): …; on
+/// the deviated set of M: …", or, when the data do not allow it, why (the input that lacks
+/// registered questions, how many and which). `None` when `r` records no registered set.
+pub fn registered_set_text(r: &AnalysisRecord, scale: Scale) -> Option<String> {
+    use crate::records::analysis::RegisteredOutcome;
+    let rs = r.registered_set.as_ref()?;
+    let registered = match &rs.outcome {
+        RegisteredOutcome::Analyzed(a) => {
+            let mut on = r.clone();
+            on.comparisons = a.comparisons.clone();
+            format!(
+                "on the {} registered questions (count entry #{}): {}",
+                a.topics.analyzed,
+                rs.registered_seq,
+                verdicts_text(&on, scale)
+            )
+        }
+        RegisteredOutcome::Lacking(l) => format!(
+            "no verdict on the {} registered questions (count entry #{}): {}",
+            rs.questions,
+            rs.registered_seq,
+            l.text(rs.questions)
+        ),
+        RegisteredOutcome::Unavailable(why) => format!(
+            "no verdict on the registered questions (count entry #{}): {}",
+            rs.registered_seq, why
+        ),
+    };
+    Some(format!(
+        "{}; on the deviated set of {}: {}",
+        registered,
+        r.topics.analyzed,
+        verdicts_text(r, scale)
+    ))
 }

@@ -2,7 +2,7 @@
 //! scenario a team wanting a better result could try is either refused (exit code and message
 //! asserted) or classified, with the headline the analysis prints for its ledger entry.
 
-use crate::common::Env;
+use crate::common::{data, Env};
 use crate::registration::{analyze, counted, kinds, protocol_v2, GPT35, GPT4};
 
 /// The last `note: recorded analyze entry #N (…): <headline>` line of `stderr`: the headline.
@@ -99,6 +99,15 @@ fn an_analysis_after_a_recount_that_dropped_questions_is_confirmatory_with_devia
         serde_json::from_str(&env.git(&["show", "refs/pledge/ledger~1:result.json"]).stdout).unwrap();
     assert_eq!(result["question_change"]["left"], serde_json::json!(GPT4_LOSES));
     assert_eq!(result["question_change"]["joined"], serde_json::json!([]));
+    // No verdict from a partial set: the scores lack the four dropped registered questions,
+    // and the line says so, with their ids, beside the verdict on the deviated set of 96.
+    let missing = "no verdict on the 100 registered questions (count entry #2): the scores lack 4 \
+         of the 100 registered questions: 5a79caad5542994f819ef09f, 5a82ebb855429966c78a6a9c, \
+         5a87081755429960ec39b6fe, 5ac3af895542995ef918c1f0; on the deviated set of 96: gpt-4 \
+         beats gpt-3.5 supported at α = 0.05 (+0.1562 [+0.0833, +0.2346] (95%), adjusted p 0.0020)";
+    assert_eq!(registered_set_line(&r.stderr), format!("warning: {missing}"));
+    assert_eq!(card_line(&env), format!("- **Registered question set:** {missing}."));
+    assert_eq!(env.run(&["verify", "--rerun"]).code, 0);
     // The ledger verifies: the deviation is disclosed.
     assert_eq!(env.run(&["verify"]).code, 0);
 }
@@ -130,6 +139,9 @@ fn other_scores_content_than_the_first_analysis_read_is_refused_or_deviated() {
     let first = analyze(&env, &[]);
     assert_eq!(first.code, 0, "{}", first.stderr);
     assert_eq!(headline(&first.stderr), "confirmatory");
+    // On the registered question set: no second verdict, in the notes or on the card.
+    assert_eq!(registered_set_line(&first.stderr), "");
+    assert_eq!(card_line(&env), "");
     // Same path, other content: gpt-3.5's first wrong answer made right.
     let scores = std::fs::read_to_string(env.join("scores.csv")).unwrap();
     let edited = scores.replacen(",INCORRECT,CORRECT,CORRECT,", ",CORRECT,CORRECT,CORRECT,", 1);
@@ -382,4 +394,106 @@ fn a_second_study_over_analyzed_data_says_so_in_the_reviewer_summary() {
             "scores:scores.csv (analyzed in entry #6) was analyzed before by study `hb` (entry #3)"
         ])
     );
+}
+
+/// The `note:` or `warning:` line of `stderr` on the registered question set (empty without).
+fn registered_set_line(stderr: &str) -> &str {
+    stderr
+        .lines()
+        .find(|l| l.contains("registered questions (count entry"))
+        .unwrap_or("")
+}
+
+/// The report's verdict-card line on the registered question set (empty without).
+fn card_line(env: &Env) -> String {
+    let rep = env.run(&["report", "--out", "report"]);
+    assert_eq!(rep.code, 0, "{}", rep.stderr);
+    let md = std::fs::read_to_string(env.join("report/report.md")).unwrap();
+    md.lines()
+        .find(|l| l.starts_with("- **Registered question set:**"))
+        .unwrap_or("")
+        .to_string()
+}
+
+#[test]
+fn the_verdict_on_the_registered_questions_is_shown_beside_the_deviated_set() {
+    // Registered and counted on the 96 questions without GPT4_LOSES; the recount (with a
+    // deviation) adds those four back, and the scores hold all 100. By hand, from the
+    // correctness file: gpt-4 is right on 68 of the 100 questions and gpt-3.5 on 57, so on the
+    // deviated set of 100 the difference is (68 − 57)/100 = +0.11; the four added questions are
+    // the ones gpt-4 gets wrong and gpt-3.5 right, so on the 96 registered ones gpt-4 is right on
+    // 68 and gpt-3.5 on 53: (68 − 53)/96 = +0.15625. Each question is its own component here
+    // (no two share a passage), so the component estimator is the plain mean.
+    let env = Env::init();
+    env.write("p.toml", protocol_v2(""));
+    let scores = std::fs::read_to_string(data("analyze/hotpotqa-100-correctness.csv")).unwrap();
+    let correct = |col: &str, skip: &[&str]| -> usize {
+        let head: Vec<&str> = scores.lines().next().unwrap().split(',').collect();
+        let i = head.iter().position(|h| *h == col).unwrap();
+        scores
+            .lines()
+            .skip(1)
+            .map(|l| l.split(',').collect::<Vec<_>>())
+            .filter(|f| !skip.contains(&f[0]) && f[i] == "CORRECT")
+            .count()
+    };
+    assert_eq!((correct(GPT4, &[]), correct(GPT35, &[])), (68, 57));
+    assert_eq!((correct(GPT4, &GPT4_LOSES), correct(GPT35, &GPT4_LOSES)), (68, 53));
+    env.write("scores.csv", &scores);
+    let all = std::fs::read_to_string(data("hotpotqa-100/questions.json")).unwrap();
+    let questions: serde_json::Value = serde_json::from_str(&all).unwrap();
+    let kept: Vec<&serde_json::Value> = questions
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|q| !GPT4_LOSES.contains(&q["_id"].as_str().unwrap()))
+        .collect();
+    env.write("questions.json", serde_json::to_string(&kept).unwrap());
+    assert_eq!(env.run(&["register", "p.toml"]).code, 0);
+    let count = [
+        "components",
+        "p.toml",
+        "--questions",
+        "questions.json",
+        "--out",
+        "components.csv",
+    ];
+    let c = env.run(&count);
+    assert_eq!(c.code, 0, "{}", c.stderr);
+    env.write("questions.json", &all);
+    let c = env.run(&[&count[..], &["--deviation", "four questions were left out by mistake"]].concat());
+    assert_eq!(c.code, 0, "{}", c.stderr);
+    let r = analyze(&env, &[]);
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    assert_eq!(
+        headline(&r.stderr),
+        "confirmatory with deviations: the question set changed since the registered count \
+         (entry #2) by the recount in entry #4: 0 question(s) left, 4 joined, deviation #3: \
+         \"four questions were left out by mistake\""
+    );
+    // (68 − 53)/96 = 0.15625 and (68 − 57)/100 = 0.11, as computed above. The registered
+    // analysis on the 96 questions is the same as analyzing those 96 directly: its interval and p
+    // are those of the deviated set of 96 in the test above (same data, same seed).
+    let both = "on the 96 registered questions (count entry #2): gpt-4 beats gpt-3.5 supported at \
+         α = 0.05 (+0.1562 [+0.0833, +0.2346] (95%), adjusted p 0.0020); on the deviated set of \
+         100: gpt-4 beats gpt-3.5 supported at α = 0.05 (+0.1100 [+0.0300, +0.2000] (95%), \
+         adjusted p 0.0180)";
+    assert_eq!(registered_set_line(&r.stderr), format!("note: {both}"));
+    // The record holds it, and the report's verdict card shows what the record holds.
+    let result: serde_json::Value =
+        serde_json::from_str(&env.git(&["show", "refs/pledge/ledger:result.json"]).stdout).unwrap();
+    let set = &result["registered_set"];
+    assert_eq!(
+        (set["registered_seq"].as_u64(), set["questions"].as_u64()),
+        (Some(2), Some(96))
+    );
+    let analyzed = &set["outcome"]["analyzed"];
+    assert_eq!(analyzed["topics"]["analyzed"], 96);
+    let diff = |v: &serde_json::Value| v["comparisons"][0]["difference"].as_f64().unwrap();
+    assert!((diff(analyzed) - 15.0 / 96.0).abs() < 1e-12, "{}", diff(analyzed));
+    assert!((diff(&result) - 0.11).abs() < 1e-12, "{}", diff(&result));
+    assert_eq!(card_line(&env), format!("- **Registered question set:** {both}."));
+    // verify --rerun recomputes both from the inputs and the registered count's question ids.
+    let v = env.run(&["verify", "--rerun"]);
+    assert_eq!(v.code, 0, "{}", v.stderr);
 }

@@ -28,6 +28,23 @@ pub fn render_analysis(result: &crate::stats::AnalysisResult, format: Format) ->
     }
 }
 
+/// Renders what `analyze` recorded in `format`: the human text, or the JSON of the entry's
+/// `result.json` (the analysis record with the registered question set's analysis, when it
+/// has one).
+pub fn render_recorded(
+    result: &crate::stats::AnalysisResult,
+    registered: Option<&crate::records::analysis::RegisteredSet>,
+    format: Format,
+) -> String {
+    match format {
+        Format::Human => result.human(),
+        Format::Json => to_json(&crate::records::AnalysisRecord {
+            registered_set: registered.cloned(),
+            ..crate::records::AnalysisRecord::from(result)
+        }),
+    }
+}
+
 /// Renders `value` in `format`: JSON is pretty-printed with a trailing newline.
 pub fn render<T: Serialize + Human>(value: &T, format: Format) -> String {
     match format {

@@ -4,8 +4,10 @@
 //! [`RECORD_VERSION`]), and the tests pin their serialized form.
 
 mod comparison;
+mod registered;
 
 pub use comparison::*;
+pub use registered::*;
 
 use super::mirror::mirror;
 use super::{legacy, RECORD_VERSION};
@@ -57,6 +59,11 @@ mirror! {
         pub pool_bias: Option<PoolBias>,
         /// Input files and options of an `analyze` run (for `verify --rerun`); `None` for compare.
         pub options: Option<RunOptions>,
+        /// The registered analysis on the registered question set, when the analyzed set differs
+        /// from it (a recount accepted with a deviation); absent otherwise, and in records before
+        /// version 4.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        pub registered_set: Option<RegisteredSet> = None,
     }
 }
 
