@@ -131,6 +131,9 @@ crate::named_enum! {
         TimestampInvalid = "timestamp-invalid",
         /// A time-stamp token stamps another hash than the covered entry's `entry_sha256`.
         TimestampImprintMismatch = "timestamp-imprint-mismatch",
+        /// A time-stamp token this pledge cannot check: it was built without the `witness`
+        /// feature (rebuild with `--features witness`). Nothing is claimed of the token.
+        WitnessNotCheckable = "witness-not-checkable",
         /// An entry claims a time more than two minutes (plus the TSA's stated accuracy) after the
         /// time a TSA witnessed it existed: its time was forged forward.
         ClaimedAfterWitnessed = "claimed-after-witnessed",

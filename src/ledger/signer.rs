@@ -4,12 +4,15 @@
 
 use super::sshsig::{self, GIT_NAMESPACE};
 use crate::error::{Error, Result};
+#[cfg(feature = "witness")]
 use ssh_key::PrivateKey;
 use std::path::Path;
 
 /// How ledger commits are signed.
 pub enum CommitSigner {
-    /// An unencrypted OpenSSH private key pledge signs with itself (Ed25519 or ECDSA).
+    /// An unencrypted OpenSSH private key pledge signs with itself (Ed25519 or ECDSA; with the
+    /// `witness` feature).
+    #[cfg(feature = "witness")]
     Key(Box<PrivateKey>),
     /// Through `program -Y sign` (normally `ssh-keygen`), as git does: for passphrase-protected
     /// keys, keys held by `ssh-agent` and RSA keys (see [`sshsig::sign_with_ssh_keygen`]).
@@ -24,6 +27,7 @@ pub enum CommitSigner {
 impl std::fmt::Debug for CommitSigner {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
+            #[cfg(feature = "witness")]
             CommitSigner::Key(k) => write!(f, "Key({})", k.public_key().fingerprint(ssh_key::HashAlg::Sha256)),
             CommitSigner::Program { program, key } => write!(f, "Program({} {})", program, key),
         }
@@ -33,7 +37,8 @@ impl std::fmt::Debug for CommitSigner {
 impl CommitSigner {
     /// The signer for the key file `key` (`--sign-key`): an unencrypted Ed25519 or ECDSA private
     /// key is used directly; any other key (passphrase-protected, RSA, a `.pub` file whose key
-    /// `ssh-agent` holds) goes through `program` (`ssh-keygen`).
+    /// `ssh-agent` holds) goes through `program` (`ssh-keygen`). Without the `witness` feature
+    /// every key goes through `program`.
     ///
     /// Errors (exit 2): the file cannot be read.
     pub fn from_key_file(key: &Path, program: &str) -> Result<CommitSigner> {
@@ -43,13 +48,16 @@ impl CommitSigner {
                     .with_hint("name an OpenSSH private key, e.g. ~/.ssh/id_ed25519"),
             );
         }
-        match sshsig::read_private_key(key) {
-            Ok(k) if !k.algorithm().is_rsa() => Ok(CommitSigner::Key(Box::new(k))),
-            _ => Ok(CommitSigner::Program {
-                program: program.to_string(),
-                key: key.display().to_string(),
-            }),
+        #[cfg(feature = "witness")]
+        if let Ok(k) = sshsig::read_private_key(key) {
+            if !k.algorithm().is_rsa() {
+                return Ok(CommitSigner::Key(Box::new(k)));
+            }
         }
+        Ok(CommitSigner::Program {
+            program: program.to_string(),
+            key: key.display().to_string(),
+        })
     }
 
     /// The signer git itself would use for commits of `repo`: `commit.gpgsign = true`,
@@ -85,6 +93,7 @@ impl CommitSigner {
     /// Errors (exit 2): the key cannot sign, or the signing program fails.
     pub fn sign(&self, payload: &[u8]) -> Result<String> {
         match self {
+            #[cfg(feature = "witness")]
             CommitSigner::Key(k) => sshsig::sign(k, GIT_NAMESPACE, payload),
             CommitSigner::Program { program, key } => {
                 sshsig::sign_with_ssh_keygen(program, key, GIT_NAMESPACE, payload)

@@ -385,6 +385,14 @@ fn check_token(
             ));
             return None;
         }
+        Err(p @ tsa::TokenProblem::NotBuilt) => {
+            report.findings.push(Finding::new(
+                FindingCode::WitnessNotCheckable,
+                Some(e.seq),
+                format!("timestamp entry #{} ({}): {}", e.seq, s.tsa_url, p),
+            ));
+            return None;
+        }
         Err(p) => {
             report.findings.push(Finding::new(
                 FindingCode::TimestampInvalid,

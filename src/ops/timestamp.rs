@@ -120,6 +120,11 @@ pub(crate) fn obtain(
     trust: Option<&TrustAnchors>,
     now: DateTime<Utc>,
 ) -> Result<tsa::Obtained> {
+    if !cfg!(feature = "witness") {
+        return Err(tsa::witness_missing(
+            "asking a TSA for a time-stamp token (register --tsa, timestamp, a protocol's [witness] tsa)",
+        ));
+    }
     let hash: [u8; 32] = hex::decode(&covered.entry_sha256)
         .ok()
         .and_then(|b| b.try_into().ok())

@@ -205,6 +205,10 @@ pub fn registration_signature(ledger: &Ledger, entries: &[StoredEntry], study: &
             "the registration commit is signed with the {} key {} (the signature verifies under it; whose key it is, pledge verify --allowed-signers FILE checks)",
             algorithm, fingerprint
         ),
+        Some(Err(p @ crate::ledger::sshsig::SigProblem::NotBuilt)) => format!(
+            "the registration commit carries a signature this pledge cannot check ({})",
+            p
+        ),
         Some(Err(p)) => format!(
             "the registration commit carries a signature that does not verify ({})",
             p
