@@ -37,8 +37,9 @@ pub struct Args {
     /// unregistered draft protocol; prints the assignment's SHA-256).
     #[arg(long)]
     pub dry_run: bool,
-    /// Count on other questions or passages than an earlier count of the study, recording why
-    /// (a deviation entry; every count stays in the report).
+    /// Count on other questions or passages than an earlier count of the study, or as a build
+    /// attempt past the registered budget (`[build]`) or changing more than it allows, recording
+    /// why (a deviation entry; every count stays in the report).
     #[arg(long, value_name = "REASON")]
     pub deviation: Option<String>,
     /// Near-duplicate passage pairs computed elsewhere (JSON Lines {a, b, intersection, union,

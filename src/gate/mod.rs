@@ -6,6 +6,7 @@
 //! failed a passage-level contamination check against sealed validation data, one more attempt
 //! replaced the contaminated distractors, and a classifier told the replaced passages apart).
 
+pub mod attempt;
 pub mod contamination;
 pub mod fingerprint;
 mod memo;

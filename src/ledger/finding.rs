@@ -88,6 +88,11 @@ crate::named_enum! {
         /// questions, passages, qrels or pairs than the study's previous count, or on another
         /// pilot file than the registration records.
         CountRefused = "count-refused",
+        /// A build attempt the registered budget (`[build]`) refuses, without a deviation: a
+        /// component count on other inputs past `attempts`, or changing more of the previous
+        /// attempt's candidates than `attempt-may-change` allows (or with no record of that
+        /// check).
+        AttemptRefused = "attempt-refused",
         /// Note: a study overlaps an earlier study of the ledger: the same protocol (but for its
         /// `[study]` table) registered under another id, or the same data analyzed.
         StudyOverlap = "study-overlap",

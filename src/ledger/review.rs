@@ -70,6 +70,10 @@ pub struct StudyReview {
     /// analyzed before. The declared data access does not stand alone when there is one.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub overlap: Vec<String>,
+    /// The build attempts against the registered budget (`[build]`), in words, with any past
+    /// it or changing more than allowed; absent without a budget.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub attempts: Option<String>,
 }
 
 /// The reviewer summary `pledge verify` ends with.

@@ -723,6 +723,7 @@ fn review(
                 .study(&e.study_id)
                 .map(|st| st.overlap.iter().map(|o| o.to_string()).collect())
                 .unwrap_or_default(),
+            attempts: rules.study(&e.study_id).and_then(|st| st.attempts_statement()),
         });
     }
     Review { tip, studies }

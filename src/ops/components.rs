@@ -134,6 +134,10 @@ pub struct ComponentsOutcome {
     /// The contamination rules' outcome, before the count (absent without rules).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub contamination: Option<crate::gate::contamination::Contamination>,
+    /// For a new build attempt under a registered budget (`[build]`): what it changed of the
+    /// previous attempt's candidates, against what the registration allows.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub attempt: Option<records::AttemptCheck>,
     /// The diagnostics asked for (sensitivity, bridges); they never change the decision.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub diagnostics: Option<Diagnostics>,
@@ -164,7 +168,7 @@ pub fn run(
     if !o.dry_run && ledger.is_none() {
         return Err(Error::internal("components: a ledger is needed unless --dry-run"));
     }
-    let (corpus, contamination, passages_sha256) = read_screened(&lp, o)?;
+    let (corpus, contamination, passages_sha256, attempt) = read_screened(ledger, &lp, o)?;
     let held = Held {
         corpus: Some(corpus),
         leak: o.exit_soon,
@@ -185,6 +189,7 @@ pub fn run(
         count,
         stop,
         contamination,
+        attempt,
         assignment,
         diagnostics,
         out: None,
@@ -238,14 +243,19 @@ pub fn run(
 
 /// Reads the corpus and screens it: refuses `--sensitivity` and `--bridges` on spilled texts
 /// (exit 2), then runs the protocol's contamination rules, whose flagged questions are left out
-/// of the count. Returns the corpus, the contamination outcome and the passages' SHA-256.
+/// of the count. Returns the corpus, the contamination outcome, the passages' SHA-256 and, for
+/// a new build attempt under a registered budget, what it changed of the previous attempt's
+/// candidates (checked on every candidate, before the flagged ones are left out).
+#[allow(clippy::type_complexity)]
 fn read_screened(
+    ledger: Option<&Ledger>,
     lp: &crate::protocol::LoadedProtocol,
     o: &ComponentsOptions,
 ) -> Result<(
     components::read::Corpus,
     Option<crate::gate::contamination::Contamination>,
     Option<String>,
+    Option<records::AttemptCheck>,
 )> {
     let source = match &o.passages {
         Some(PassagesInput::File(p)) => Some(components::read::PassageSource::Stream(crate::input::Stream::open(
@@ -276,6 +286,7 @@ fn read_screened(
             .with_hint(format!("give {} a --memory-limit of at least {} bytes, or leave it out for this corpus", flag, 4 * corpus.texts.bytes())));
         }
     }
+    let attempt = super::attempt::check(ledger, o, lp, &corpus, passages_sha256.as_ref())?;
     // The contamination rules run first: the questions they flag are left out of the count.
     let contamination = crate::gate::registered::run(
         &lp.protocol.contamination_rules,
@@ -286,7 +297,7 @@ fn read_screened(
     if let Some(c) = &contamination {
         crate::gate::registered::keep_unflagged(&mut corpus, c);
     }
-    Ok((corpus, contamination, passages_sha256))
+    Ok((corpus, contamination, passages_sha256, attempt))
 }
 
 /// Counts the corpus's components under the registered rules, with the listed pairs, the
@@ -535,10 +546,21 @@ fn count_inputs(
     out: &Path,
     out_sha256: &str,
 ) -> Inputs {
-    let mut inputs = Inputs::new();
+    let mut inputs = counted_inputs(ledger, o, passages_sha256);
     if let Some((file, sha)) = pilot {
         inputs.insert(InputKey::new(InputRole::Pilot, file.to_string()), sha.to_string());
     }
+    inputs.insert(
+        InputKey::new(InputRole::Assignment, ledger.relative(out)),
+        out_sha256.to_string(),
+    );
+    inputs
+}
+
+/// The counted inputs of a count: the passages, questions, qrels and pairs read (standard input
+/// as `-`).
+pub(super) fn counted_inputs(ledger: &Ledger, o: &ComponentsOptions, passages_sha256: Option<&String>) -> Inputs {
+    let mut inputs = Inputs::new();
     // Standard input is recorded as `-`: its bytes' hash, with no file to re-read.
     let shown = |i: &Input| {
         if i.path() == Path::new(crate::input::STDIN_NAME) {
@@ -564,10 +586,6 @@ fn count_inputs(
     if let Some(p) = &o.pairs {
         inputs.insert(InputKey::new(InputRole::Pairs, shown(p)), p.sha256());
     }
-    inputs.insert(
-        InputKey::new(InputRole::Assignment, ledger.relative(out)),
-        out_sha256.to_string(),
-    );
     inputs
 }
 
@@ -587,6 +605,7 @@ fn count_records(outcome: &ComponentsOutcome) -> (CountSummary, CountRecord) {
         questions: outcome.count.questions,
         assignment_sha256: outcome.out_sha256.clone(),
         question_change: None,
+        attempt: outcome.attempt.clone(),
     };
     let mut question_ids: Vec<String> = outcome.count.rows.iter().map(|r| r.question.clone()).collect();
     question_ids.sort();
@@ -665,6 +684,7 @@ fn count_drafts(
     let e = crate::ledger::rules::candidate(count, verdict.seq, &time, Default::default());
     let path = lp.path.display().to_string();
     let mut changed: Vec<FieldDeviation> = Vec::new();
+    let mut attempt: Vec<Violation> = Vec::new();
     for v in &verdict.violations {
         match v {
             Violation::UnregisteredStudy | Violation::ProtocolNotInForce { .. } => {
@@ -678,9 +698,16 @@ fn count_drafts(
                 .with_hint("restore the registered pilot file, or register the change with `pledge amend`"))
             }
             Violation::CountOnOtherInputs { fields, .. } => changed = fields.clone(),
+            Violation::AttemptOverBudget { .. }
+            | Violation::AttemptChangeNotAllowed { .. }
+            | Violation::AttemptUnchecked { .. } => attempt.push(v.clone()),
             other if other.is_finding() => return Err(Error::refused(other.message(&e))),
             _ => {}
         }
+    }
+    if let (None, Some(v)) = (deviation, attempt.first()) {
+        return Err(Error::refused(format!("study `{}` is counted {}", count.study_id, v.attempt_clause()))
+            .with_hint("count the previous attempt's inputs again, or record why with --deviation \"reason\" (the attempt is then shown in the report's verdict card and by verify)"));
     }
     let mut drafts = Vec::new();
     match (deviation, changed.is_empty()) {
@@ -703,7 +730,10 @@ fn count_drafts(
             reason: Some(reason.clone()),
             summary: records::to_value(&records::DeviationSummary {
                 command: "components".into(),
-                overridden: vec![],
+                overridden: attempt
+                    .iter()
+                    .map(|v| format!("counted {}", v.attempt_clause()))
+                    .collect(),
                 fields: changed,
             })?,
             result: None,

@@ -7,6 +7,7 @@
 //! [`Ledger::append_many_with`]: crate::ledger::Ledger::append_many_with
 
 pub mod analyze;
+mod attempt;
 pub mod check;
 pub mod checks;
 pub mod components;

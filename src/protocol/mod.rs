@@ -75,6 +75,45 @@ pub struct Protocol {
     /// before the count, in file order; the questions they flag are left out of the count.
     #[serde(default)]
     pub contamination_rules: Vec<ContaminationRule>,
+    /// `[build]` (format 2): the registered attempt budget: how many build attempts (component
+    /// counts on other questions or passages than the count before) the study may make, and
+    /// what an attempt after the first may change.
+    #[serde(default)]
+    pub build: Option<BuildSpec>,
+}
+
+crate::named_enum! {
+    /// What a build attempt after the first may change in the candidates of the attempt before
+    /// it (`[build] attempt-may-change`).
+    pub enum AttemptChange {
+        /// Replace distractor passages that the previous attempt's contamination check flagged
+        /// (each by one passage: the same number of distractors), and leave out questions it
+        /// flagged; every other question, field and passage stays as it was.
+        ContaminatedDistractors = "contaminated-distractors",
+        /// As `contaminated-distractors`, for decoy passages.
+        ContaminatedDecoys = "contaminated-decoys",
+        /// Anything: the attempt is only counted against the budget.
+        Anything = "anything",
+    }
+}
+
+/// `[build]` (format 2): the attempt budget registered before any count. Every component count
+/// on other questions, passages, qrels or pairs than the count before it is a new build
+/// attempt (the first count is attempt 1). An attempt within the budget that changes only what
+/// `attempt-may-change` allows needs no deviation; one past the budget, or changing anything
+/// else, is refused unless `components --deviation "reason"` records why, and the report's
+/// verdict card and `verify` show it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case", deny_unknown_fields)]
+pub struct BuildSpec {
+    /// How many build attempts the study may make, ≥ 1 (the first count is attempt 1; `2` allows
+    /// exactly one more attempt).
+    pub attempts: u32,
+    /// What an attempt after the first may change in the candidates of the attempt before it;
+    /// not empty, each once. Checked by `components` against the previous attempt's questions
+    /// and passages (read from the paths its count entry records, with the recorded hashes) and
+    /// the questions and passages its contamination check flagged.
+    pub attempt_may_change: Vec<AttemptChange>,
 }
 
 crate::named_enum! {

@@ -78,6 +78,7 @@ pub fn validate(p: &Protocol) -> Vec<(Vec<PathSeg>, String)> {
     hypotheses(p, &mut out);
     witness_filter_pool(p, &mut out);
     contamination(p, &mut out);
+    build(p, &mut out);
     out
 }
 
@@ -109,6 +110,7 @@ fn schema(p: &Protocol, out: &mut Problems) {
                 k(&["contamination-rules"]),
                 "[[contamination-rules]]",
             ),
+            (p.build.is_some(), k(&["build"]), "[build]"),
         ];
         for (present, path, name) in v2 {
             if present {
@@ -512,5 +514,26 @@ fn contamination(p: &Protocol, out: &mut Problems) {
         if r.stop_count == Some(0) {
             bad(at("stop-count"), "stop-count must be ≥ 1".into());
         }
+    }
+}
+
+/// `[build]`: at least one attempt; what an attempt may change listed, each once.
+fn build(p: &Protocol, out: &mut Problems) {
+    let Some(b) = &p.build else { return };
+    if b.attempts < 1 {
+        out.push((
+            k(&["build", "attempts"]),
+            "attempts must be ≥ 1 (the first count is attempt 1)".into(),
+        ));
+    }
+    let mut seen = b.attempt_may_change.clone();
+    seen.sort();
+    seen.dedup();
+    if b.attempt_may_change.is_empty() || seen.len() != b.attempt_may_change.len() {
+        out.push((
+            k(&["build", "attempt-may-change"]),
+            "attempt-may-change must list contaminated-distractors, contaminated-decoys or anything, each at most once"
+                .into(),
+        ));
     }
 }

@@ -193,6 +193,31 @@ pub struct CountSummary {
     /// and joined; absent when the questions are the registered ones, or not compared.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub question_change: Option<QuestionCounts>,
+    /// A new build attempt under a registered budget (`[build]`): how it changed the previous
+    /// attempt's candidates; absent for a count on the inputs of the count before it, and
+    /// without a budget.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub attempt: Option<AttemptCheck>,
+}
+
+/// How a build attempt changed the candidates of the attempt before it, as `components`
+/// checked it against `[build] attempt-may-change` ([`crate::gate::attempt::check`]).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct AttemptCheck {
+    /// The count entry of the previous attempt it was compared with.
+    pub previous: u64,
+    /// What the registration lets an attempt change.
+    pub may_change: Vec<crate::protocol::AttemptChange>,
+    /// Questions of the previous attempt left out (each flagged by its contamination check).
+    pub dropped: u64,
+    /// Passages replaced (flagged by the previous attempt's check, in a role allowed).
+    pub replaced: u64,
+    /// Questions with at least one passage replaced so (the repaired questions).
+    pub repaired: u64,
+    /// What changed beyond what the registration allows, one line each; empty when nothing.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub outside: Vec<String>,
 }
 
 /// How a count's candidate questions differ from the study's registered count's.

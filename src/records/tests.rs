@@ -295,6 +295,7 @@ fn summaries_are_pinned() {
             questions: count.count.questions,
             assignment_sha256: "cd".repeat(32),
             question_change: count.question_change.as_ref().map(QuestionChange::counts),
+            attempt: None,
         },
     );
     pin(

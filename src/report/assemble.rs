@@ -164,6 +164,7 @@ pub fn assemble(entries: &[StoredEntry], study_id: &str, ctx: Context) -> Result
     let components = match (s.count, &count_record) {
         (Some(c), Some(r)) => ComponentsView {
             earlier_protocol: sections::earlier_protocol(&s.mine, c, s.reg, &s.protocol),
+            funnel: super::funnel::funnel_view(&s.mine, s.review.study(study_id))?,
             ..sections::components_view(c, r, &mut svgs)?
         },
         _ => ComponentsView::default(),
@@ -488,6 +489,7 @@ fn card_view(
         deviation_count,
         deviations,
         question_changes: question_changes_text(state),
+        attempts: state.and_then(StudyState::attempts_statement).unwrap_or_default(),
         overlap: state
             .map(|st| st.overlap.iter().map(|o| o.to_string()).collect::<Vec<_>>().join("; "))
             .unwrap_or_default(),

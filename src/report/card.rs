@@ -97,6 +97,9 @@ pub struct VerdictCard {
     /// The amendments and deviations that touch the registered question, each with when it was
     /// made (before or after the first count or analysis) and what it touched; `none` without.
     pub question_changes: String,
+    /// The build attempts against the registered budget (`[build]`), with any past it or
+    /// changing more than allowed and its deviation; empty without a budget.
+    pub attempts: String,
     /// Overlaps with earlier studies of the ledger (the same protocol, the same data); empty
     /// without.
     pub overlap: String,

@@ -15,6 +15,7 @@ mod assemble;
 pub mod card;
 pub mod diagnostics;
 pub mod flowchart;
+pub mod funnel;
 pub mod html;
 pub mod latex;
 pub mod markdown;

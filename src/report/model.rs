@@ -98,6 +98,20 @@ pub struct AblationRow {
     pub largest: String,
 }
 
+/// One step of the build funnel (`components.funnel`).
+#[derive(Debug, Clone, Serialize)]
+pub struct FunnelRow {
+    /// The build attempt: `1 (entry #2)`.
+    pub attempt: String,
+    /// The step: candidates, repaired, after contamination rule, passed every check,
+    /// components under link rule, stop-rule decision.
+    pub step: String,
+    /// The rule of the step, as registered.
+    pub rule: String,
+    /// What is left after it, with its unit.
+    pub count: String,
+}
+
 /// `components.*`.
 #[derive(Debug, Clone, Serialize, Default)]
 pub struct ComponentsView {
@@ -124,6 +138,9 @@ pub struct ComponentsView {
     /// rules, components, splits, stop rule, a derived requirement's target): the versions
     /// and every changed value, in words; empty otherwise.
     pub earlier_protocol: String,
+    /// The build funnel over the study's build attempts ([`FunnelRow`]); empty when no count
+    /// ran a contamination rule and there was one attempt at most.
+    pub funnel: Vec<FunnelRow>,
 }
 
 /// `power.*`.

@@ -50,6 +50,23 @@ fn listed_rule(rule: &str, c: &crate::records::count::SampleCheck) -> String {
     )
 }
 
+/// The build gate's steps as flowchart nodes before the count's (the candidates, then what each
+/// contamination rule left); the last one, to link the count's first node to, or `None` without
+/// a contamination rule.
+fn gate_nodes(chart: &mut Flowchart, r: &CountRecord) -> Option<usize> {
+    let c = r.contamination.as_ref()?;
+    let mut last = chart.node(vec![format!("{} candidate questions", fmt_count(c.candidates as u64))]);
+    for rule in &c.rules {
+        let next = chart.node(vec![
+            format!("after contamination rule {}", rule.rule),
+            format!("{} left", fmt_count(rule.remaining as u64)),
+        ]);
+        chart.edge(last, next);
+        last = next;
+    }
+    Some(last)
+}
+
 /// Component section from the latest count/stop/go entry `e` and its record `r`; the picture
 /// of component sizes goes into `svgs`.
 ///
@@ -95,6 +112,7 @@ pub fn components_view(
         sizes_svg,
         sizes_absent,
         earlier_protocol: String::new(),
+        funnel: Vec::new(),
     })
 }
 
@@ -116,7 +134,11 @@ fn ablation(r: &CountRecord) -> (Vec<AblationRow>, Flowchart) {
         start.push(format!("{} {}", fmt_count(units), unit_word(unit, units)));
     }
     let mut chart = Flowchart::new();
+    let gate = gate_nodes(&mut chart, r);
     let mut last = chart.node(start);
+    if let Some(g) = gate {
+        chart.edge(g, last);
+    }
     for row in &count.ablation {
         let k = &row.counts;
         rows.push(AblationRow {
@@ -209,7 +231,10 @@ fn required_how(r: &CountRecord) -> String {
 }
 
 /// The stop rule's decision with the counted and required numbers.
-fn decision_text(r: &CountRecord) -> String {
+pub(super) fn decision_text(r: &CountRecord) -> String {
+    if let Some(rule) = r.contamination.as_ref().and_then(|c| c.stopped_by.as_ref()) {
+        return format!("stop — contamination rule `{}` reached its stop threshold", rule);
+    }
     let (counted, required) = (
         fmt_count(r.stop.counted as u64),
         r.stop.required.map(fmt_count).unwrap_or_default(),

@@ -7,7 +7,7 @@ use serde_json::Value;
 /// A phrase only the sealed set holds: it must never reach the repository, ledger or report.
 const SEALED_ONLY: &str = "the quartermaster ledger of the northern garrison";
 
-const PASSAGES: &str = r#"{"id": "p1", "text": "The river flows north through the valley towns."}
+pub(crate) const PASSAGES: &str = r#"{"id": "p1", "text": "The river flows north through the valley towns."}
 {"id": "p2", "text": "The bridge was rebuilt in stone after the flood of the old year."}
 {"id": "p3", "text": "A small museum keeps the maps drawn by the first surveyors."}
 {"id": "p4", "text": "Bakers in the square open before dawn on market days."}
@@ -16,7 +16,7 @@ const PASSAGES: &str = r#"{"id": "p1", "text": "The river flows north through th
 "#;
 
 /// q1's distractor p2 is sealed word for word; q3's decoy p6 nearly; q2 is clean.
-const QUESTIONS: &str = r#"{"id": "q1", "passages": ["p1"], "distractors": ["p2"]}
+pub(crate) const QUESTIONS: &str = r#"{"id": "q1", "passages": ["p1"], "distractors": ["p2"]}
 {"id": "q2", "passages": ["p3"], "distractors": ["p4"]}
 {"id": "q3", "passages": ["p5"], "decoys": ["p6"]}
 "#;
@@ -28,7 +28,7 @@ fn sealed() -> String {
     )
 }
 
-fn protocol(fp_sha: &str, key_sha: &str, roles: &str, stop: &str) -> String {
+pub(crate) fn protocol(fp_sha: &str, key_sha: &str, roles: &str, stop: &str) -> String {
     format!(
         r#"schema-version = 2
 [study]
@@ -67,7 +67,7 @@ threshold = 0.8
 
 /// A study with the sealed set fingerprinted (the sealed passages and key outside the
 /// repository's tracked files) and the fingerprint's hashes.
-fn gated_env() -> (Env, String, String) {
+pub(crate) fn gated_env() -> (Env, String, String) {
     let env = Env::init();
     env.write("passages.jsonl", PASSAGES);
     env.write("questions.jsonl", QUESTIONS);

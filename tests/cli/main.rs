@@ -10,6 +10,7 @@ mod tools;
 static ALLOC: alloc::Counting = alloc::Counting;
 
 mod analyze;
+mod budget;
 mod clock;
 mod components;
 mod confirmatory;

@@ -144,6 +144,9 @@ fn review(r: &crate::ledger::review::Review, cut: bool) -> String {
         for o in &st.overlap {
             s.push_str(&format!("  overlap      {}\n", o));
         }
+        if let Some(a) = &st.attempts {
+            s.push_str(&format!("  attempts     {}\n", a));
+        }
         s.push_str(&format!(
             "  since        {}, {}, {}\n",
             plural(st.amendments as u64, "amendment", "amendments"),

@@ -51,8 +51,8 @@ mod tests;
 
 pub use basis::pilot_change;
 pub use state::{
-    AnalysisVerdict, Change, ChangeKind, Classification, CountRef, Departure, Last, Lead, LedgerState, Overlap,
-    OverlapKind, QuestionSetChange, Scope, StudyState, Timing, Version,
+    AnalysisVerdict, Attempt, Change, ChangeKind, Classification, CountRef, Departure, Last, Lead, LedgerState,
+    Overlap, OverlapKind, QuestionSetChange, Scope, StudyState, Timing, Version,
 };
 pub use step::{counted_changes, Fact, Verdict, COUNTED_ROLES, DATA_ROLES};
 pub use violation::Violation;

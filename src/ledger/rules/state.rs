@@ -56,6 +56,9 @@ crate::named_enum! {
         /// The component count an analysis rests on (a count the registration in force counts
         /// otherwise, another assignment).
         Count = "count",
+        /// The registered build-attempt budget (`[build]`), or an attempt past it or changing
+        /// more than it allows.
+        Attempts = "build-attempts",
         /// Anything else (analysis settings, the protocol file itself, the reader).
         Other = "other",
     }
@@ -76,6 +79,7 @@ impl Scope {
             "target" => Scope::Target,
             "stop-rule" => Scope::StopRule,
             "splits" => Scope::Splits,
+            "build" => Scope::Attempts,
             _ if key.starts_with("analysis.baseline") || key.starts_with("analysis.systems") => Scope::Hypotheses,
             _ if key.starts_with("analysis.split") => Scope::Splits,
             _ if matches!(head, "questions" | "passages" | "qrels" | "pairs") => Scope::QuestionSet,
@@ -147,6 +151,30 @@ pub struct Version {
     pub splits: Option<bool>,
     /// The split an analysis analyzes: `analysis.split`, else the protocol's only split.
     pub split: Option<String>,
+    /// The registered attempt budget (`[build]`), when the protocol has one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub build: Option<crate::protocol::BuildSpec>,
+}
+
+/// A build attempt of a study: a component count on other questions, passages, qrels or pairs
+/// than the count before it (the study's first count is attempt 1).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Attempt {
+    /// Its number, from 1.
+    pub number: u64,
+    /// The count entry that made it.
+    pub seq: u64,
+    /// The budget registered when it was made (`[build] attempts`), if any.
+    pub budget: Option<u32>,
+    /// The deviation recorded with it, and its reason.
+    pub deviation: Option<(u64, String)>,
+}
+
+impl Attempt {
+    /// Whether it came past the registered budget.
+    pub fn over_budget(&self) -> bool {
+        self.budget.is_some_and(|b| self.number > u64::from(b))
+    }
 }
 
 /// A component count of a study: its `count`, `stop` or `go` entry.
@@ -408,6 +436,9 @@ pub struct StudyState {
     pub changes: Vec<Change>,
     /// Overlaps with earlier studies.
     pub overlap: Vec<Overlap>,
+    /// Its build attempts, in order.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub attempts: Vec<Attempt>,
 }
 
 impl StudyState {
@@ -442,6 +473,30 @@ impl StudyState {
     /// headline lists beside the verdict.
     pub fn headline_changes(&self) -> impl Iterator<Item = &Change> {
         self.changes.iter().filter(|c| c.in_headline())
+    }
+
+    /// The build attempts in words, when a budget is registered and there was a count:
+    /// `2 of 2 registered`, `3 of 2 registered; attempt 3 (entry #9) past the budget, with
+    /// deviation #8: "reason"`.
+    pub fn attempts_statement(&self) -> Option<String> {
+        let budget = self.in_force().and_then(|v| v.build.as_ref()).map(|b| b.attempts)?;
+        let last = self.attempts.last()?;
+        let mut s = format!("{} of {} registered", last.number, budget);
+        for a in self
+            .attempts
+            .iter()
+            .filter(|a| a.over_budget() || a.deviation.is_some())
+        {
+            s.push_str(&format!("; attempt {} (entry #{})", a.number, a.seq));
+            if a.over_budget() {
+                s.push_str(" past the budget");
+            }
+            match &a.deviation {
+                Some((seq, reason)) => s.push_str(&format!(", with deviation #{}: \"{}\"", seq, reason)),
+                None => s.push_str(", without a deviation"),
+            }
+        }
+        Some(s)
     }
 
     /// The declared data access at registration in words, unless the ledger shows otherwise:

@@ -279,8 +279,10 @@ fn count_rules(study: Option<&StudyState>, e: &Entry) -> Vec<Violation> {
     let mut v = Vec::new();
     if let Some(prev) = &s.latest_count {
         let fields = counted_changes(prev, &e.inputs);
-        if !fields.is_empty() {
-            v.push(Violation::CountOnOtherInputs { seq: prev.seq, fields });
+        match s.in_force().and_then(|r| r.build.as_ref()) {
+            _ if fields.is_empty() => {}
+            None => v.push(Violation::CountOnOtherInputs { seq: prev.seq, fields }),
+            Some(budget) => v.extend(attempt_rule(s, e, prev, budget)),
         }
     }
     if let Some(reg) = s.in_force() {
@@ -294,6 +296,36 @@ fn count_rules(study: Option<&StudyState>, e: &Entry) -> Vec<Violation> {
         }
     }
     v
+}
+
+/// A count on other inputs than the count before it, under a registered budget: a new build
+/// attempt, within the budget, and changing only what the registration allows, as the check
+/// `components` recorded in its summary says (against that count: `prev`).
+fn attempt_rule(s: &StudyState, e: &Entry, prev: &CountRef, budget: &crate::protocol::BuildSpec) -> Option<Violation> {
+    let attempt = s.attempts.len() as u64 + 1;
+    if attempt > u64::from(budget.attempts) {
+        return Some(Violation::AttemptOverBudget {
+            attempt,
+            budget: budget.attempts,
+            before: s.attempts.iter().map(|a| a.seq).collect(),
+        });
+    }
+    let check = crate::records::read_summary::<crate::records::CountSummary>(e, "count")
+        .ok()
+        .and_then(|c| c.attempt)
+        .filter(|a| a.previous == prev.seq && a.may_change == budget.attempt_may_change);
+    match check {
+        None => Some(Violation::AttemptUnchecked {
+            attempt,
+            previous: prev.seq,
+        }),
+        Some(c) if !c.outside.is_empty() => Some(Violation::AttemptChangeNotAllowed {
+            attempt,
+            allowed: budget.attempt_may_change.clone(),
+            outside: c.outside,
+        }),
+        Some(_) => None,
+    }
 }
 
 /// How the counted inputs `now` (questions, passages, qrels, pairs) differ from count `prev`'s,
@@ -422,6 +454,10 @@ impl StudyState {
         let parsed = f
             .protocol_text
             .map(|t| crate::protocol::parse(t, std::path::Path::new("protocol.toml")));
+        let build = match &parsed {
+            Some(Ok(p)) => p.build.clone(),
+            _ => None,
+        };
         let (splits, split) = match &parsed {
             Some(Ok(p)) => (
                 Some(!p.splits.is_empty()),
@@ -456,6 +492,7 @@ impl StudyState {
                 text: f.protocol_text.map(str::to_string),
                 splits,
                 split,
+                build,
             });
         }
     }
@@ -520,6 +557,22 @@ impl StudyState {
             inputs: of_roles(&e.inputs, &[InputRole::Pilot, InputRole::Assignment]),
             commit: f.commit.map(str::to_string),
         };
+        let new_attempt = self
+            .latest_count
+            .as_ref()
+            .is_none_or(|prev| !counted_changes(prev, &c.counted).is_empty());
+        if new_attempt {
+            let deviation = last
+                .filter(|l| disclosed && l.kind == EntryKind::Deviation)
+                .and_then(|l| self.changes.iter().rev().find(|ch| ch.seq == l.seq))
+                .map(|ch| (ch.seq, ch.reason.clone()));
+            self.attempts.push(Attempt {
+                number: self.attempts.len() as u64 + 1,
+                seq: e.seq,
+                budget: self.in_force().and_then(|v| v.build.as_ref()).map(|b| b.attempts),
+                deviation,
+            });
+        }
         self.first_count.get_or_insert(e.seq);
         self.assignment = Some((e.seq, of_roles(&e.inputs, &[InputRole::Assignment])));
         if matches!(e.kind, EntryKind::Stop | EntryKind::Go) {

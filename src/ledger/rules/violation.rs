@@ -114,6 +114,33 @@ pub enum Violation {
         /// The registration in force.
         seq: u64,
     },
+    /// A count that is a build attempt past the registered budget (`[build] attempts`).
+    AttemptOverBudget {
+        /// Its attempt number.
+        attempt: u64,
+        /// The registered budget.
+        budget: u32,
+        /// The count entries of the attempts before it.
+        before: Vec<u64>,
+    },
+    /// A build attempt within the budget that changes more of the previous attempt's
+    /// candidates than `[build] attempt-may-change` allows.
+    AttemptChangeNotAllowed {
+        /// Its attempt number.
+        attempt: u64,
+        /// What the registration allows.
+        allowed: Vec<crate::protocol::AttemptChange>,
+        /// What changed beyond it, one line each.
+        outside: Vec<String>,
+    },
+    /// A build attempt within the budget whose count entry does not record the check of what it
+    /// changed against the previous attempt (the count before it).
+    AttemptUnchecked {
+        /// Its attempt number.
+        attempt: u64,
+        /// The previous attempt's count entry.
+        previous: u64,
+    },
     /// A registration or amendment declaring results seen.
     RegisteredAfterResultsSeen,
     /// A lower data-access level than the one in force.
@@ -189,6 +216,9 @@ impl Violation {
                 | Violation::Recount { .. }
                 | Violation::DataReplaced { .. }
                 | Violation::CountOnOtherInputs { .. }
+                | Violation::AttemptOverBudget { .. }
+                | Violation::AttemptChangeNotAllowed { .. }
+                | Violation::AttemptUnchecked { .. }
         )
     }
 
@@ -210,6 +240,9 @@ impl Violation {
             | Recount { .. }
             | DataReplaced { .. } => FindingCode::AnalysisRefused,
             CountOnOtherInputs { .. } | PilotNotRegistered { .. } => FindingCode::CountRefused,
+            AttemptOverBudget { .. } | AttemptChangeNotAllowed { .. } | AttemptUnchecked { .. } => {
+                FindingCode::AttemptRefused
+            }
             RegisteredAfterResultsSeen => FindingCode::RegisteredAfterResultsSeen,
             AccessLowered { .. } => FindingCode::AccessLowered,
             Overlap(_) => FindingCode::StudyOverlap,
@@ -229,6 +262,7 @@ impl Violation {
             }
             DataReplaced { .. } => Scope::Data,
             CountOnOtherInputs { .. } => Scope::QuestionSet,
+            AttemptOverBudget { .. } | AttemptChangeNotAllowed { .. } | AttemptUnchecked { .. } => Scope::Attempts,
             _ => Scope::Other,
         }
     }
@@ -297,6 +331,9 @@ impl Violation {
                 prev,
                 fields.iter().map(|f| f.to_string()).collect::<Vec<_>>().join("; ")
             ),
+            AttemptOverBudget { .. } | AttemptChangeNotAllowed { .. } | AttemptUnchecked { .. } => {
+                format!("entry #{} counts study `{}` {}, without a deviation", seq, id, self.attempt_clause())
+            }
             PilotNotRegistered { path, seq: r } => format!(
                 "entry #{} counts study `{}` on the pilot {}, which is not the one its registration (entry #{}) records",
                 seq, id, path, r
@@ -349,6 +386,35 @@ impl Violation {
                 "entry #{} {} study `{}` under a protocol that requires a time-stamp ([witness] tsa), but no valid token covers it: the token was dropped, or never obtained",
                 seq, what, id
             ),
+        }
+    }
+
+    /// The middle of a build-attempt finding's message (and of the refusal `components` shows).
+    pub fn attempt_clause(&self) -> String {
+        use Violation::*;
+        match self {
+            AttemptOverBudget { attempt, budget, before } => format!(
+                "as build attempt {}, past the {} its registration allows ([build] attempts = {}; earlier attempts: {})",
+                attempt,
+                crate::text::plural(u64::from(*budget), "attempt", "attempts"),
+                budget,
+                crate::text::seq_list(before)
+            ),
+            AttemptChangeNotAllowed {
+                attempt,
+                allowed,
+                outside,
+            } => format!(
+                "as build attempt {}, which changes more than its registration allows ([build] attempt-may-change = [{}]): {}",
+                attempt,
+                allowed.iter().map(|a| format!("\"{}\"", a)).collect::<Vec<_>>().join(", "),
+                outside.join("; ")
+            ),
+            AttemptUnchecked { attempt, previous } => format!(
+                "as build attempt {}, and its entry records no check of what it changed against the previous attempt (entry #{})",
+                attempt, previous
+            ),
+            other => format!("({})", other.code()),
         }
     }
 

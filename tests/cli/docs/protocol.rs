@@ -38,6 +38,9 @@ fingerprint = "f"
 fingerprint-sha256 = "h"
 key-sha256 = "k"
 threshold = 0.5
+[build]
+attempts = 2
+attempt-may-change = ["anything"]
 "#;
 
 /// The reference: the top-level keys, then one table per protocol table.
