@@ -6,7 +6,7 @@ use super::{resolve, Ctx, Outcome, Output};
 use crate::error::{Error, Result};
 use crate::ops::power::PowerOptions;
 use crate::output::Format;
-use crate::protocol::{PowerMethod, Scale};
+use crate::protocol::{HypothesisKind, PowerMethod, Scale};
 use std::path::PathBuf;
 
 /// Arguments of `pledge power`.
@@ -31,9 +31,20 @@ pub struct Args {
     /// Target power 1 − β in (α, 1).
     #[arg(long, default_value_t = 0.8, allow_negative_numbers = true)]
     pub power: f64,
-    /// One- or two-sided test.
-    #[arg(long, default_value_t = 2, value_parser = clap::value_parser!(u8).range(1..=2))]
-    pub sides: u8,
+    /// One- or two-sided test (default 2; not with --kind, whose margin tests are one-sided).
+    #[arg(long, value_parser = clap::value_parser!(u8).range(1..=2))]
+    pub sides: Option<u8>,
+    /// Size a hypothesis with a margin instead of a difference: non-inferiority,
+    /// superiority-by-margin or equivalence (with --sd, --margin and --expected), one-sided tests
+    /// at --alpha; superiority is the default sizing by --mde.
+    #[arg(long, value_parser = named::<HypothesisKind>())]
+    pub kind: Option<HypothesisKind>,
+    /// The margin M > 0 of --kind, in the --scale unit.
+    #[arg(long, value_name = "M", allow_negative_numbers = true, requires = "kind")]
+    pub margin: Option<f64>,
+    /// The true difference assumed for --kind (default 0), in the --scale unit.
+    #[arg(long, value_name = "D", allow_negative_numbers = true, requires = "kind")]
+    pub expected: Option<f64>,
     /// Questions counted per component m (with --icc): design effect 1 + (m − 1)ρ.
     #[arg(long = "per-component", short = 'm', value_name = "M")]
     pub per_component: Option<u32>,
@@ -97,7 +108,7 @@ pub fn run(a: Args, ctx: &Ctx) -> Outcome {
         n: a.n,
         alpha: a.alpha,
         power: a.power,
-        sides: a.sides,
+        sides: a.sides.unwrap_or(2),
         per_component: a.per_component,
         icc: a.icc,
         method: a.method,
@@ -136,7 +147,16 @@ pub fn run(a: Args, ctx: &Ctx) -> Outcome {
         },
         scale: a.scale,
         k_systems: a.k_systems,
+        kind: a.kind,
+        margin: a.margin,
+        expected: a.expected,
     };
+    if a.sides.is_some() && a.kind.is_some_and(|k| k.has_margin()) {
+        return Err(Error::input(format!(
+            "--sides does not apply to --kind {} (its margin tests are one-sided at --alpha)",
+            a.kind.map(|k| k.to_string()).unwrap_or_default()
+        )));
+    }
     let report = crate::ops::power::power(&o)?;
     Ok(Output::ok(render(&report, a.format), &vec![]))
 }

@@ -48,6 +48,14 @@ pub struct PowerOptions {
     pub read: crate::scores::ReadOptions,
     /// Unit of σ, δ and the scores.
     pub scale: Scale,
+    /// A hypothesis with a margin to size instead of a difference (`None`: superiority, sized by
+    /// `mde`): non-inferiority, superiority by a margin or equivalence, with `margin` and the
+    /// assumed true difference `expected`.
+    pub kind: Option<crate::protocol::HypothesisKind>,
+    /// The margin M > 0 of `kind`, in `scale`'s unit.
+    pub margin: Option<f64>,
+    /// The true difference Δ₀ assumed for `kind` (default 0), in `scale`'s unit.
+    pub expected: Option<f64>,
     /// Number of systems k to separate (Sakai's one-way ANOVA topic set size design): with
     /// `sd` as the residual SD σ (σ² the within-system variance) and `mde` as the minimum range
     /// D between the best and the worst system.
@@ -102,6 +110,15 @@ pub enum Report {
         /// The requirement.
         anova: crate::power::anova::AnovaRequirement,
     },
+    /// Components needed for a hypothesis with a margin, or its power at `--n`.
+    Margin {
+        /// `fraction` or `points`.
+        scale: Scale,
+        /// The method whose count is the answer (`t`: the exact one).
+        method: &'static str,
+        /// Both methods' answers.
+        margin: crate::power::margin::MarginPower,
+    },
     /// σ and ρ from a pilot.
     Pilot {
         /// `fraction` or `points`.
@@ -134,6 +151,11 @@ pub fn power(a: &PowerOptions) -> Result<Report> {
     if let Some(s) = a.sd {
         check_sd(s, scale)?;
     }
+    if a.kind.is_some_and(|k| k.has_margin()) && (!a.pilot.is_empty() || a.k_systems.is_some()) {
+        return Err(Error::input(
+            "--kind sizes one hypothesis with a margin from --sd: do not combine it with --pilot or --k-systems",
+        ));
+    }
     if !a.pilot.is_empty() {
         let pilot = &a.pilot;
         if a.sd.is_some() || a.n.is_some() || a.discordant.is_some() || a.icc.is_some() {
@@ -144,27 +166,17 @@ pub fn power(a: &PowerOptions) -> Result<Report> {
         return pilot_report(a, pilot, scale, method, design);
     }
     if let Some(k) = a.k_systems {
-        if a.n.is_some() || a.discordant.is_some() || a.per_component.is_some() || a.icc.is_some() {
-            return Err(Error::input(
-                "--k-systems takes --sd (residual SD) and --mde (minimum range): do not combine it with --n, --discordant, --per-component or --icc",
-            ));
-        }
-        let (Some(sd), Some(mde)) = (a.sd, a.mde) else {
-            return Err(Error::input("--k-systems needs --sd S (the residual SD of a topic's score) and --mde D (the minimum range between the best and the worst system)"));
-        };
-        let spec = crate::power::anova::AnovaSpec {
-            systems: k,
-            min_range: check_mde(mde, scale)?,
-            variance: check_sd(sd, scale)?.powi(2),
-            alpha: a.alpha,
-            power: a.power,
-        };
-        return Ok(Report::Anova {
-            scale,
-            anova: crate::power::anova::topics_for_systems(&spec, scale)?,
-        });
+        return anova_report(a, k);
     }
     let clustering = clustering(a.per_component, a.icc)?;
+    if let Some(kind) = a.kind.filter(|k| k.has_margin()) {
+        return margin_report(a, kind, clustering);
+    }
+    if a.margin.is_some() || a.expected.is_some() {
+        return Err(Error::input(
+            "--margin and --expected size a hypothesis with a margin: give --kind non-inferiority, superiority-by-margin or equivalence",
+        ));
+    }
     if let Some((p10, p01)) = a.discordant {
         if a.sd.is_some() || a.n.is_some() {
             return Err(Error::input(
@@ -218,6 +230,80 @@ pub fn power(a: &PowerOptions) -> Result<Report> {
         scale,
         method: mname,
         requirements,
+    })
+}
+
+/// Topics needed to separate `k` systems (one-way ANOVA, Sakai 2016): `--sd` the residual SD,
+/// `--mde` the minimum range.
+///
+/// Errors (exit 2): `--n`, `--discordant`, `--per-component` or `--icc` given; `--sd` or `--mde`
+/// missing or out of range.
+fn anova_report(a: &PowerOptions, k: u32) -> Result<Report> {
+    let scale = a.scale;
+    if a.n.is_some() || a.discordant.is_some() || a.per_component.is_some() || a.icc.is_some() {
+        return Err(Error::input(
+            "--k-systems takes --sd (residual SD) and --mde (minimum range): do not combine it with --n, --discordant, --per-component or --icc",
+        ));
+    }
+    let (Some(sd), Some(mde)) = (a.sd, a.mde) else {
+        return Err(Error::input("--k-systems needs --sd S (the residual SD of a topic's score) and --mde D (the minimum range between the best and the worst system)"));
+    };
+    let spec = crate::power::anova::AnovaSpec {
+        systems: k,
+        min_range: check_mde(mde, scale)?,
+        variance: check_sd(sd, scale)?.powi(2),
+        alpha: a.alpha,
+        power: a.power,
+    };
+    Ok(Report::Anova {
+        scale,
+        anova: crate::power::anova::topics_for_systems(&spec, scale)?,
+    })
+}
+
+/// Components needed for a hypothesis with a margin (`--sd`, `--margin`, `--expected`), or its
+/// power at `--n`.
+///
+/// Errors (exit 2): no `--sd` or `--margin`; `--mde` or `--discordant` given (a margin
+/// hypothesis is sized at `--expected`); values out of range.
+fn margin_report(
+    a: &PowerOptions,
+    kind: crate::protocol::HypothesisKind,
+    clustering: Option<Clustering>,
+) -> Result<Report> {
+    if a.mde.is_some() || a.discordant.is_some() || !a.pilot.is_empty() {
+        return Err(Error::input(format!(
+            "--kind {} is sized at --expected D (the true difference assumed, default 0) with --margin M: do not give --mde or --discordant",
+            kind
+        )));
+    }
+    let (Some(sd), Some(margin)) = (a.sd, a.margin) else {
+        return Err(Error::input(format!("--kind {} needs --sd S and --margin M", kind)));
+    };
+    let sd = check_sd(sd, a.scale)?;
+    let margin = check_mde(margin, a.scale)
+        .map_err(|e| e.caused_by("--margin must be a positive difference within the scale"))?;
+    let expected = a.expected.unwrap_or(0.0);
+    if !(expected.is_finite() && expected.abs() <= a.scale.max()) {
+        return Err(Error::input(format!(
+            "--expected must be a difference within ±{}, got {}",
+            a.scale.max(),
+            expected
+        )));
+    }
+    let spec = crate::power::margin::MarginSpec {
+        kind,
+        margin,
+        expected,
+        sd,
+        alpha: a.alpha,
+        power: a.power,
+        clustering,
+    };
+    Ok(Report::Margin {
+        scale: a.scale,
+        method: a.method.as_str(),
+        margin: crate::power::margin::margin_power(&spec, a.n)?,
     })
 }
 

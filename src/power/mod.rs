@@ -8,9 +8,12 @@
 //!   approximation.
 //! - [`sample_size`]: requirements with design effect, detectable difference, discordant shares.
 //! - [`pilot`]: σ of component-level paired differences and the intra-component correlation.
+//! - [`margin`]: power and sample size of non-inferiority, superiority by a margin and
+//!   equivalence (the exact paired TOST power).
 
 pub mod anova;
 pub mod inputs;
+pub mod margin;
 pub mod paired;
 pub mod pilot;
 pub mod sample_size;

@@ -96,7 +96,7 @@ pub fn requirement(spec: &Spec, method: PowerMethod) -> Result<Requirement> {
 
 /// Rounds up, tolerating the last bits of floating-point noise above an integer (an unrounded
 /// 545.0000000000001 is 545, not 546).
-fn ceil_count(x: f64) -> u64 {
+pub(crate) fn ceil_count(x: f64) -> u64 {
     let r = x.round();
     if (x - r).abs() <= 1e-9 * x.max(1.0) {
         r as u64

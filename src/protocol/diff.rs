@@ -380,4 +380,24 @@ mod tests {
             vec!["the protocol text (not TOML on one side)".to_string()]
         );
     }
+
+    #[test]
+    fn protocol_changes_name_a_hypothesis_kind_and_margin() {
+        let h = |keys: &str| {
+            format!(
+                "[[hypotheses]]\nname = \"h\"\nsystem = \"a\"\ncomparator = \"b\"\n{}\n",
+                keys
+            )
+        };
+        let old = h("kind = \"equivalence\"\nmargin = 0.02");
+        let new = h("kind = \"non-inferiority\"\nmargin = 0.05\ndirection = \"greater\"");
+        assert_eq!(
+            changes(&old, &new),
+            vec![
+                "hypotheses[name = \"h\"].direction: (absent) → \"greater\"".to_string(),
+                "hypotheses[name = \"h\"].kind: \"equivalence\" → \"non-inferiority\"".to_string(),
+                "hypotheses[name = \"h\"].margin: 0.02 → 0.05".to_string(),
+            ]
+        );
+    }
 }

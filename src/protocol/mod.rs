@@ -305,6 +305,33 @@ crate::named_enum! {
     }
 }
 
+crate::named_enum! {
+    /// What a hypothesis claims about Δ = `system − comparator` (in the direction it expects;
+    /// margins M > 0 in the metric's unit). The null hypotheses, for the direction `greater` (for
+    /// `less` mirror them): superiority Δ ≤ 0 (or Δ = 0 two-sided), the paired randomization
+    /// test; non-inferiority Δ ≤ −M; superiority by a margin Δ ≤ M; equivalence |Δ| ≥ M, the two
+    /// one-sided tests (TOST; Schuirmann 1987).
+    #[derive(Default)]
+    pub enum HypothesisKind {
+        /// The system differs from the comparator in `direction` (no margin).
+        #[default]
+        Superiority = "superiority",
+        /// The system is not worse than the comparator by the margin or more.
+        NonInferiority = "non-inferiority",
+        /// The system is better than the comparator by more than the margin.
+        SuperiorityByMargin = "superiority-by-margin",
+        /// The two are within ±margin of each other (no direction).
+        Equivalence = "equivalence",
+    }
+}
+
+impl HypothesisKind {
+    /// Whether the kind needs a margin (every kind but superiority).
+    pub fn has_margin(self) -> bool {
+        self != HypothesisKind::Superiority
+    }
+}
+
 /// `[[hypotheses]]` (format 2): one registered comparison.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case", deny_unknown_fields)]
@@ -316,9 +343,24 @@ pub struct Hypothesis {
     pub system: String,
     /// What the system is compared with (among `analysis.systems` when that is given).
     pub comparator: String,
-    /// The expected sign of `system − comparator`.
-    pub direction: Direction,
-    /// `1` (one-sided, in `direction`) or `2` (two-sided). Default: `target.sides`.
+    /// What is claimed: `superiority` (the randomization test of a difference in `direction`),
+    /// `non-inferiority` (not worse by `margin` or more) or `superiority-by-margin` (better by more
+    /// than `margin`), each a one-sided paired t-test shifted by the margin at `target.alpha`, or
+    /// `equivalence` (within ±`margin`: the two one-sided tests, TOST). The margin kinds read
+    /// their verdict from the interval at 1 − 2α (90% at α = 0.05).
+    #[serde(default, skip_serializing_if = "is_superiority")]
+    pub kind: HypothesisKind,
+    /// The margin M of a margin kind, in the metric's unit (`target.scale`, as `target.mde`): > 0
+    /// and ≤ 1 (fraction) or ≤ 100 (points). Required for `non-inferiority`,
+    /// `superiority-by-margin` and `equivalence`; not allowed for `superiority`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub margin: Option<f64>,
+    /// The expected sign of `system − comparator` (which way is better): required, except for
+    /// `kind = "equivalence"`, which has no direction (and takes none).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub direction: Option<Direction>,
+    /// `1` (one-sided, in `direction`) or `2` (two-sided), for `superiority` only (the margin
+    /// kinds are one-sided tests). Default: `target.sides`.
     #[serde(default)]
     pub sides: Option<u8>,
     /// Primary hypotheses are the multiplicity family (adjusted together with `analysis.adjust`)
@@ -820,6 +862,9 @@ fn d_judged_k() -> u32 {
 fn d_true() -> bool {
     true
 }
+fn is_superiority(k: &HypothesisKind) -> bool {
+    *k == HypothesisKind::Superiority
+}
 fn d_shingle() -> u32 {
     5
 }
@@ -828,9 +873,13 @@ fn all_roles() -> Vec<PassageRole> {
 }
 
 impl Protocol {
-    /// The sides of hypothesis `h`: its own, else `target.sides`.
+    /// The sides of hypothesis `h`: 1 for a margin kind, else its own, else `target.sides`.
     pub fn sides_of(&self, h: &Hypothesis) -> u8 {
-        h.sides.unwrap_or(self.target.sides)
+        if h.kind.has_margin() {
+            1
+        } else {
+            h.sides.unwrap_or(self.target.sides)
+        }
     }
 
     /// Whether a split's requirement is derived from `[target]` (`required-components =

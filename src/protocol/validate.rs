@@ -381,6 +381,9 @@ fn hypotheses(p: &Protocol, out: &mut Problems) {
                 );
             }
         }
+        for (key, msg) in hypothesis_kind(p, h) {
+            bad(ki("hypotheses", i, key), msg);
+        }
         for (key, sys) in [("system", &h.system), ("comparator", &h.comparator)] {
             if !systems.is_empty() && !systems.contains(sys.as_str()) {
                 bad(
@@ -405,6 +408,78 @@ fn hypotheses(p: &Protocol, out: &mut Problems) {
             "analysis.baseline and [[hypotheses]] both say what is compared: keep the hypotheses".into(),
         );
     }
+}
+
+/// The keys a hypothesis' kind takes: a margin for the margin kinds only, within the scale; a
+/// direction except for equivalence; sides for superiority only; no Tukey HSD adjustment with a
+/// margin. Each problem as (the hypothesis' key, message).
+fn hypothesis_kind(p: &Protocol, h: &super::Hypothesis) -> Vec<(&'static str, String)> {
+    let mut out = Vec::new();
+    let kind = h.kind;
+    let max = p.target.scale.max();
+    match (kind.has_margin(), h.margin) {
+        (false, Some(_)) => out.push((
+            "margin",
+            format!(
+                "hypothesis `{}`: margin applies only to kind = \"non-inferiority\", \"superiority-by-margin\" or \"equivalence\", not \"{}\"",
+                h.name, kind
+            ),
+        )),
+        (true, None) => out.push((
+            "kind",
+            format!(
+                "hypothesis `{}`: kind = \"{}\" needs a margin (in the metric's unit, as target.mde)",
+                h.name, kind
+            ),
+        )),
+        (true, Some(m)) if !(m > 0.0 && m <= max) => out.push((
+            "margin",
+            format!(
+                "hypothesis `{}`: margin must be > 0 and ≤ {} on the {} scale, got {}",
+                h.name,
+                max,
+                kebab(&p.target.scale),
+                m
+            ),
+        )),
+        _ => {}
+    }
+    match (kind == super::HypothesisKind::Equivalence, h.direction) {
+        (true, Some(_)) => out.push((
+            "direction",
+            format!(
+                "hypothesis `{}`: an equivalence hypothesis has no direction (it claims |system − comparator| < margin)",
+                h.name
+            ),
+        )),
+        (false, None) => out.push((
+            "direction",
+            format!(
+                "hypothesis `{}`: missing key direction (\"greater\" or \"less\": which way is better)",
+                h.name
+            ),
+        )),
+        _ => {}
+    }
+    if kind.has_margin() && h.sides.is_some() {
+        out.push((
+            "sides",
+            format!(
+                "hypothesis `{}`: sides applies only to kind = \"superiority\" (kind = \"{}\" is tested one-sided at target.alpha)",
+                h.name, kind
+            ),
+        ));
+    }
+    if kind.has_margin() && p.analysis.adjust == super::Adjust::TukeyHsd {
+        out.push((
+            "kind",
+            format!(
+                "hypothesis `{}`: kind = \"{}\" is tested with shifted t-tests; analysis.adjust = \"tukey-hsd\" tests differences of 0 only (use holm, bonferroni, bh or none)",
+                h.name, kind
+            ),
+        ));
+    }
+    out
 }
 
 /// `[witness]`, `[topic-filter]` and `[pool]`.

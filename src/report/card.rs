@@ -6,9 +6,9 @@
 //! with (ClinicalTrials.gov's primary outcome measures, CONSORT item 17a: the estimated effect
 //! and its precision for each primary outcome) and puts deviations beside the result.
 
-use super::model::{fmt_diff, fmt_p};
+use super::model::{fmt_diff, fmt_p, fmt_value};
 use crate::protocol::Scale;
-use crate::records::analysis::Comparison;
+use crate::records::analysis::{Comparison, HypothesisKind as Kind, HypothesisResult};
 use crate::records::AnalysisRecord;
 use serde::Serialize;
 
@@ -60,13 +60,17 @@ pub struct VerdictLine {
     pub hypothesis: String,
     /// `system − comparator`.
     pub comparison: String,
+    /// What a margin hypothesis claims, with its margin (`non-inferiority, margin 0.0200`);
+    /// empty for superiority.
+    pub claim: String,
     /// The verdict at α.
     pub verdict: Verdict,
     /// The registered α, e.g. `0.05`.
     pub alpha: String,
     /// The difference, signed, with its unit.
     pub estimate: String,
-    /// The interval of the resampling unit the analysis used, e.g. `[+0.0300, +0.1900]`.
+    /// The interval the verdict reads, e.g. `[+0.0300, +0.1900]`: of the resampling unit the
+    /// analysis used, or for a margin kind the t interval at 1 − 2α.
     pub interval: String,
     /// The interval's level, e.g. `95%`.
     pub level: String,
@@ -74,8 +78,8 @@ pub struct VerdictLine {
     pub p_adjusted: String,
     /// How it was adjusted: `holm over 1 primary hypothesis`.
     pub adjustment: String,
-    /// What qualifies the verdict (the opposite sign, an amendment after results were seen);
-    /// empty when nothing does.
+    /// What qualifies the verdict (the opposite sign, an amendment after results were seen, the
+    /// units an inconclusive verdict would need); empty when nothing does.
     pub note: String,
 }
 
@@ -118,29 +122,33 @@ pub struct VerdictCard {
 /// The verdict lines of the primary hypotheses of `r`, values in the protocol's `scale`.
 /// `amended` gives, by hypothesis name, the mark of an amendment after results were seen.
 pub fn verdict_lines(r: &AnalysisRecord, scale: Scale, amended: &[(String, String)]) -> Vec<VerdictLine> {
-    let level = format!("{:.0}%", r.settings.interval_level * 100.0);
     r.comparisons
         .iter()
         .filter_map(|c| {
             let h = c.hypothesis.as_ref().filter(|h| h.primary)?;
-            let b = primary_bootstrap(c);
+            let (interval, level) = verdict_interval(c, h, r.settings.interval_level);
             let mut notes = Vec::new();
             if !h.direction_holds {
-                notes.push("the difference has the opposite sign to the one expected".to_string());
+                notes.push(
+                    if h.kind != Kind::Superiority {
+                        "the difference is not on the claimed side"
+                    } else {
+                        "the difference has the opposite sign to the one expected"
+                    }
+                    .to_string(),
+                );
             }
+            notes.extend(needed_text(h));
             notes.extend(amended.iter().filter(|(n, _)| n == &h.name).map(|(_, m)| m.clone()));
             Some(VerdictLine {
                 hypothesis: h.name.clone(),
                 comparison: format!("{} − {}", c.system, c.baseline),
+                claim: claim_text(h, scale),
                 verdict: Verdict::of(h),
                 alpha: h.alpha.to_string(),
                 estimate: fmt_diff(c.difference, scale),
-                interval: format!(
-                    "[{}, {}]",
-                    fmt_diff(b.interval[0], scale),
-                    fmt_diff(b.interval[1], scale)
-                ),
-                level: level.clone(),
+                interval: format!("[{}, {}]", fmt_diff(interval[0], scale), fmt_diff(interval[1], scale)),
+                level: format!("{:.0}%", level * 100.0),
                 p_adjusted: fmt_p(h.p_adjusted),
                 adjustment: format!(
                     "{} over {}",
@@ -151,6 +159,40 @@ pub fn verdict_lines(r: &AnalysisRecord, scale: Scale, amended: &[(String, Strin
             })
         })
         .collect()
+}
+
+/// What a margin hypothesis claims, with its margin in the protocol's unit (`non-inferiority,
+/// margin 0.0200`, `equivalence, margin ±0.0200`); empty for superiority.
+pub fn claim_text(h: &HypothesisResult, scale: Scale) -> String {
+    match (h.kind, h.margin) {
+        (Kind::Superiority, _) | (_, None) => String::new(),
+        (Kind::Equivalence, Some(m)) => format!("equivalence, margin ±{}", fmt_value(m, scale)),
+        (kind, Some(m)) => format!("{}, margin {}", kind, fmt_value(m, scale)),
+    }
+}
+
+/// The interval a hypothesis' verdict reads and its level: for a margin kind the recorded
+/// judgement's (the t interval at 1 − 2α, 90% at α = 0.05), else the primary bootstrap interval
+/// at the analysis' `interval_level`.
+pub fn verdict_interval(c: &Comparison, h: &HypothesisResult, interval_level: f64) -> ([f64; 2], f64) {
+    match &h.judgement {
+        Some(j) if h.kind != Kind::Superiority => (j.interval, j.level),
+        _ => (primary_bootstrap(c).interval, interval_level),
+    }
+}
+
+/// For an inconclusive verdict, the units a study would need at the observed SD (`about 412
+/// components would decide it at the observed SD 0.1713 and power 0.8`); `None` otherwise.
+pub fn needed_text(h: &HypothesisResult) -> Option<String> {
+    let j = h.judgement.as_ref().filter(|j| j.verdict == Verdict::Inconclusive)?;
+    let n = j.needed.as_ref()?;
+    Some(format!(
+        "about {} {}s would decide it at the observed SD {:.4} and power {} (normal approximation)",
+        super::model::fmt_count(n.units),
+        n.unit,
+        n.sd,
+        n.power
+    ))
 }
 
 /// The bootstrap of the unit the analysis resampled: components when it resampled them, else

@@ -197,6 +197,9 @@ pub struct HypothesisView {
     pub family: String,
     pub comparison: String,
     pub direction: String,
+    /// What a margin hypothesis claims (`non-inferiority, margin 0.0200, greater is better`);
+    /// empty for superiority.
+    pub claim: String,
     pub estimate: String,
     pub interval: String,
     pub reversal: String,
@@ -229,6 +232,9 @@ pub struct TukeyView {
     pub description: String,
     pub rows: Vec<TukeyRowView>,
     pub groups: String,
+    /// When a pair's Tukey-adjusted p is below its unadjusted randomization p: why, in one line
+    /// (the numbers are not changed); empty otherwise.
+    pub warning: String,
 }
 
 /// `results.*`.

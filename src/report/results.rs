@@ -282,12 +282,20 @@ fn hypothesis_view(c: &Comparison, scale: Scale, names: &ShortNames) -> Option<H
     let estimate = fmt_diff(c.difference, scale);
     let iv = interval(primary, scale);
     let m = &c.mde;
+    let claim = super::card::claim_text(h, scale);
     Some(HypothesisView {
         name: h.name.clone(),
         family: h.family.clone(),
         comparison: format!("{} − {}", names.get(&c.system), names.get(&c.baseline)),
         direction: h.direction.map_or_else(|| "±margin".to_string(), |d| d.to_string()),
-        verdict: verdict_text(h, &estimate, &iv),
+        claim: match h.direction {
+            Some(d) if !claim.is_empty() => format!("{}, {} is better", claim, d),
+            _ => claim,
+        },
+        verdict: match margin_verdict_text(h, &estimate, scale) {
+            Some(v) => v,
+            None => verdict_text(h, &estimate, &iv),
+        },
         estimate,
         interval: iv,
         reversal: reversal(primary),
@@ -320,6 +328,55 @@ fn verdict_text(h: &HypothesisResult, estimate: &str, interval: &str) -> String 
             "; the difference has the opposite sign to the one expected"
         }
     )
+}
+
+/// The test behind a margin hypothesis' verdict: `at α = 0.05: difference +0.0750 [+0.0137,
+/// +0.1363] (90% t interval, df = 19), two one-sided paired t-tests (TOST) against ±0.2000,
+/// adjusted p = 0.0011 over 1 primary hypothesis`, and for an inconclusive verdict the units that
+/// would decide it; `None` for superiority (or a record without a judgement).
+fn margin_verdict_text(h: &HypothesisResult, estimate: &str, scale: Scale) -> Option<String> {
+    let j = h
+        .judgement
+        .as_ref()
+        .filter(|_| h.kind != crate::records::analysis::HypothesisKind::Superiority)?;
+    let m = h.margin?;
+    let test = match h.kind {
+        crate::records::analysis::HypothesisKind::Equivalence => {
+            format!("two one-sided paired t-tests (TOST) against ±{}", fmt_value(m, scale))
+        }
+        _ => {
+            let bound = h
+                .margin_test
+                .as_ref()
+                .and_then(|t| t.tests.first())
+                .map_or(m, |t| t.bound);
+            format!("one-sided paired t-test against {}", fmt_diff(bound, scale))
+        }
+    };
+    let mut text = format!(
+        "at α = {}: difference {} [{}, {}] ({:.0}% {}), {}, adjusted {} over {}",
+        h.alpha,
+        estimate,
+        fmt_diff(j.interval[0], scale),
+        fmt_diff(j.interval[1], scale),
+        100.0 * j.level,
+        j.interval_method,
+        test,
+        crate::stats::pvalue::p_phrase(h.p_adjusted, 4),
+        crate::text::plural(
+            h.family_size as u64,
+            &format!("{} hypothesis", h.family),
+            &format!("{} hypotheses", h.family)
+        ),
+    );
+    if !h.direction_holds {
+        text.push_str("; the difference is not on the claimed side");
+    }
+    if let Some(n) = super::card::needed_text(h) {
+        text.push_str("; ");
+        text.push_str(&n);
+    }
+    Some(text)
 }
 
 /// The detectable difference achieved against the registered target, in words.
@@ -421,8 +478,21 @@ fn tukey_view(r: &AnalysisRecord, alpha: f64, scale: Scale, names: &ShortNames) 
         })
         .collect();
     let listed = tukey_groups(t, alpha);
+    let pairs: Vec<(String, f64, f64)> = r
+        .comparisons
+        .iter()
+        .filter(|c| c.p_adjusted.method == "tukey-hsd")
+        .map(|c| {
+            (
+                format!("{} − {}", names.get(&c.system), names.get(&c.baseline)),
+                c.p_adjusted.p,
+                c.randomization.p,
+            )
+        })
+        .collect();
     TukeyView {
         present: true,
+        warning: crate::stats::tukey::below_pairwise_warning(&pairs).unwrap_or_default(),
         description: format!(
             "Randomized Tukey HSD ({}, {} {}s, {} assignments): {}",
             t.method, t.units, t.unit, t.assignments, t.statistic

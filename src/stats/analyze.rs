@@ -125,8 +125,7 @@ pub struct HypothesisResult {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub margin_test: Option<super::margin::MarginTest>,
     /// The verdict: supported, not supported or inconclusive, with the interval it was read from
-    /// (see [`super::verdict`]); given by `compare --kind`, absent in `analyze`'s records until
-    /// the report's verdict card reads it.
+    /// (see [`super::verdict`]); absent in records written before verdicts were three-valued.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub judgement: Option<super::verdict::Judgement>,
 }
@@ -309,7 +308,8 @@ fn check_settings(inputs: &Inputs, s: &Settings) -> Result<()> {
     if s.trials == 0 {
         return Err(Error::input("analysis.trials must be at least 1"));
     }
-    let margin_kind = s.every_comparison.as_ref().is_some_and(|c| c.kind.has_margin());
+    let margin_kind = s.every_comparison.as_ref().is_some_and(|c| c.kind.has_margin())
+        || s.hypotheses.iter().any(|h| h.kind.has_margin());
     if margin_kind && s.adjust == crate::protocol::Adjust::TukeyHsd {
         return Err(Error::input(
             "a hypothesis with a margin is tested with shifted t-tests; the Tukey HSD adjustment tests differences of 0 only",
@@ -425,10 +425,10 @@ fn asked(systems: &[String], s: &Settings) -> Result<Asked> {
             .map(|h| Claim {
                 name: h.name.clone(),
                 primary: h.primary,
-                direction: Some(h.direction),
+                direction: h.direction,
                 sides: h.sides,
-                kind: HypothesisKind::Superiority,
-                margin: None,
+                kind: h.kind,
+                margin: h.margin,
             })
             .collect();
         return Ok((hypothesis_pairs(systems, &s.hypotheses)?, Some(claims)));

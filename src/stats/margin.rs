@@ -20,32 +20,8 @@ use super::ttest::TTest;
 use crate::protocol::{Direction, Percentile};
 use serde::{Deserialize, Serialize};
 
-crate::named_enum! {
-    /// What a hypothesis claims about Δ = `system − comparator` (in the direction it expects;
-    /// margins M > 0 in the metric's unit). The null hypotheses, for the direction `greater` (for
-    /// `less` mirror them): superiority Δ ≤ 0 (or Δ = 0 two-sided), the paired randomization
-    /// test; non-inferiority Δ ≤ −M; superiority by a margin Δ ≤ M; equivalence |Δ| ≥ M, the two
-    /// one-sided tests (TOST; Schuirmann 1987).
-    #[derive(Default)]
-    pub enum HypothesisKind {
-        /// The system differs from the comparator in `direction` (no margin).
-        #[default]
-        Superiority = "superiority",
-        /// The system is not worse than the comparator by the margin or more.
-        NonInferiority = "non-inferiority",
-        /// The system is better than the comparator by more than the margin.
-        SuperiorityByMargin = "superiority-by-margin",
-        /// The two are within ±margin of each other (no direction).
-        Equivalence = "equivalence",
-    }
-}
-
-impl HypothesisKind {
-    /// Whether the kind needs a margin (every kind but superiority).
-    pub fn has_margin(self) -> bool {
-        self != HypothesisKind::Superiority
-    }
-}
+/// What a hypothesis claims (the protocol's `[[hypotheses]] kind`, and `compare --kind`).
+pub use crate::protocol::HypothesisKind;
 
 /// One one-sided t-test against a null bound.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]

@@ -333,5 +333,27 @@ fn add_hist(mut a: Vec<u64>, b: Vec<u64>) -> Vec<u64> {
     a
 }
 
+/// The one-line warning when, for some pairs, the Tukey-adjusted p is below the pair's own
+/// unadjusted randomization p; `pairs` holds each compared pair's name, Tukey HSD p and
+/// randomization p. The randomized Tukey HSD tests the all-systems null (every system
+/// exchangeable with every other, Carterette 2012), not the pair alone, so its p is not an upper
+/// bound of the pairwise one; the numbers stay as computed. `None` when no pair is below.
+pub fn below_pairwise_warning(pairs: &[(String, f64, f64)]) -> Option<String> {
+    let below: Vec<&(String, f64, f64)> = pairs.iter().filter(|(_, tukey, own)| tukey < own).collect();
+    let (name, tukey, own) = below.first()?;
+    let more = match below.len() - 1 {
+        0 => String::new(),
+        1 => " (and 1 more pair)".to_string(),
+        k => format!(" (and {} more pairs)", k),
+    };
+    Some(format!(
+        "the Tukey-adjusted p of {} ({}) is below its unadjusted randomization p ({}){}: the randomized Tukey HSD tests whether all systems perform alike, not the pair alone (why: docs/explanation/statistics.md, \"Effect size, Tukey HSD and topic filters\"; adjust = holm gives a per-pair guarantee)",
+        name,
+        super::pvalue::format_p(*tukey, 4),
+        super::pvalue::format_p(*own, 4),
+        more
+    ))
+}
+
 #[cfg(test)]
 mod tests;

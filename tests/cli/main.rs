@@ -37,5 +37,6 @@ mod reviewing;
 mod snapshots_commands;
 mod stats;
 mod trec;
+mod verdicts;
 mod walkthroughs;
 mod witness;

@@ -440,9 +440,30 @@ fn detail_lines(out: &mut String, c: &Comparison) {
     }
 }
 
-/// The randomized Tukey HSD test over all pairs, when it ran.
+/// The randomized Tukey HSD test over all pairs, when it ran, and the warning when a pair's
+/// Tukey-adjusted p is below its own randomization p.
 fn tukey_block(out: &mut String, r: &AnalysisResult) {
     let Some(t) = &r.tukey_hsd else { return };
+    let pairs: Vec<(String, f64, f64)> = r
+        .comparisons
+        .iter()
+        .filter(|c| c.p_adjusted.method == "tukey-hsd")
+        .map(|c| {
+            (
+                format!("{} − {}", c.system, c.baseline),
+                c.p_adjusted.p,
+                c.randomization.p,
+            )
+        })
+        .collect();
+    if let Some(w) = crate::stats::tukey::below_pairwise_warning(&pairs) {
+        let _ = writeln!(
+            out,
+            "
+warning: {}",
+            w
+        );
+    }
     let _ = writeln!(
         out,
         "\nrandomized Tukey HSD ({}, {} {}s, {} assignments, ties in {}):",

@@ -75,6 +75,7 @@ impl Human for Report {
             } => required_text(&mut o, b, method, *scale),
             Report::Detectable { scale, detectable } => detectable_text(&mut o, detectable, *scale),
             Report::Anova { scale, anova: r } => anova_text(&mut o, r, *scale),
+            Report::Margin { scale, method, margin } => margin_text(&mut o, margin, method, *scale),
             Report::Discordant {
                 scale,
                 method,
@@ -128,6 +129,72 @@ fn required_text(o: &mut String, b: &Both, method: &str, scale: Scale) {
     );
     design_line(o, r);
     both_block(o, b, method, "components");
+}
+
+/// Components needed for a hypothesis with a margin (or its power at n), by both methods.
+fn margin_text(o: &mut String, r: &crate::power::margin::MarginPower, method: &str, scale: Scale) {
+    let claim = match r.kind {
+        crate::protocol::HypothesisKind::Equivalence => format!("within ±{}", val(r.margin, scale)),
+        _ => format!("margin {}", val(r.margin, scale)),
+    };
+    let _ = writeln!(
+        o,
+        "{} {} at an expected difference of {}",
+        r.kind,
+        claim,
+        val(r.expected, scale)
+    );
+    let _ = writeln!(o, "  unit: {}", unit_name(scale));
+    let per = if r.per_component.is_some() {
+        "question"
+    } else {
+        "component"
+    };
+    let _ = write!(o, "  SD of the per-{} paired difference {}", per, val(r.sd, scale));
+    match r.effect_size {
+        Some(d) => {
+            let _ = writeln!(o, ", shifted effect size d = {:.6}", d);
+        }
+        None => {
+            let _ = writeln!(o);
+        }
+    }
+    let _ = writeln!(o, "  alpha {} (each one-sided test), power {}", r.alpha, r.power);
+    if let (Some(m), Some(icc)) = (r.per_component, r.icc) {
+        let _ = writeln!(
+            o,
+            "  clustering: m = {} questions per component, ICC {} -> design effect {:.4}",
+            m, icc, r.design_effect
+        );
+    }
+    if let Some(at) = &r.at {
+        let _ = writeln!(
+            o,
+            "Power at {} components ({:.4} independent units): {:.6} ({}), {:.6} (normal approximation)",
+            at.components, at.effective_n, at.power_t, r.exact_method, at.power_normal
+        );
+        return;
+    }
+    for (label, need) in [(r.exact_method.as_str(), &r.t), ("normal approximation", &r.normal)] {
+        if let Some(n) = need {
+            let _ = writeln!(
+                o,
+                "  {}: {} components (unrounded {:.6}{})",
+                label,
+                n.components,
+                n.unrounded,
+                if n.at_minimum {
+                    "; 2 is the smallest n and already reaches the power"
+                } else {
+                    ""
+                }
+            );
+        }
+    }
+    let chosen = if method == "t" { &r.t } else { &r.normal };
+    if let Some(n) = chosen {
+        let _ = writeln!(o, "Answer (method {}): {} components", method, n.components);
+    }
 }
 
 /// Topics needed by the one-way ANOVA topic-set design.

@@ -114,8 +114,8 @@ mirror! {
         #[serde(default, skip_serializing_if = "Option::is_none")]
         pub margin_test: Option<MarginTest>,
         /// The verdict: supported, not supported or inconclusive, with the interval it was read from
-        /// (see [`crate::stats::verdict`]); given by `compare --kind`, absent in `analyze`'s records until
-        /// the report's verdict card reads it.
+        /// (see [`crate::stats::verdict`]); absent in records written before verdicts were
+        /// three-valued.
         #[serde(default, skip_serializing_if = "Option::is_none")]
         pub judgement: Option<Judgement>,
     }

@@ -182,12 +182,8 @@ pub(super) fn answer_hypotheses(
             let (h, sd) = (&hyps[i], &sided[i]);
             let direction_holds = on_claimed_side(comparisons[i].difference, h);
             let rejected = direction_holds && adjusted[k] < s.alpha;
-            // The three-valued verdict, for `compare --kind` (analyze's records get it with the
-            // report's verdict card).
-            let judgement = s
-                .every_comparison
-                .is_some()
-                .then(|| judgement(&comparisons[i], h, sd, rejected, &draws[i], s));
+            // The three-valued verdict (registered hypotheses and `compare --kind`).
+            let judgement = Some(judgement(&comparisons[i], h, sd, rejected, &draws[i], s));
             let c = &mut comparisons[i];
             c.p_adjusted = Adjusted {
                 method: multiple::method_name(s.adjust).into(),

@@ -35,7 +35,9 @@ for kind, delta, M, sd in [("non-inferiority", 0.0, 0.02, 0.1), ("non-inferiorit
     d = (delta + M) / sd if kind == "non-inferiority" else (delta - M) / sd
     n = tp.solve_power(effect_size=d, alpha=0.05, power=0.8, alternative="larger")
     pw = tp.power(effect_size=d, nobs=50, alpha=0.05, alternative="larger")
-    print(f"power {kind} true {delta} margin {M} sd {sd}: effect {d!r} n {float(n)!r} power@50 {float(pw)!r}")
+    # solve_power stops at its own tolerance; the root to machine precision (brentq, xtol 1e-14):
+    root = optimize.brentq(lambda x: tp.power(effect_size=d, nobs=x, alpha=0.05, alternative="larger") - 0.8, 2, 1e6, xtol=1e-14)
+    print(f"power {kind} true {delta} margin {M} sd {sd}: effect {d!r} n {float(n)!r} power@50 {float(pw)!r} root {float(root)!r}")
 
 print("## Paired TOST power: exact integral over the sample SD (scipy.integrate.quad), normal approximation, and the statsmodels TTestPower lower bound")
 def tost_power_exact(delta, M, sd, n, alpha):
