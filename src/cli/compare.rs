@@ -7,7 +7,7 @@ use super::values::named;
 use super::{Ctx, Outcome, Output};
 use crate::error::{Error, Result};
 use crate::ops::analyze::CompareRequest;
-use crate::protocol::{Adjust, Direction, MissingTopics, Percentile};
+use crate::protocol::{Adjust, Direction, MissingTopics, Percentile, Scale};
 use crate::stats::margin::HypothesisKind;
 use crate::stats::settings::{EveryComparison, RunOptions, Settings, TrecInputs};
 use std::path::PathBuf;
@@ -29,6 +29,10 @@ pub struct CompareArgs {
     /// Interval level.
     #[arg(long, default_value_t = 0.95)]
     pub level: f64,
+    /// Scale of the values: fraction (0-1), points (0-100), or unbounded (a cost, a latency: the
+    /// values' own unit; no value is called a fraction).
+    #[arg(long, value_parser = named::<Scale>(), default_value = "fraction")]
+    pub scale: Scale,
     /// Percentile definition (numpy method names).
     #[arg(long, value_parser = named::<Percentile>(), default_value = "linear")]
     pub percentile: Percentile,
@@ -119,6 +123,7 @@ pub fn compare(mut a: CompareArgs, ctx: &Ctx) -> Outcome {
     s.trials = a.trials;
     s.randomization_trials = a.randomization_trials;
     s.interval_level = a.level;
+    s.scale = a.scale;
     s.percentile = a.percentile;
     s.missing_topics = a.missing_topics;
     s.adjust = a.adjust;

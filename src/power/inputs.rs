@@ -79,14 +79,11 @@ fn scale_error(what: &str, v: f64, scale: Scale) -> Error {
         what,
         v,
         scale.max(),
-        match scale {
-            Scale::Fraction => "fraction (0-1)",
-            Scale::Points => "points (0-100)",
-        }
+        scale.describe()
     ));
     match scale {
         Scale::Fraction => e.with_hint("for values in points (0-100) pass --scale points"),
-        Scale::Points => e,
+        Scale::Points | Scale::Unbounded => e,
     }
 }
 

@@ -172,10 +172,7 @@ pub fn detectable_on_scale(
 ) -> Result<Detectable> {
     let mut d = detectable_impl(sd, components, design, clustering, mde)?;
     let max = scale.max();
-    let name = match scale {
-        Scale::Fraction => "fraction (0-1)",
-        Scale::Points => "points (0-100)",
-    };
+    let name = scale.describe();
     for (method, v) in [("paired t-test", d.mde_t), ("normal approximation", d.mde_normal)] {
         if v > max {
             d.warnings.push(format!(

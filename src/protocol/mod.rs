@@ -388,7 +388,8 @@ pub struct Study {
 }
 
 crate::named_enum! {
-    /// Unit of the metric and of every difference: fraction (0–1) or points (0–100).
+    /// Unit of the metric and of every difference: fraction (0–1), points (0–100), or unbounded
+/// (the values' own unit, e.g. dollars or seconds).
     #[derive(Default)]
     pub enum Scale {
         /// Values in [0, 1]; a 3-point difference is 0.03.
@@ -396,22 +397,38 @@ crate::named_enum! {
         Fraction = "fraction",
         /// Values in [0, 100]; a 3-point difference is 3.
         Points = "points",
+        /// Values on no fixed scale (a cost in dollars, a latency in seconds, a token count):
+        /// values and differences are in the values' own unit, no upper bound is checked, and no
+        /// value is called a fraction or 0/1 (no Wilson interval).
+        Unbounded = "unbounded",
     }
 }
 
 impl Scale {
-    /// The largest value a metric (and a difference) can take on this scale.
+    /// The largest value a metric (and a difference) can take on this scale (infinite when
+    /// unbounded).
     pub fn max(self) -> f64 {
         match self {
             Scale::Fraction => 1.0,
             Scale::Points => 100.0,
+            Scale::Unbounded => f64::INFINITY,
         }
     }
-    /// Unit label used in output: `""` for fractions, `" points"` for points.
+    /// Unit label used in output: `""` for fractions and unbounded values, `" points"` for
+    /// points.
     pub fn unit(self) -> &'static str {
         match self {
-            Scale::Fraction => "",
+            Scale::Fraction | Scale::Unbounded => "",
             Scale::Points => " points",
+        }
+    }
+    /// The scale in words: `fraction (0-1)`, `points (0-100)`, `unbounded (the values' own
+    /// unit)`.
+    pub fn describe(self) -> &'static str {
+        match self {
+            Scale::Fraction => "fraction (0-1)",
+            Scale::Points => "points (0-100)",
+            Scale::Unbounded => "unbounded (the values' own unit)",
         }
     }
 }

@@ -239,6 +239,14 @@ fn the_registered_set_is_pinned_and_unknown_fields_in_it_are_refused() {
     v["registered_set"]["outcome"]["lacking"]["ids"] = serde_json::json!([]);
     let err = read_result::<AnalysisRecord>(&result_entry("analyze", &v), "analysis").unwrap_err();
     assert!(format!("{:?}", err).contains("ids"), "{:?}", err);
+/// The ranking of three systems (record version 4): the 3 systems × 2 topics example of the rank
+/// tests, every resample once.
+#[test]
+fn ranking_record_is_pinned() {
+    let names: Vec<String> = ["A", "B", "C"].map(String::from).to_vec();
+    let draws = vec![vec![1.0, 0.5, 0.5, 0.0], vec![0.0, 0.5, 0.5, 1.0], vec![0.4; 4]];
+    let r = crate::stats::rank::rank_systems(&names, &[0.5, 0.5, 0.4], &draws, 0.95).unwrap();
+    pin("ranking_record", &super::analysis::Ranking::from(&r));
 }
 
 #[test]

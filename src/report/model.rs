@@ -285,6 +285,10 @@ pub struct RankView {
     pub mean: String,
     /// The system's bootstrap percentile interval, `[lo, hi]`, or `—`.
     pub interval: String,
+    /// The percentile interval of its rank over the paired bootstrap draws, `best–worst`, or `—`.
+    pub rank_interval: String,
+    /// The share of draws in which it ranks first, or `—`.
+    pub p_first: String,
 }
 
 /// `pool.*`.
@@ -391,7 +395,7 @@ pub struct RenderedFrom {
 /// Formats a value of the metric with its unit: 4 decimals on the fraction scale, 2 on points.
 pub fn fmt_value(v: f64, scale: crate::protocol::Scale) -> String {
     match scale {
-        crate::protocol::Scale::Fraction => format!("{:.4}", v),
+        crate::protocol::Scale::Fraction | crate::protocol::Scale::Unbounded => format!("{:.4}", v),
         crate::protocol::Scale::Points => format!("{:.2} points", v),
     }
 }
@@ -399,7 +403,7 @@ pub fn fmt_value(v: f64, scale: crate::protocol::Scale) -> String {
 /// Formats a difference, signed, with its unit.
 pub fn fmt_diff(v: f64, scale: crate::protocol::Scale) -> String {
     match scale {
-        crate::protocol::Scale::Fraction => format!("{:+.4}", v),
+        crate::protocol::Scale::Fraction | crate::protocol::Scale::Unbounded => format!("{:+.4}", v),
         crate::protocol::Scale::Points => format!("{:+.2} points", v),
     }
 }

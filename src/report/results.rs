@@ -35,10 +35,10 @@ pub fn results_view(
         metric: format!(
             "{} ({} scale)",
             p.target.metric,
-            if scale == Scale::Points {
-                "points, 0–100"
-            } else {
-                "fraction, 0–1"
+            match scale {
+                Scale::Points => "points, 0–100",
+                Scale::Fraction => "fraction, 0–1",
+                Scale::Unbounded => "unbounded, the values' own unit",
             }
         ),
         missing_policy: format!(
@@ -90,29 +90,30 @@ pub fn results_view(
     })
 }
 
-/// The systems ranked by mean, highest first (rank 1), tied means sharing the mean of their
-/// ranks, each with its interval (the bootstrap percentile interval of its estimate, `—` in a
-/// record without one).
+/// The systems ranked, highest first (rank 1), tied values sharing the mean of their ranks, each
+/// with its interval (the bootstrap percentile interval of its estimate, `—` in a record without
+/// one), and from the record's ranking its rank interval and P(rank 1). With a ranking the order
+/// and the value shown are its estimates (the comparisons' estimator); a record written before
+/// rankings were stored is ranked by mean, with `—` in the two columns.
 fn ranking_view(r: &AnalysisRecord, scale: Scale, names: &ShortNames) -> Vec<RankView> {
+    let ranked = r.ranking.as_ref().filter(|rk| rk.systems.len() == r.systems.len());
+    let value = |k: usize| ranked.map_or(r.systems[k].mean, |rk| rk.systems[k].estimate);
     let mut order: Vec<usize> = (0..r.systems.len()).collect();
-    order.sort_by(|&a, &b| r.systems[b].mean.total_cmp(&r.systems[a].mean).then(a.cmp(&b)));
+    order.sort_by(|&a, &b| value(b).total_cmp(&value(a)).then(a.cmp(&b)));
     let mut out = Vec::with_capacity(order.len());
     let mut i = 0;
     while i < order.len() {
-        let mean = r.systems[order[i]].mean;
-        let tied = order[i..].iter().take_while(|&&k| r.systems[k].mean == mean).count();
-        // Positions i+1 ..= i+tied share their mean.
+        let v = value(order[i]);
+        let tied = order[i..].iter().take_while(|&&k| value(k) == v).count();
+        // Positions i+1 ..= i+tied share their value.
         let rank = (2 * i + tied + 1) as f64 / 2.0;
         for &k in &order[i..i + tied] {
             let sy = &r.systems[k];
+            let place = ranked.map(|rk| &rk.systems[k]);
             out.push(RankView {
-                rank: if rank.fract() == 0.0 {
-                    format!("{:.0}", rank)
-                } else {
-                    format!("{:.1}", rank)
-                },
+                rank: rank_text(rank),
                 name: names.get(&sy.name).to_string(),
-                mean: fmt_value(sy.mean, scale),
+                mean: fmt_value(v, scale),
                 interval: sy.interval.as_ref().map_or_else(
                     || "—".to_string(),
                     |iv| {
@@ -123,6 +124,11 @@ fn ranking_view(r: &AnalysisRecord, scale: Scale, names: &ShortNames) -> Vec<Ran
                         )
                     },
                 ),
+                rank_interval: place.map_or_else(
+                    || "—".to_string(),
+                    |p| format!("{}–{}", rank_text(p.interval[0]), rank_text(p.interval[1])),
+                ),
+                p_first: place.map_or_else(|| "—".to_string(), |p| format!("{:.3}", p.p_first)),
             });
         }
         i += tied;
@@ -130,7 +136,16 @@ fn ranking_view(r: &AnalysisRecord, scale: Scale, names: &ShortNames) -> Vec<Ran
     out
 }
 
-/// What the ranking table's rank and interval are, in one sentence.
+/// A rank as people write it: `3`, or a shared mid-rank `2.5`.
+fn rank_text(rank: f64) -> String {
+    if rank.fract() == 0.0 {
+        format!("{:.0}", rank)
+    } else {
+        format!("{:.1}", rank)
+    }
+}
+
+/// What the ranking table's rank and intervals are, in one sentence.
 fn ranking_note(r: &AnalysisRecord) -> String {
     let interval = r.systems.iter().find_map(|s| s.interval.as_ref()).map_or_else(
         || "no per-system interval is in this analysis record".to_string(),
@@ -143,9 +158,20 @@ fn ranking_note(r: &AnalysisRecord) -> String {
             )
         },
     );
+    let ranks = r.ranking.as_ref().map_or_else(
+        || "this analysis record has no rank intervals".to_string(),
+        |rk| {
+            format!(
+                "the rank interval is the {:.0}% percentile interval of the system's rank over the B = {} paired bootstrap draws of all systems' estimates, and P(rank 1) the share of draws in which it ranks first, ties split (Hall & Miller 2009)",
+                rk.level * 100.0,
+                fmt_count(rk.trials as u64)
+            )
+        },
+    );
     format!(
-        "Ranked by mean, highest first (tied means share the mean of their ranks); {}. Which systems the tests tell apart is under Results.",
-        interval
+        "Ranked by mean, highest first (tied means share the mean of their ranks); {}; {}. Which systems the tests tell apart is under Results.",
+        interval,
+        ranks
     )
 }
 

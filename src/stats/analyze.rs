@@ -222,6 +222,10 @@ pub struct AnalysisResult {
     pub strata: Option<StrataInfo>,
     /// Systems.
     pub systems: Vec<SystemSummary>,
+    /// With three or more systems: each system's rank with its bootstrap rank interval and
+    /// P(rank 1), from the systems' paired resampled estimates ([`super::rank`]).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ranking: Option<super::rank::Ranking>,
     /// Comparisons.
     pub comparisons: Vec<Comparison>,
     /// Notes from reading the inputs.
@@ -262,10 +266,10 @@ pub fn run(
 ) -> Result<AnalysisResult> {
     check_settings(inputs, s)?;
     let (p, topic_filter) = prepared(inputs, s)?;
-    let notes = input_notes(inputs, &p);
+    let notes = input_notes(inputs, &p, s);
     let (pairs, claims) = asked(&p.systems, s)?;
     let ties = Ties::of_scores(s.tie_tolerance, &p.values);
-    let systems = system_summaries(&p, s, ties);
+    let (systems, ranking) = system_summaries(&p, s, ties);
     let (mut comparisons, draws): (Vec<Comparison>, Vec<Vec<f64>>) = pairs
         .iter()
         .map(|&(a, b)| pair::compare_pair(&p, a, b, s, ties))
@@ -293,6 +297,7 @@ pub fn run(
                 sizes: p.strata_sizes.clone(),
             }),
         systems,
+        ranking,
         comparisons,
         notes,
         tukey_hsd,
@@ -350,7 +355,7 @@ fn prepared(inputs: &Inputs, s: &Settings) -> Result<(Prepared, Option<super::fi
 
 /// The readers' notes, then what the inputs say that the figures do not: an assignment with
 /// splits of which none was chosen, systems with identical scores.
-fn input_notes(inputs: &Inputs, p: &Prepared) -> Vec<String> {
+fn input_notes(inputs: &Inputs, p: &Prepared, s: &Settings) -> Vec<String> {
     let mut notes = inputs.scores.notes.clone();
     if let (Some(rows), None) = (&inputs.assignment, &inputs.split) {
         let mut splits: Vec<&str> = rows.iter().filter_map(|r| r.split.as_deref()).collect();
@@ -363,6 +368,7 @@ fn input_notes(inputs: &Inputs, p: &Prepared) -> Vec<String> {
             ));
         }
     }
+    notes.extend(scale_note(p, s.scale));
     for i in 0..p.systems.len() {
         for j in i + 1..p.systems.len() {
             if p.values[i] == p.values[j] {
@@ -378,9 +384,27 @@ fn input_notes(inputs: &Inputs, p: &Prepared) -> Vec<String> {
     notes
 }
 
+/// A note when the scores do not fit the scale they are labelled with (a fraction above 1, a cost
+/// of 200 called points): the scale names their unit everywhere in the output.
+fn scale_note(p: &Prepared, scale: crate::protocol::Scale) -> Option<String> {
+    let values = p.values.iter().flatten().copied();
+    let (lo, hi) = values.fold((f64::INFINITY, f64::NEG_INFINITY), |(l, h), v| (l.min(v), h.max(v)));
+    let bounded = scale != crate::protocol::Scale::Unbounded;
+    (bounded && (lo < 0.0 || hi > scale.max())).then(|| {
+        format!(
+            "the scores range from {} to {}, outside the {} scale: they are not {}; give their scale (compare --scale points or unbounded, or the protocol's target.scale)",
+            lo,
+            hi,
+            scale.describe(),
+            if scale == crate::protocol::Scale::Points { "points" } else { "fractions" }
+        )
+    })
+}
+
 /// Each system's means over the analyzed topics (and over components, when known), and its
-/// estimate under the comparisons' estimator with its SE and intervals.
-fn system_summaries(p: &Prepared, s: &Settings, ties: Ties) -> Vec<SystemSummary> {
+/// estimate under the comparisons' estimator with its SE and intervals; with three or more
+/// systems, the ranking read from the same paired draws.
+fn system_summaries(p: &Prepared, s: &Settings, ties: Ties) -> (Vec<SystemSummary>, Option<super::rank::Ranking>) {
     let spec = IntervalSpec {
         component_of: p.component_of.as_deref(),
         unit: s.resampling_unit,
@@ -388,12 +412,16 @@ fn system_summaries(p: &Prepared, s: &Settings, ties: Ties) -> Vec<SystemSummary
         scale_max: s.scale.max(),
         bootstrap: pair::topic_spec(s, ties),
     };
-    p.systems
+    let mut all_draws = Vec::with_capacity(p.systems.len());
+    let systems: Vec<SystemSummary> = p
+        .systems
         .iter()
         .enumerate()
         .map(|(i, name)| {
             let (units, _) = system_units(&p.values[i], &spec);
             let draws = resampled(&units, &spec);
+            let interval = system_interval(&p.values[i], &draws, &spec);
+            all_draws.push(draws);
             SystemSummary {
                 name: name.clone(),
                 mean: describe::mean(&p.values[i]),
@@ -403,10 +431,16 @@ fn system_summaries(p: &Prepared, s: &Settings, ties: Ties) -> Vec<SystemSummary
                     .map(|c| component_units(&p.values[i], c, Estimator::ComponentMean).estimate()),
                 topics: p.topics.len(),
                 components: p.components_info.as_ref().map(|c| c.components),
-                interval: Some(system_interval(&p.values[i], &draws, &spec)),
+                interval: Some(interval),
             }
         })
-        .collect()
+        .collect();
+    let estimates: Vec<f64> = systems
+        .iter()
+        .map(|sy| sy.interval.as_ref().map_or(sy.mean, |i| i.estimate))
+        .collect();
+    let ranking = super::rank::rank_systems(&p.systems, &estimates, &all_draws, s.interval_level);
+    (systems, ranking)
 }
 
 /// `(system, baseline)` index pairs and the hypotheses they answer, in the same order.

@@ -2,6 +2,7 @@
 //! ([`bootstrap`]), paired t-test ([`ttest`]), effect size d_z ([`effect`]), cluster-robust SE
 //! ([`cluster`]), sign-flip randomization test ([`randomization`]), multiple-comparison
 //! adjustment ([`multiple`]) and the randomized Tukey HSD test over many systems ([`tukey`]),
+//! rank intervals and P(rank 1) over three or more systems ([`rank`]),
 //! achieved MDE ([`mde`]), numpy percentile definitions ([`percentile`]); [`analyze`] runs them
 //! all over a [`crate::scores::ScoreTable`]; `ops::analyze` checks an analysis against the
 //! registration, records it in the ledger and re-runs recorded analyses.
@@ -33,6 +34,7 @@ pub mod percentile;
 pub mod prepare;
 pub mod pvalue;
 pub mod randomization;
+pub mod rank;
 pub mod settings;
 pub mod strata;
 pub mod system;

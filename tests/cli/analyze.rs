@@ -802,3 +802,54 @@ fn a_count_under_an_earlier_amendment_is_compared_with_that_amendment() {
         r.stderr
     );
 }
+
+/// Dollar costs are not fractions: `--scale unbounded` labels them in their own unit (no
+/// "fraction" anywhere, no Wilson interval for the 0-cost rows); under the default scale the
+/// output says the values do not fit it and which scale to give.
+#[test]
+fn compare_costs_on_the_unbounded_scale() {
+    let env = Env::new();
+    let mut csv = String::from("topic,cheap,dear\n");
+    for i in 0..12 {
+        csv.push_str(&format!("q{i},{},{}\n", 0.5 * i as f64, 20.0 + 15.0 * i as f64));
+    }
+    env.write("cost.csv", csv);
+    let base = [
+        "compare",
+        "--scores",
+        "cost.csv",
+        "--baseline",
+        "cheap",
+        "--trials",
+        "500",
+        "--randomization-trials",
+        "500",
+    ];
+    let r = env.run(&[&base[..], &["--scale", "unbounded"]].concat());
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    assert!(r.stdout.contains("metric score (unbounded)"), "{}", r.stdout);
+    assert!(!r.stdout.contains("fraction"), "{}", r.stdout);
+    assert!(!r.stdout.contains("Wilson"), "{}", r.stdout);
+    assert!(!r.stdout.contains("note: the scores range"), "{}", r.stdout);
+    let r = env.run(&[&base[..], &["--scale", "unbounded", "--format", "json"]].concat());
+    let v = json(&r.stdout);
+    assert_eq!(v["settings"]["scale"], "unbounded");
+    let dear = v["systems"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|s| s["name"] == "dear")
+        .unwrap();
+    assert_eq!(dear["interval"]["estimate"], 102.5);
+    let r = env.run(&base);
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    assert!(
+        r.stdout.contains(
+            "note: the scores range from 0 to 185, outside the fraction (0-1) scale: they are not fractions; give their scale (compare --scale points or unbounded, or the protocol's target.scale)"
+        ),
+        "{}",
+        r.stdout
+    );
+    let r = env.run(&[&base[..], &["--scale", "percent"]].concat());
+    assert_eq!(r.code, 2, "{}", r.stderr);
+}

@@ -45,9 +45,8 @@ fn robust03_ap() -> Runs {
         .collect()
 }
 
-/// Registers and analyzes the 17-run study (every pair compared, randomized Tukey HSD) and
-/// writes its report with the HTML page; returns the environment, the runs and the Markdown.
-fn many_systems() -> (Env, Runs, String) {
+/// A fresh environment with the 17 runs' per-topic AP in `ap.csv` (one column per run).
+fn robust03_env() -> (Env, Runs) {
     let runs = robust03_ap();
     assert_eq!(runs.len(), 17);
     let env = Env::init();
@@ -66,6 +65,13 @@ fn many_systems() -> (Env, Runs, String) {
         csv.push_str(&format!("{},{}\n", topic, row.join(",")));
     }
     env.write("ap.csv", csv);
+    (env, runs)
+}
+
+/// Registers and analyzes the 17-run study (every pair compared, randomized Tukey HSD) and
+/// writes its report with the HTML page; returns the environment, the runs and the Markdown.
+fn many_systems() -> (Env, Runs, String) {
+    let (env, runs) = robust03_env();
     let systems: Vec<String> = runs.iter().map(|r| format!("\"{}\"", r.0)).collect();
     env.write(
         "robust.toml",
@@ -106,7 +112,7 @@ fn seventeen_runs_lead_with_a_ranking_and_shorten_names_once() {
     let summary = summary_section(&md);
     let rows: Vec<Vec<&str>> = summary
         .lines()
-        .filter(|l| l.starts_with("| ") && l.split('|').count() == 6)
+        .filter(|l| l.starts_with("| ") && l.split('|').count() == 8)
         .skip(1)
         .map(|l| l.split('|').map(str::trim).filter(|c| !c.is_empty()).collect())
         .collect();
@@ -117,7 +123,15 @@ fn seventeen_runs_lead_with_a_ranking_and_shorten_names_once() {
         assert_eq!(row[1], full.trim_start_matches("robust03/runs/input."), "{:?}", row);
         assert_eq!(row[2], format!("{:.4}", mean), "{:?}", row);
         assert!(row[3].starts_with('[') && row[3].ends_with(']'), "{:?}", row);
+        // The rank interval holds the rank; P(rank 1) is a share.
+        let (best, worst) = row[4].split_once('–').unwrap();
+        let (best, worst): (f64, f64) = (best.parse().unwrap(), worst.parse().unwrap());
+        assert!(best <= (i + 1) as f64 && (i + 1) as f64 <= worst, "{:?}", row);
+        let p: f64 = row[5].parse().unwrap();
+        assert!((0.0..=1.0).contains(&p), "{:?}", row);
     }
+    let shares: f64 = rows.iter().map(|r| r[5].parse::<f64>().unwrap()).sum();
+    assert!((shares - 1.0).abs() < 0.01, "{}", shares);
     // The key maps every short name to its full name, once.
     for (full, _) in &means {
         let short = full.trim_start_matches("robust03/runs/input.");
@@ -166,6 +180,69 @@ fn seventeen_runs_lead_with_a_ranking_and_shorten_names_once() {
     assert_eq!(r.code, 0, "{}{}", r.stdout, r.stderr);
     let r = env.run(&["verify", "--report", "report/report.html"]);
     assert_eq!(r.code, 0, "{}{}", r.stdout, r.stderr);
+}
+
+/// `compare` on the 17 runs leads with the ranking (rank, estimate, intervals, rank interval,
+/// P(rank 1), Tukey group) in one screen: fewer than 30 lines before the first pairwise block,
+/// ranked by the means computed here; the screen is pinned.
+#[test]
+fn compare_on_seventeen_runs_leads_with_a_one_screen_ranking() {
+    let (env, runs) = robust03_env();
+    // compare reads the topic column by its name `topic`.
+    let csv = std::fs::read_to_string(env.join("ap.csv")).unwrap();
+    env.write("ap.csv", csv.replacen("question,", "topic,", 1));
+    let r = env.run(&[
+        "compare",
+        "--scores",
+        "ap.csv",
+        "--trials",
+        "2000",
+        "--randomization-trials",
+        "2000",
+        "--adjust",
+        "tukey-hsd",
+    ]);
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    let first_pair = r.stdout.find("  (difference ").unwrap();
+    let screen = &r.stdout[..first_pair];
+    let screen = &screen[..screen.rfind('\n').unwrap()];
+    assert!(screen.lines().count() < 30, "{}", screen);
+    let mut means: Vec<(String, f64)> = runs
+        .iter()
+        .map(|(name, ap)| (name.clone(), ap.iter().map(|x| x.1).sum::<f64>() / ap.len() as f64))
+        .collect();
+    means.sort_by(|a, b| b.1.total_cmp(&a.1));
+    let rows: Vec<Vec<&str>> = screen
+        .lines()
+        .filter(|l| l.contains("robust03/runs/"))
+        .map(|l| l.split_whitespace().collect())
+        .collect();
+    assert_eq!(rows.len(), 17, "{}", screen);
+    for (i, (row, (name, mean))) in rows.iter().zip(&means).enumerate() {
+        assert_eq!(row[0], (i + 1).to_string(), "{:?}", row);
+        assert_eq!(row[1], name, "{:?}", row);
+        assert_eq!(row[2], format!("{:.4}", mean), "{:?}", row);
+    }
+    insta::assert_snapshot!("compare_seventeen_runs_ranking", screen);
+    // --format json carries the ranking: 17 systems, P(rank 1) summing to 1.
+    let r = env.run(&[
+        "compare",
+        "--scores",
+        "ap.csv",
+        "--trials",
+        "500",
+        "--randomization-trials",
+        "100",
+        "--format",
+        "json",
+    ]);
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    let v: serde_json::Value = serde_json::from_str(&r.stdout).unwrap();
+    let ranked = v["ranking"]["systems"].as_array().unwrap();
+    assert_eq!(ranked.len(), 17);
+    let total: f64 = ranked.iter().map(|s| s["p_first"].as_f64().unwrap()).sum();
+    assert!((total - 1.0).abs() < 1e-9, "{}", total);
+    assert_eq!(v["ranking"]["trials"], 500);
 }
 
 /// The many-systems summary as a snapshot: ranking, key, and the pointer to the pairwise detail.

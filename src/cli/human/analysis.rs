@@ -257,10 +257,7 @@ fn header(out: &mut String, r: &AnalysisResult) {
         out,
         "metric {} ({}); generator {} ({}) seed {}; B = {} trials; percentile {}",
         s.metric,
-        match s.scale {
-            crate::protocol::Scale::Fraction => "fraction",
-            crate::protocol::Scale::Points => "points",
-        },
+        s.scale,
         r.generator.name,
         r.generator.version,
         r.generator.seed,
@@ -333,12 +330,65 @@ fn bracket(iv: Option<[f64; 2]>) -> String {
     iv.map_or("undefined".to_string(), |[a, b]| format!("[{:.4}, {:.4}]", a, b))
 }
 
-/// Every system's estimate with its SE and intervals, all under one estimator (the
-/// comparisons'); other means, when they differ, on lines of their own below.
-fn interval_table(out: &mut String, r: &AnalysisResult, first: &SystemInterval, w: usize) {
+/// A rank as people write it: `3`, or a shared mid-rank `2.5`.
+fn rank_text(r: f64) -> String {
+    if r.fract() == 0.0 {
+        format!("{:.0}", r)
+    } else {
+        format!("{:.1}", r)
+    }
+}
+
+/// The systems in the table's order (by rank when ranked, else as given), with each one's
+/// ranking columns: rank, rank interval, P(rank 1) and Tukey group (empty strings when absent).
+fn table_rows(r: &AnalysisResult) -> Vec<(usize, [String; 4])> {
+    let Some(rk) = &r.ranking else {
+        return (0..r.systems.len()).map(|i| (i, Default::default())).collect();
+    };
+    let mut order: Vec<usize> = (0..rk.systems.len()).collect();
+    order.sort_by(|&a, &b| rk.systems[a].rank.total_cmp(&rk.systems[b].rank).then(a.cmp(&b)));
+    let groups = r.tukey_hsd.as_ref().map(|t| {
+        let alpha = r.settings.alpha;
+        let name = |i: usize| rk.systems[i].name.as_str();
+        crate::stats::rank::group_letters(&order, |a, b| t.p_of(name(a), name(b)).is_some_and(|p| p < alpha))
+    });
+    order
+        .iter()
+        .map(|&i| {
+            let s = &rk.systems[i];
+            let group = groups.as_ref().map_or(String::new(), |g| g[i].clone());
+            let cols = [
+                rank_text(s.rank),
+                format!("[{}, {}]", rank_text(s.interval[0]), rank_text(s.interval[1])),
+                format!("{:.3}", s.p_first),
+                group,
+            ];
+            (r.systems.iter().position(|x| x.name == s.name).unwrap_or(i), cols)
+        })
+        .collect()
+}
+
+/// The title of the systems' table: the estimator, the intervals' methods and, when ranked,
+/// what the rank columns are.
+fn table_title(out: &mut String, r: &AnalysisResult, first: &SystemInterval) {
+    let ranked = r.ranking.as_ref().map_or(String::new(), |rk| {
+        format!(
+            "; ranked, 1 = highest: rank interval = {:.0}% percentile interval of the rank over the B = {} paired draws, P(rank 1) = share of draws ranked first{}",
+            100.0 * rk.level,
+            rk.trials,
+            match r.tukey_hsd {
+                Some(_) => format!(
+                    ", group = systems sharing a letter are not told apart by the Tukey HSD test at alpha {} (a letter per longest run of consecutive ranks with no pair apart)",
+                    r.settings.alpha
+                ),
+                None => String::new(),
+            }
+        )
+    });
     let _ = writeln!(
         out,
-        "\nsystems: {} ({:.0}% intervals; SE and interval: {}{}; bootstrap: {})",
+        "\n{}: {} ({:.0}% intervals; SE and interval: {}{}; bootstrap: {}{})",
+        if r.ranking.is_some() { "ranking" } else { "systems" },
         first.estimator,
         100.0 * first.level,
         first.method,
@@ -347,11 +397,23 @@ fn interval_table(out: &mut String, r: &AnalysisResult, first: &SystemInterval, 
         } else {
             ""
         },
-        first.bootstrap_method
+        first.bootstrap_method,
+        ranked
     );
+}
+
+/// Every system's estimate with its SE and intervals, all under one estimator (the
+/// comparisons'); with three or more systems ranked by it, with the rank interval, P(rank 1)
+/// and the Tukey group first and last; other means, when they differ, on lines of their own
+/// below.
+fn interval_table(out: &mut String, r: &AnalysisResult, first: &SystemInterval, w: usize) {
+    table_title(out, r, first);
+    let ranked = r.ranking.is_some();
+    let grouped = ranked && r.tukey_hsd.is_some();
     let _ = writeln!(
         out,
-        "{:<w$}  {:>8}  {:>8}  {:>20}  {:<12}  {:>20}  {:>6}  {:>10}",
+        "{}{:<w$}  {:>8}  {:>8}  {:>20}  {:<12}  {:>20}  {:>6}  {:>10}{}",
+        if ranked { "rank  " } else { "" },
         "system",
         "estimate",
         "SE",
@@ -360,13 +422,24 @@ fn interval_table(out: &mut String, r: &AnalysisResult, first: &SystemInterval, 
         "bootstrap",
         "topics",
         "components",
+        match (ranked, grouped) {
+            (true, true) => format!("  {:>13}  {:>9}  group", "rank interval", "P(rank 1)"),
+            (true, false) => format!("  {:>13}  {:>9}", "rank interval", "P(rank 1)"),
+            _ => String::new(),
+        },
         w = w
     );
-    for sy in &r.systems {
+    for (k, cols) in table_rows(r) {
+        let sy = &r.systems[k];
         let Some(i) = &sy.interval else { continue };
         let _ = writeln!(
             out,
-            "{:<w$}  {:>8.4}  {:>8.4}  {:>20}  {:<12}  {:>20}  {:>6}  {:>10}",
+            "{}{:<w$}  {:>8.4}  {:>8.4}  {:>20}  {:<12}  {:>20}  {:>6}  {:>10}{}",
+            if ranked {
+                format!("{:<4}  ", cols[0])
+            } else {
+                String::new()
+            },
             sy.name,
             i.estimate,
             i.se,
@@ -375,6 +448,11 @@ fn interval_table(out: &mut String, r: &AnalysisResult, first: &SystemInterval, 
             bracket(Some(i.bootstrap)),
             sy.topics,
             sy.components.map_or("-".to_string(), |c| c.to_string()),
+            match (ranked, grouped) {
+                (true, true) => format!("  {:>13}  {:>9}  {}", cols[1], cols[2], cols[3]),
+                (true, false) => format!("  {:>13}  {:>9}", cols[1], cols[2]),
+                _ => String::new(),
+            },
             w = w
         );
     }

@@ -13,6 +13,7 @@ fn unit_name(s: Scale) -> &'static str {
     match s {
         Scale::Fraction => "fraction (0-1 scale)",
         Scale::Points => "points (0-100 scale)",
+        Scale::Unbounded => "unbounded (the values' own unit)",
     }
 }
 

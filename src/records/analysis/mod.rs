@@ -43,6 +43,10 @@ mirror! {
         pub strata: Option<StrataInfo>,
         /// Systems.
         pub systems: Vec<SystemSummary>,
+        /// With three or more systems: each system's rank with its bootstrap rank interval and
+        /// P(rank 1) (absent in records written before version 4, and below three systems).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        pub ranking: Option<Ranking>,
         /// Comparisons.
         pub comparisons: Vec<Comparison>,
         /// Notes from reading the inputs.
@@ -356,6 +360,40 @@ mirror! {
         pub bootstrap_se: f64,
         /// How the bootstrap interval is computed (unit, trials, percentile definition).
         pub bootstrap_method: String,
+    }
+}
+
+mirror! {
+    /// The ranking of the systems with its uncertainty (Hall & Miller 2009).
+    #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+    #[serde(deny_unknown_fields)]
+    pub struct Ranking from crate::stats::rank::Ranking {
+        /// How the ranks and their intervals are computed, in words.
+        pub method: String,
+        /// Paired bootstrap draws B the ranks were read from.
+        pub trials: usize,
+        /// Level of the rank intervals, e.g. 0.95.
+        pub level: f64,
+        /// Every system, in input order.
+        pub systems: Vec<SystemRank>,
+    }
+}
+
+mirror! {
+    /// One system's place in the ranking.
+    #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+    #[serde(deny_unknown_fields)]
+    pub struct SystemRank from crate::stats::rank::SystemRank {
+        /// System name.
+        pub name: String,
+        /// Its estimate (the systems' estimator, in the metric's scale).
+        pub estimate: f64,
+        /// Its rank by estimate, 1 for the highest, tied estimates sharing the mid-rank.
+        pub rank: f64,
+        /// Percentile interval of its rank over the draws, `[best, worst]`.
+        pub interval: [f64; 2],
+        /// Share of draws in which it ranks first (ties for first split evenly).
+        pub p_first: f64,
     }
 }
 

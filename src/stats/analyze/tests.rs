@@ -249,3 +249,45 @@ fn constant_difference_is_exact_everywhere() {
         .iter()
         .any(|f| f.contains("all per-topic differences are equal")));
 }
+
+/// One block, one estimator: with `estimator = "component-mean"` and components resampled,
+/// every system's estimate (the systems' table, the ranking) is its mean of component means,
+/// and every difference is the difference of those estimates (A 0.6583 vs B 0.4250 here, not
+/// the question-weighted 0.6667 vs 0.3333); the question-weighted means stay apart, in
+/// `mean`. The same holds for the question-weighted estimator.
+#[test]
+fn every_number_of_a_block_comes_from_one_estimator() {
+    let mut inp = oracle_inputs();
+    inp.scores.systems.push("C".into());
+    let c = [0., 1., 1., 0., 1., 0., 0., 1., 1., 0., 0., 1.];
+    inp.scores.values.push(c.iter().map(|x| Some(*x)).collect());
+    for est in [Estimator::ComponentMean, Estimator::QuestionWeighted] {
+        let r = run(&inp, &settings(est, 12), "compare", "-", None).unwrap();
+        let estimate = |name: &str| {
+            let sy = r.systems.iter().find(|s| s.name == name).unwrap();
+            let want = match est {
+                Estimator::ComponentMean => sy.component_mean.unwrap(),
+                Estimator::QuestionWeighted => sy.mean,
+            };
+            let got = sy.interval.as_ref().unwrap().estimate;
+            assert!((got - want).abs() < 1e-12, "{est:?} {name}: {got} vs {want}");
+            got
+        };
+        if est == Estimator::ComponentMean {
+            assert!((estimate("A") - (0.8 + 0.5 + 1.0 / 3.0 + 1.0) / 4.0).abs() < 1e-12);
+            assert!(
+                (r.systems[0].mean - 8.0 / 12.0).abs() < 1e-12,
+                "the question-weighted mean stays apart"
+            );
+        }
+        for cmp in &r.comparisons {
+            let d = estimate(&cmp.system) - estimate(&cmp.baseline);
+            assert!((cmp.difference - d).abs() < 1e-12, "{est:?}: {} vs {d}", cmp.difference);
+            assert_eq!(cmp.estimator, r.systems[0].interval.as_ref().unwrap().estimator);
+        }
+        let ranking = r.ranking.as_ref().unwrap();
+        for (sy, rk) in r.systems.iter().zip(&ranking.systems) {
+            assert_eq!(rk.estimate, sy.interval.as_ref().unwrap().estimate);
+        }
+    }
+}
