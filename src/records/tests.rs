@@ -239,6 +239,8 @@ fn the_registered_set_is_pinned_and_unknown_fields_in_it_are_refused() {
     v["registered_set"]["outcome"]["lacking"]["ids"] = serde_json::json!([]);
     let err = read_result::<AnalysisRecord>(&result_entry("analyze", &v), "analysis").unwrap_err();
     assert!(format!("{:?}", err).contains("ids"), "{:?}", err);
+}
+
 /// The ranking of three systems (record version 4): the 3 systems × 2 topics example of the rank
 /// tests, every resample once.
 #[test]
