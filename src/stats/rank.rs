@@ -148,7 +148,7 @@ pub fn group_letters(order: &[usize], apart: impl Fn(usize, usize) -> bool) -> V
             j += 1;
         }
         // The run from i + 1 reaches at least as far: a run is longest when it ends later.
-        if runs.last().map_or(true, |&(_, end)| j > end) {
+        if runs.last().is_none_or(|&(_, end)| j > end) {
             runs.push((i, j));
         }
     }

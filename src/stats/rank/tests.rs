@@ -117,10 +117,11 @@ fn exact_enumeration_matches_a_large_bootstrap() {
     // half of the two-way ties and a third of three-way ties.
     for s in 0..3 {
         let mut share = 0.0;
-        for t in 0..256 {
-            let top = (0..3).map(|j| exact_d[j][t]).fold(f64::NEG_INFINITY, f64::max);
-            let m = (0..3).filter(|&j| exact_d[j][t] == top).count() as f64;
-            if exact_d[s][t] == top {
+        for (t, &mine) in exact_d[s].iter().enumerate() {
+            let row: Vec<f64> = exact_d.iter().map(|d| d[t]).collect();
+            let top = row.iter().copied().fold(f64::NEG_INFINITY, f64::max);
+            let m = row.iter().filter(|&&x| x == top).count() as f64;
+            if mine == top {
                 share += 1.0 / m;
             }
         }
