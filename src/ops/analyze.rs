@@ -529,11 +529,14 @@ fn append_analysis(
         }
         drafts.push(Draft {
             rng: Some(RngInfo::chacha8(result.settings.seed)),
-            summary: records::to_value(&summary(&result, req.deviation.is_some()))?,
-            result: Some(records::to_value(&AnalysisRecord {
-                registered_set: base.registered.clone(),
-                ..AnalysisRecord::from(&result)
-            })?),
+            summary: records::to_checked_value(&summary(&result, req.deviation.is_some()), "analysis summary")?,
+            result: Some(records::to_checked_value(
+                &AnalysisRecord {
+                    registered_set: base.registered.clone(),
+                    ..AnalysisRecord::from(&result)
+                },
+                "analysis result",
+            )?),
             ..draft.clone()
         });
         let time = now.to_rfc3339_opts(chrono::SecondsFormat::Secs, true);

@@ -470,3 +470,29 @@ pub fn read_summary<T: DeserializeOwned>(e: &impl Stored, what: &str) -> Result<
 pub fn to_value<T: Serialize>(v: &T) -> Result<serde_json::Value> {
     serde_json::to_value(v).map_err(|e| Error::internal("serializing a ledger record").caused_by(e))
 }
+
+/// [`to_value`], then the value read back with the record's own type and written again: a
+/// record that would not read back as written is refused before anything is appended, so the
+/// ledger never holds an entry its readers reject. (JSON has no infinity or NaN: serde_json
+/// writes them as `null`, which a number field refuses.)
+///
+/// Errors (exit 2): the record would not read back, e.g. it holds a number that is not finite
+/// (`what` names the record).
+pub fn to_checked_value<T>(v: &T, what: &str) -> Result<serde_json::Value>
+where
+    T: Serialize + serde::de::DeserializeOwned,
+{
+    let value = to_value(v)?;
+    let back = serde_json::from_value::<T>(value.clone())
+        .ok()
+        .map(|b| to_value(&b))
+        .transpose()?;
+    if back.as_ref() == Some(&value) {
+        return Ok(value);
+    }
+    Err(Error::input(format!(
+        "the {} holds a number that is not finite (an overflow, or 0/0): nothing was recorded",
+        what
+    ))
+    .with_hint("check the inputs for extreme values; every stored number must be finite"))
+}

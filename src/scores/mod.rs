@@ -239,7 +239,41 @@ pub fn read_many(paths: &[&Path], opts: &ReadOptions) -> Result<ScoreTable> {
         }
         tables.push((p.to_path_buf(), table));
     }
-    merge(tables)
+    let table = merge(tables)?;
+    check_magnitudes(&table, paths)?;
+    Ok(table)
+}
+
+/// The largest score magnitude pledge accepts. Sums of squares of up to 10⁸ differences of
+/// such scores stay finite (10⁸ · (2·10¹⁰⁰)² ≈ 4·10²⁰⁸ < 1.8·10³⁰⁸, the largest f64), so no
+/// mean, variance or test statistic overflows to infinity.
+pub const MAX_SCORE_MAGNITUDE: f64 = 1e100;
+
+/// Refuses a score larger in magnitude than [`MAX_SCORE_MAGNITUDE`] (or not finite), naming the
+/// system, the topic and the files read.
+///
+/// Errors (exit 2): such a score.
+fn check_magnitudes(table: &ScoreTable, paths: &[&Path]) -> Result<()> {
+    for (s, row) in table.values.iter().enumerate() {
+        for (t, v) in row.iter().enumerate() {
+            let Some(v) = v else { continue };
+            if v.is_finite() && v.abs() <= MAX_SCORE_MAGNITUDE {
+                continue;
+            }
+            let files: Vec<String> = paths.iter().map(|p| p.display().to_string()).collect();
+            return Err(Error::input(format!(
+                "{}: system `{}`, topic `{}`: score {:e} is outside ±1e100",
+                files.join(", "),
+                table.systems[s],
+                table.topics[t],
+                v
+            ))
+            .with_hint(
+                "pledge sums squares of scores: rescale the values (e.g. to thousands) so every score is within ±1e100",
+            ));
+        }
+    }
+    Ok(())
 }
 
 /// Names the one system of `table` (read from `path`) `name`.

@@ -852,4 +852,61 @@ fn compare_costs_on_the_unbounded_scale() {
     );
     let r = env.run(&[&base[..], &["--scale", "percent"]].concat());
     assert_eq!(r.code, 2, "{}", r.stderr);
+
+/// A score too large for its squares to stay finite is bad input (exit 2, the system and topic
+/// named), in `compare` and in `analyze`, and nothing is appended: before, 1e308 made the
+/// difference +inf, which the stored record wrote as `null` and `report` could not read back.
+#[test]
+fn overflowing_scores_are_refused_and_nothing_is_recorded() {
+    let env = Env::new();
+    assert_eq!(env.sh(".", "git init -q && pledge new two-models study.toml").code, 0);
+    let mut csv = String::from("question,baseline,candidate\n");
+    for i in 0..20 {
+        let (b, c) = if i < 2 { ("-1e308", "1e308") } else { ("0", "1") };
+        csv.push_str(&format!("q{:02},{},{}\n", i, b, c));
+    }
+    env.write("scores.csv", csv);
+    let c = env.run(&["compare", "--scores", "scores.csv"]);
+    assert_eq!(c.code, 2, "{}", c.stderr);
+    assert!(
+        c.stderr
+            .contains("scores.csv: system `baseline`, topic `q00`: score -1e308 is outside ±1e100"),
+        "{}",
+        c.stderr
+    );
+    assert!(c.stderr.contains("hint: pledge sums squares of scores"), "{}", c.stderr);
+    assert_eq!(
+        env.sh(
+            ".",
+            "git add -A && git commit -qm s && pledge init && pledge register study.toml"
+        )
+        .code,
+        0
+    );
+    let a = env.run(&["analyze", "study.toml", "--scores", "scores.csv"]);
+    assert_eq!(a.code, 2, "{}", a.stderr);
+    assert!(a.stderr.contains("score -1e308 is outside ±1e100"), "{}", a.stderr);
+    let log = env.run(&["log", "--format", "json"]);
+    assert_eq!(json(&log.stdout).as_array().map(Vec::len), Some(1), "{}", log.stdout);
+    // 1e100 itself is accepted.
+    env.write("ok.csv", "question,baseline,candidate\nq1,1e100,0\nq2,0,1\nq3,0,1\n");
+    assert_eq!(env.run(&["compare", "--scores", "ok.csv"]).code, 0);
+}
+
+#[test]
+fn a_strata_file_without_its_field_is_an_error() {
+    let env = Env::new();
+    copy_data(&env, HOTPOT, "scores.csv");
+    env.write("strata.csv", "topic,level\n");
+    let r = env.run(&[
+        "compare",
+        "--scores",
+        "scores.csv",
+        "--label",
+        "HALTED=0",
+        "--strata",
+        "strata.csv",
+    ]);
+    assert_eq!(r.code, 2, "{}", r.stderr);
+    assert!(r.stderr.contains("--strata-field <FIELD>"), "{}", r.stderr);
 }
