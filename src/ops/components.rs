@@ -234,11 +234,28 @@ pub fn run(
         &bytes,
     )?;
     write_svg(&mut outcome, svg.as_ref())?;
+    let role = |k: &&InputKey, out: bool| (k.role == InputRole::Assignment) == out;
     outcome.notes.extend(super::inputs::untracked_warning(
         ledger,
-        inputs.keys().map(|k| k.path.as_str()),
+        inputs.keys().filter(|k| role(k, false)).map(|k| k.path.as_str()),
     ));
+    outcome.notes.extend(
+        inputs
+            .keys()
+            .filter(|k| role(k, true))
+            .find_map(|k| commit_note(ledger, &k.path)),
+    );
     Ok(outcome)
+}
+
+/// The component file a count just wrote is untracked by construction: a note says to commit it
+/// before `analyze` reads it (the inputs the count read get [`super::inputs::untracked_warning`]).
+fn commit_note(ledger: &Ledger, path: &str) -> Option<Note> {
+    super::inputs::tracking(ledger.repo(), path)?;
+    Some(Note::info(format!(
+        "commit the component file before analyze reads it, so a reviewer's clone has it: git add {} && git commit",
+        crate::text::shell_word(path)
+    )))
 }
 
 /// Reads the corpus and screens it: refuses `--sensitivity` and `--bridges` on spilled texts

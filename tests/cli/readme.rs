@@ -41,6 +41,20 @@ fn readme_demo_numbers_are_the_reports() {
     let env = Env::new();
     let r = env.sh(".", "pledge demo");
     assert_eq!(r.code, 0, "pledge demo:\n{}", r.stderr);
+    // The demo runs the README's block 1: nothing in it warns (the component file it writes is
+    // committed by the next step, and `components` says so in a note).
+    let warnings: Vec<&str> = r
+        .stderr
+        .lines()
+        .filter(|l| l.trim_start().starts_with("warning:"))
+        .collect();
+    assert!(warnings.is_empty(), "the demo warned:\n{}", warnings.join("\n"));
+    assert!(
+        r.stderr
+            .contains("note: commit the component file before analyze reads it"),
+        "{}",
+        r.stderr
+    );
     let report = std::fs::read_to_string(env.join("pledge-demo/report/report.md")).unwrap();
     // "The 100 questions form 100 components, more than the 73 the registered target needs, so the
     // stop rule says go"

@@ -315,7 +315,13 @@ fn untracked_inputs_are_warned_about_and_a_clone_says_they_were_not_committed() 
         "pledge components protocols/hotpotqa.toml --questions data/questions.json --out components.csv",
     );
     assert!(
-        c.stderr.contains("warning: not committed to the repository: components.csv (untracked), data/questions.json (untracked); reviewers who clone it cannot rerun from them (pledge verify --rerun); fix: git add components.csv data/questions.json && git commit\n"),
+        c.stderr.contains("warning: not committed to the repository: data/questions.json (untracked); reviewers who clone it cannot rerun from it (pledge verify --rerun); fix: git add data/questions.json && git commit\n"),
+        "{}",
+        c.stderr
+    );
+    // The component file the count just wrote is untracked by construction: a note, not a warning.
+    assert!(
+        c.stderr.contains("note: commit the component file before analyze reads it, so a reviewer's clone has it: git add components.csv && git commit\n"),
         "{}",
         c.stderr
     );
