@@ -45,8 +45,8 @@ pub struct CompareArgs {
     /// Stratify by this column (of --strata FILE, else of the score file).
     #[arg(long, value_name = "FIELD")]
     pub strata_field: Option<String>,
-    /// File holding the strata column.
-    #[arg(long, value_name = "FILE")]
+    /// File holding the strata column (needs --strata-field, the column to stratify by).
+    #[arg(long, value_name = "FILE", requires = "strata_field")]
     pub strata: Option<PathBuf>,
     /// Test every comparison `system − baseline` for this claim and give each a verdict
     /// (supported, not supported, inconclusive): superiority, non-inferiority,
