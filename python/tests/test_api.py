@@ -110,6 +110,20 @@ def test_compare_equals_the_cli_json_on_hotpotqa():
         assert topics[s["name"]].mean() == pytest.approx(s["mean"], abs=1e-12)
 
 
+def test_compare_with_a_margin_carries_the_verdict():
+    r = pledge.compare(HOTPOT, labels={"HALTED": 0}, kind="non-inferiority", margin=0.02, trials=200,
+                       randomization_trials=200)
+    want = [c["hypothesis"]["judgement"]["verdict"] for c in r.data["comparisons"]]
+    assert [c.verdict for c in r.comparisons] == want
+    assert set(want) <= {"supported", "not supported", "inconclusive"} and len(want) == 15
+    plain = pledge.compare(HOTPOT, labels={"HALTED": 0}, trials=200, randomization_trials=200)
+    assert {c.verdict for c in plain.comparisons} == {None}
+    for empty in ([], {}):
+        with pytest.raises(pledge.InputError) as e:
+            pledge.read(empty)
+        assert e.value.exit_code == 2 and "no scores given" in str(e.value)
+
+
 def test_compare_of_a_dataframe_equals_the_cli_on_its_file():
     pd = pytest.importorskip("pandas")
     df = pd.read_csv(HOTPOT)

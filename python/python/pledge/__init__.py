@@ -110,6 +110,9 @@ def _labels(labels: Optional[Mapping[str, float]]) -> List[Tuple[str, float]]:
 
 
 def _read_files(paths, names, measure, column, labels, input_format, filter) -> ScoreTable:
+    if not paths:
+        raise InputError("no scores given (expected a file, a list or mapping of files, or a table)",
+                         hint="pass a path such as \"scores.csv\", a DataFrame or a ScoreTable")
     code, out = _native.read_scores(list(paths), list(names), measure=measure, column=column,
                                     labels=_labels(labels), input_format=input_format, filter=filter)
     if code != 0:

@@ -130,9 +130,10 @@ class PairedComparison:
         rnd = d.get("randomization") or {}
         adj = d.get("p_adjusted") or {}
         es = d.get("effect_size") or {}
-        verdict = d.get("verdict")
-        if isinstance(verdict, dict):
-            verdict = verdict.get("verdict") or verdict.get("decision")
+        # The three-valued verdict of the tested hypothesis (`hypothesis.judgement.verdict`:
+        # supported / not supported / inconclusive); None when no hypothesis was tested.
+        judgement = (d.get("hypothesis") or {}).get("judgement") or {}
+        verdict = judgement.get("verdict")
         return cls(d["system"], d["baseline"], d["difference"], _pair(primary.get("interval")),
                    primary.get("reversal_rate"), t.get("p"), _pair(t.get("ci")), rnd.get("p"),
                    adj.get("p"), es.get("estimate"), verdict)
