@@ -2,7 +2,8 @@
 //! ([`crate::report::stamp`]) states the study, the ledger tip and the template it was rendered
 //! from; the report is rendered again from the ledger at that tip with that template and
 //! compared, byte for byte (line endings aside): Markdown (`report.md`, and in a directory every
-//! picture beside it), the HTML page (`.html`, `.htm`) or the LaTeX table (`.tex`).
+//! picture, HTML page and LaTeX table beside it), the HTML page (`.html`, `.htm`) or the LaTeX
+//! table (`.tex`).
 //!
 //! Each problem is a finding (exit 1): `report-unstamped` (no stamp), `report-tip-unknown` (the
 //! tip is not a commit of this ledger), `report-template` (not pledge's built-in template, or
@@ -56,8 +57,8 @@ pub fn check_reports(ledger: &Ledger, paths: &[PathBuf], report: &mut VerifyRepo
         return Ok(());
     }
     let entries = ledger.entries()?;
-    for p in paths {
-        let found = check_one(ledger, &entries, p)?;
+    for p in with_pages(paths) {
+        let found = check_one(ledger, &entries, &p)?;
         for f in found {
             if f.code == FindingCode::ReportMatches {
                 report.notes.push(f);
@@ -68,6 +69,28 @@ pub fn check_reports(ledger: &Ledger, paths: &[PathBuf], report: &mut VerifyRepo
         }
     }
     Ok(())
+}
+
+/// `paths`, each directory followed by the HTML pages and LaTeX tables directly inside it (in
+/// name order): `report --out DIR --html DIR/report.html` writes them beside `report.md`, and a
+/// check of the directory covers every rendering in it, not only the Markdown.
+fn with_pages(paths: &[PathBuf]) -> Vec<PathBuf> {
+    let mut out = Vec::new();
+    for p in paths {
+        out.push(p.clone());
+        if Kind::of(p) != Kind::Dir {
+            continue;
+        }
+        let mut pages: Vec<PathBuf> = std::fs::read_dir(p)
+            .into_iter()
+            .flatten()
+            .filter_map(|e| e.ok().map(|e| e.path()))
+            .filter(|f| f.is_file() && matches!(Kind::of(f), Kind::Html | Kind::Latex))
+            .collect();
+        pages.sort();
+        out.extend(pages);
+    }
+    out
 }
 
 /// The findings (and the `report-matches` note) of one report.

@@ -210,6 +210,30 @@ fn verify_report_finds_edits_other_templates_and_unknown_tips() {
         "{}",
         all
     );
+    // A directory's check covers the HTML page and LaTeX table written into it, not only its
+    // report.md: an edited page beside an untouched report.md is a finding.
+    ok(
+        &env,
+        &d,
+        "pledge report --out both --html both/report.html --latex both/table.tex",
+    );
+    let r = verify("--report both");
+    assert_eq!(r.code, 0, "{}", r.stdout);
+    assert_eq!(codes(&r, "notes").iter().filter(|c| *c == "report-matches").count(), 3);
+    ok(
+        &env,
+        &d,
+        "sed -i 's/supported/SUPPORTED BEYOND DOUBT/' both/report.html",
+    );
+    let r = verify("--report both");
+    assert_eq!(r.code, 1, "{}", r.stdout);
+    assert_eq!(codes(&r, "findings"), ["report-edited"]);
+    assert!(
+        message(&r, "findings", "report-edited")
+            .starts_with("both/report.html differs from the report the ledger gives: line"),
+        "{}",
+        r.stdout
+    );
     // Another template: named at the top of the report, and a finding even when the text is
     // what the ledger gives with it.
     ok(
