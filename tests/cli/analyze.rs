@@ -852,6 +852,7 @@ fn compare_costs_on_the_unbounded_scale() {
     );
     let r = env.run(&[&base[..], &["--scale", "percent"]].concat());
     assert_eq!(r.code, 2, "{}", r.stderr);
+}
 
 /// A score too large for its squares to stay finite is bad input (exit 2, the system and topic
 /// named), in `compare` and in `analyze`, and nothing is appended: before, 1e308 made the
