@@ -106,7 +106,7 @@ fn an_analysis_after_a_recount_that_dropped_questions_is_confirmatory_with_devia
          5a87081755429960ec39b6fe, 5ac3af895542995ef918c1f0; on the deviated set of 96: gpt-4 \
          beats gpt-3.5 supported at α = 0.05 (+0.1562 [+0.0833, +0.2346] (95%), adjusted p 0.0020)";
     assert_eq!(registered_set_line(&r.stderr), format!("warning: {missing}"));
-    assert_eq!(card_line(&env), format!("- **Registered question set:** {missing}."));
+    assert_eq!(card_line(&env), format!("> **The question set was changed after registration** (a recount with a deviation): {missing}. The table's verdicts are on the deviated set."));
     assert_eq!(env.run(&["verify", "--rerun"]).code, 0);
     // The ledger verifies: the deviation is disclosed.
     assert_eq!(env.run(&["verify"]).code, 0);
@@ -404,13 +404,14 @@ fn registered_set_line(stderr: &str) -> &str {
         .unwrap_or("")
 }
 
-/// The report's verdict-card line on the registered question set (empty without).
+/// The report's verdict-card line on the registered question set, above the verdict table
+/// (empty without).
 fn card_line(env: &Env) -> String {
     let rep = env.run(&["report", "--out", "report"]);
     assert_eq!(rep.code, 0, "{}", rep.stderr);
     let md = std::fs::read_to_string(env.join("report/report.md")).unwrap();
     md.lines()
-        .find(|l| l.starts_with("- **Registered question set:**"))
+        .find(|l| l.starts_with("> **The question set was changed after registration**"))
         .unwrap_or("")
         .to_string()
 }
@@ -492,7 +493,7 @@ fn the_verdict_on_the_registered_questions_is_shown_beside_the_deviated_set() {
     let diff = |v: &serde_json::Value| v["comparisons"][0]["difference"].as_f64().unwrap();
     assert!((diff(analyzed) - 15.0 / 96.0).abs() < 1e-12, "{}", diff(analyzed));
     assert!((diff(&result) - 0.11).abs() < 1e-12, "{}", diff(&result));
-    assert_eq!(card_line(&env), format!("- **Registered question set:** {both}."));
+    assert_eq!(card_line(&env), format!("> **The question set was changed after registration** (a recount with a deviation): {both}. The table's verdicts are on the deviated set."));
     // verify --rerun recomputes both from the inputs and the registered count's question ids.
     let v = env.run(&["verify", "--rerun"]);
     assert_eq!(v.code, 0, "{}", v.stderr);
