@@ -112,9 +112,13 @@ fn wide(table: &Table, rows: &[&Record], opts: &ReadOptions) -> Result<ScoreTabl
             ))
         })?,
     };
+    // A first column named as an id (or `question`, the header `pledge new`'s protocols and the
+    // README use) holds the topic ids even when they are numbers; only an unnamed numeric first
+    // column makes the topics row numbers.
+    let named_id = is_id_name(&headers[0]) || headers[0].trim().eq_ignore_ascii_case("question");
     let by_row = opts.topic_column.is_none()
         && table.delimiter.is_some()
-        && !is_id_name(&headers[0])
+        && !named_id
         && rows[0].cells.iter().all(|c| is_number(c));
     let first_sys = if by_row { 0 } else { 1 };
     if headers.len() <= first_sys {

@@ -911,3 +911,22 @@ fn a_strata_file_without_its_field_is_an_error() {
     assert_eq!(r.code, 2, "{}", r.stderr);
     assert!(r.stderr.contains("--strata-field <FIELD>"), "{}", r.stderr);
 }
+
+/// A wide CSV headed `question` (as the README's own study) whose ids are numbers: the first
+/// column is the topic ids, not a third "system", so the ids join other files by id.
+#[test]
+fn a_numeric_question_column_is_the_topic_ids() {
+    let env = Env::new();
+    env.write("scores.csv", "question,baseline,candidate\n12,0,1\n3,1,1\n7,0,0\n");
+    let r = env.run(&["compare", "--scores", "scores.csv", "--format", "json"]);
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    let v = json(&r.stdout);
+    let names: Vec<&str> = v["systems"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| s["name"].as_str().unwrap())
+        .collect();
+    assert_eq!(names, ["baseline", "candidate"]);
+    assert!(!r.stderr.contains("1-based row number"), "{}", r.stderr);
+}
