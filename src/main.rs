@@ -50,7 +50,10 @@ fn main() -> ExitCode {
             .filter(|v| !v.is_empty())
             .map(std::path::PathBuf::from)
     };
+    let env_text = |name: &str| std::env::var(name).ok();
+    let author = pledge::cli::git_author(env_text("GIT_AUTHOR_NAME"), env_text("GIT_AUTHOR_EMAIL"), &cwd);
     let ctx = pledge::cli::Ctx {
+        author,
         now,
         cwd,
         stderr_is_tty: std::io::stderr().is_terminal(),

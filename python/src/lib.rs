@@ -78,7 +78,14 @@ fn run(
         Ok(c) => c,
         Err(message) => return (pledge::error::exit::INPUT, String::new(), message),
     };
+    // The binding is the Python process's `main`: it reads the environment as `main` does.
+    let author = pledge::cli::git_author(
+        std::env::var("GIT_AUTHOR_NAME").ok(),
+        std::env::var("GIT_AUTHOR_EMAIL").ok(),
+        &cwd,
+    );
     let ctx = pledge::cli::Ctx {
+        author,
         now,
         cwd,
         stderr_is_tty,

@@ -93,18 +93,25 @@ pub struct NewArgs {
 
 pub fn new(a: NewArgs, ctx: &Ctx) -> Outcome {
     if a.file.as_os_str() == "-" {
-        let out = crate::ops::new::new(a.case, None)?;
-        return Ok(Output::ok(out.text.to_string(), &vec![]));
+        let out = crate::ops::new::new(a.case, None, ctx.author.as_deref())?;
+        return Ok(Output::ok(out.text, &vec![]));
     }
     let path = resolve(ctx, &a.file);
-    crate::ops::new::new(a.case, Some(&path))?;
+    let out = crate::ops::new::new(a.case, Some(&path), ctx.author.as_deref())?;
     let shown = a.file.display().to_string();
     let mut notes = vec![Note::info(format!("wrote {} (a {} protocol); next:", shown, a.case))];
+
     notes.extend(
         a.case
             .next_steps(&shown)
             .into_iter()
             .map(|s| Note::info(format!("  {}", s))),
     );
+    if out.placeholder_author {
+        notes.push(Note::info(format!(
+            "registered-by is the placeholder `{}`: git knows no user.name and user.email here",
+            crate::ops::new::PLACEHOLDER_AUTHOR
+        )));
+    }
     Ok(Output::ok(format!("{}\n", path.display()), &notes))
 }

@@ -55,6 +55,10 @@ pub struct Ctx {
     /// Reads the system clock (`chrono::Utc::now`): appends read it after taking the ledger's
     /// lock, and refuse a fixed clock (`now`) far ahead of it.
     pub system_clock: fn() -> DateTime<Utc>,
+    /// Who is running pledge, as git names an author (`Name <email>`: `GIT_AUTHOR_NAME` and
+    /// `GIT_AUTHOR_EMAIL`, else git's `user.name` and `user.email`), when known: `pledge new`
+    /// writes it as the protocol's `registered-by`.
+    pub author: Option<String>,
 }
 
 /// What a command produced: its exit code and the text for stdout and stderr.
@@ -354,4 +358,20 @@ pub(crate) fn open_ledger(ctx: &Ctx) -> crate::error::Result<crate::ledger::Ledg
     };
     l.set_signer(signer);
     Ok(l)
+}
+
+/// Who is running pledge, as git names a commit's author: `Name <email>` from `name` and `email`
+/// (the values of `GIT_AUTHOR_NAME` and `GIT_AUTHOR_EMAIL`, read by `main`), each falling back to
+/// `user.name` and `user.email` of the git configuration in force at `cwd` (the repository's,
+/// else the global and system files). `None` when either part is unknown or empty.
+pub fn git_author(name: Option<String>, email: Option<String>, cwd: &std::path::Path) -> Option<String> {
+    let config = git2::Repository::discover(cwd)
+        .and_then(|r| r.config())
+        .or_else(|_| git2::Config::open_default())
+        .ok();
+    let from_config = |key: &str| config.as_ref().and_then(|c| c.get_string(key).ok());
+    let nonempty = |v: Option<String>| v.map(|s| s.trim().to_string()).filter(|s| !s.is_empty());
+    let name = nonempty(name).or_else(|| nonempty(from_config("user.name")))?;
+    let email = nonempty(email).or_else(|| nonempty(from_config("user.email")))?;
+    Some(format!("{} <{}>", name, email))
 }

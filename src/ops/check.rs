@@ -106,6 +106,12 @@ pub fn check(path: &Path, opts: &CheckOptions) -> Result<CheckOutcome> {
             .extend(registration_problems(&lp).into_iter().map(Problem::from));
     }
     inputs(&lp, opts, &mut out);
+    if let Some(w) = super::checks::placeholder_author(&lp) {
+        out.notes.push(Note::warning(format!(
+            "{}; put your name and e-mail there before registering",
+            w
+        )));
+    }
     if out.problems.is_empty() {
         out.notes.push(Note::info(format!(
             "nothing written: register it with `pledge register {}`",

@@ -118,3 +118,18 @@ pub fn target_feasible(lp: &LoadedProtocol, pilot_sd: Option<f64>) -> Result<()>
         }
     }
 }
+
+/// The warning for a protocol whose `[study] registered-by` is still
+/// [`PLACEHOLDER_AUTHOR`](super::new::PLACEHOLDER_AUTHOR), the value `pledge new` writes when no
+/// git identity is known: the ledger and every report would name it as who registered the study.
+/// `None` when the protocol names someone else. The text starts with `FILE:LINE:COL`.
+pub fn placeholder_author(lp: &LoadedProtocol) -> Option<String> {
+    let placeholder = super::new::PLACEHOLDER_AUTHOR;
+    (lp.protocol.study.registered_by.trim() == placeholder).then(|| {
+        let msg = format!(
+            "registered-by is still the placeholder `{}`: the ledger and every report name it as who registered the study",
+            placeholder
+        );
+        error_at_key(&lp.path, &lp.text, &["study", "registered-by"], msg).message
+    })
+}

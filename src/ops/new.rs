@@ -73,15 +73,36 @@ pub struct NewOutcome {
     /// The file written, or `None` when the protocol goes to standard output.
     pub path: Option<PathBuf>,
     /// The protocol text.
-    pub text: &'static str,
+    pub text: String,
+    /// Whether `registered-by` still holds [`PLACEHOLDER_AUTHOR`] (no identity was given).
+    pub placeholder_author: bool,
+}
+
+/// The `registered-by` value of the example protocols, which `new` replaces by the git identity
+/// when there is one; `register` and `check` warn while a protocol still holds it.
+pub const PLACEHOLDER_AUTHOR: &str = "Your Name <you@example.org>";
+
+/// The template of `case` with `registered-by` set to `author` (a TOML basic string, escaped),
+/// or left at [`PLACEHOLDER_AUTHOR`] when `author` is `None`.
+pub fn with_author(case: Case, author: Option<&str>) -> String {
+    let text = case.template();
+    match author {
+        Some(a) => text.replacen(
+            &format!("registered-by = \"{}\"", PLACEHOLDER_AUTHOR),
+            &format!("registered-by = {}", toml::Value::String(a.to_string())),
+            1,
+        ),
+        None => text.to_string(),
+    }
 }
 
 /// Writes the starting protocol of `case` to `path` (a new file; `None` writes nothing and
-/// returns the text for standard output).
+/// returns the text for standard output), with `registered-by` set to `author` (the git
+/// identity `Name <email>`, see [`with_author`]).
 ///
 /// Errors (exit 2): `path` exists (nothing is overwritten) or cannot be written.
-pub fn new(case: Case, path: Option<&Path>) -> Result<NewOutcome> {
-    let text = case.template();
+pub fn new(case: Case, path: Option<&Path>, author: Option<&str>) -> Result<NewOutcome> {
+    let text = with_author(case, author);
     if let Some(p) = path {
         let mut f = std::fs::OpenOptions::new()
             .write(true)
@@ -99,6 +120,7 @@ pub fn new(case: Case, path: Option<&Path>) -> Result<NewOutcome> {
     Ok(NewOutcome {
         case,
         path: path.map(Path::to_path_buf),
+        placeholder_author: author.is_none(),
         text,
     })
 }

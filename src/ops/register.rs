@@ -161,6 +161,12 @@ fn write(
 /// estimate.
 fn registration_notes(entry: &Entry, lp: &LoadedProtocol, amend_reason: Option<&str>) -> Result<Notes> {
     let mut notes = Notes::new();
+    if let Some(w) = super::checks::placeholder_author(lp) {
+        notes.push(Note::warning(format!(
+            "{}; correct it with `pledge amend` (a recorded amendment)",
+            w
+        )));
+    }
     let s: RegistrationSummary = records::read_summary(entry, "registration")?;
     if s.results_seen_at_registration {
         notes.push(Note::info(if amend_reason.is_some() {

@@ -47,11 +47,16 @@ fn example(name: &str) -> String {
     .unwrap()
 }
 
-/// `pledge new CASE FILE` writes exactly the example protocol `protocols/CASE.toml`.
+/// `pledge new CASE FILE` writes exactly the example protocol `protocols/CASE.toml`, with the
+/// git author (`GIT_AUTHOR_NAME <GIT_AUTHOR_EMAIL>`, "Test" here) as `registered-by`.
 fn new_case(env: &Env, case: &str, file: &str) -> String {
     let r = env.run(&["new", case, file]);
     assert_eq!(r.code, 0, "new {}: {}", case, r.stderr);
-    let want = example(&format!("{}.toml", case));
+    let want = example(&format!("{}.toml", case)).replacen(
+        "registered-by = \"Your Name <you@example.org>\"",
+        "registered-by = \"Test <test@example.org>\"",
+        1,
+    );
     let got = std::fs::read_to_string(env.join(file)).unwrap();
     assert_eq!(got, want, "pledge new {} writes protocols/{}.toml", case, case);
     assert!(
@@ -383,6 +388,54 @@ fn new_never_overwrites_and_prints_to_standard_output_with_dash() {
     let r = env.run(&["new", "three-models"]);
     assert_eq!(r.code, 2);
     assert!(r.stderr.contains("two-models"), "possible values listed: {}", r.stderr);
+}
+
+#[test]
+fn the_placeholder_author_is_kept_only_without_a_git_identity_and_check_and_register_warn() {
+    let env = Env::init();
+    // No identity anywhere: empty author variables, and no global git configuration to fall
+    // back to.
+    let none = [
+        ("GIT_AUTHOR_NAME", ""),
+        ("GIT_AUTHOR_EMAIL", ""),
+        ("HOME", "/nonexistent"),
+        ("XDG_CONFIG_HOME", "/nonexistent"),
+    ];
+    let r = env.run_env(&["new", "two-models", "study.toml"], &none);
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    assert_eq!(
+        std::fs::read_to_string(env.join("study.toml")).unwrap(),
+        example("two-models.toml")
+    );
+    assert!(
+        r.stderr.contains(
+            "note: registered-by is the placeholder `Your Name <you@example.org>`: git knows no user.name and user.email here"
+        ),
+        "{}",
+        r.stderr
+    );
+    let warning = format!(
+        "{}:17:17: registered-by is still the placeholder `Your Name <you@example.org>`: the ledger and every report name it as who registered the study",
+        env.join("study.toml").display()
+    );
+    let r = env.run(&["check", "study.toml"]);
+    assert_eq!(r.code, 0, "a warning, not a problem: {}", r.stderr);
+    assert!(
+        r.stderr.contains(&format!("warning: {}", warning))
+            && r.stderr.contains("; put your name and e-mail there before registering"),
+        "{}",
+        r.stderr
+    );
+    let r = env.run(&["register", "study.toml"]);
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    assert!(
+        r.stderr.contains(&format!(
+            "warning: {}; correct it with `pledge amend` (a recorded amendment)",
+            warning
+        )),
+        "{}",
+        r.stderr
+    );
 }
 
 #[test]
