@@ -161,6 +161,14 @@ pub fn judge(c: &Case) -> Judgement {
                 c.alpha
             ),
         )
+    } else if on_claimed_side(c, s, m) {
+        (
+            Verdict::Inconclusive,
+            format!(
+                "the test does not reject at α = {}, yet the {} interval lies wholly on the claimed side: the test and the interval disagree (an undefined test, e.g. all differences equal, is one way)",
+                c.alpha, pct
+            ),
+        )
     } else {
         (
             Verdict::Inconclusive,
@@ -175,6 +183,19 @@ pub fn judge(c: &Case) -> Judgement {
         interval_method: c.interval_method.clone(),
         relevant,
         reason,
+    }
+}
+
+/// Whether the whole interval lies where the claim holds (beyond 0 for superiority, above −M for
+/// non-inferiority, beyond M for superiority by a margin, inside (−M, M) for equivalence), `s`
+/// the direction's sign and `m` the margin.
+fn on_claimed_side(c: &Case, s: f64, m: f64) -> bool {
+    let lo = if s > 0.0 { c.interval[0] } else { -c.interval[1] };
+    match c.kind {
+        HypothesisKind::Superiority => lo > 0.0,
+        HypothesisKind::NonInferiority => lo > -m,
+        HypothesisKind::SuperiorityByMargin => lo > m,
+        HypothesisKind::Equivalence => c.interval[0] > -m && c.interval[1] < m,
     }
 }
 

@@ -48,6 +48,34 @@ fn three_outcomes_of_each_kind() {
     assert_eq!(judge(&c).relevant, Some(0.05));
 }
 
+/// A test that does not reject while the interval lies wholly on the claimed side (the t-test is
+/// undefined when every difference is equal, while the bootstrap interval is the point [1, 1])
+/// is inconclusive, and the reason says the two disagree instead of claiming the interval holds
+/// both outcomes.
+#[test]
+fn a_test_that_disagrees_with_its_interval_says_so() {
+    use HypothesisKind::*;
+    for (kind, iv) in [
+        (NonInferiority, [1.0, 1.0]),
+        (Superiority, [0.01, 0.05]),
+        (SuperiorityByMargin, [0.06, 0.07]),
+        (Equivalence, [0.0, 0.0]),
+    ] {
+        let j = judge(&case(kind, false, iv));
+        assert_eq!(j.verdict, Verdict::Inconclusive, "{kind}");
+        assert_eq!(
+            j.reason,
+            "the test does not reject at α = 0.05, yet the 90% interval lies wholly on the claimed side: the test and the interval disagree (an undefined test, e.g. all differences equal, is one way)",
+            "{kind}"
+        );
+    }
+    // Mirrored for `less`: an interval wholly below +M is the claimed side of non-inferiority
+    // when lower is better.
+    let mut c = case(NonInferiority, false, [0.0, 0.04]);
+    c.direction = Some(Direction::Less);
+    assert!(judge(&c).reason.starts_with("the test does not reject"), "{}", judge(&c).reason);
+}
+
 /// The components needed at the observed SD: ((z_{1−α} + z_{power})·σ/δ)² with z_{0.95} =
 /// 1.6448536269514722 and z_{0.8} = 0.8416212335729143 (statistics.md gives z_{0.80}); for
 /// equivalence z_{1−β/2} = z_{0.9} = 1.2815515655446004.
