@@ -73,7 +73,11 @@ fn a_test_that_disagrees_with_its_interval_says_so() {
     // when lower is better.
     let mut c = case(NonInferiority, false, [0.0, 0.04]);
     c.direction = Some(Direction::Less);
-    assert!(judge(&c).reason.starts_with("the test does not reject"), "{}", judge(&c).reason);
+    assert!(
+        judge(&c).reason.starts_with("the test does not reject"),
+        "{}",
+        judge(&c).reason
+    );
 }
 
 /// The components needed at the observed SD: ((z_{1−α} + z_{power})·σ/δ)² with z_{0.95} =
