@@ -10,6 +10,26 @@
 //! a 1e-6 safety margin so floating-point rounding can only enlarge the candidate set, never drop
 //! a pair. No MinHash or other sampling is involved: the join finds every pair.
 //!
+//! Between the prefix filter and the merge, two exact filters drop candidates unverified:
+//! PPJoin's positional filter (the tokens left after a shared one cannot reach the pair's
+//! minimum overlap), and the l-prefix filter of Wang, Li & Feng ("Can we beat the prefix
+//! filtering? An adaptive framework for similarity join and search", SIGMOD 2012), with a fixed
+//! l = [`SHARED_IN_PREFIXES`]: if |x ∩ y| ≥ o ≥ l, the first |x| − o + l tokens of x hold the l
+//! smallest tokens of x ∩ y (at most |x| − o of its tokens lie outside the intersection), and so
+//! do y's, so two prefixes each extended by l − 1 tokens share at least min(l, o) tokens. The
+//! probe counts the shared tokens of the extended prefixes anyway (for the positional filter and
+//! the resumed merge), so the filter costs l − 1 more postings per set and one comparison per
+//! candidate. Natural-language passages need it: their rarest character 5-grams are parts of
+//! rare words that other passages also use, so most candidates of the prefix filter share one
+//! or two tokens by chance. On 100,000 passages of `tools/realistic_corpus.py` (NFC 5-grams,
+//! Jaccard 0.8; `cargo bench --bench candidates`) the prefix filter gives 10.9 M candidates, the
+//! positional filter leaves 5.06 M to merge, the l-prefix filter with l = 3 197,000 (26× fewer;
+//! at 50,000, l = 2 and l = 4 took the same time), the join's CPU 3.1 s instead of 4.3 s, the same 107 pairs.
+//! The candidates still grow as the square of the passages (×4.4 from 25,000 to 50,000, ×4.2
+//! to 100,000), since two passages that share one rare word share all its 5-grams: only
+//! signatures of tokens from different places of a passage
+//! (the partition-based filters of Deng, Li, Wen & Feng, PVLDB 2015) would change that.
+//!
 //! Empty sets (empty texts) are never similar to anything, including each other.
 
 use rayon::prelude::*;
@@ -44,6 +64,31 @@ pub fn intersection<T: Ord>(a: &[T], b: &[T]) -> usize {
 pub(super) fn min_overlap(l: usize, t: f64) -> usize {
     ((t * l as f64 - 1e-6).ceil().max(1.0) as usize).min(l)
 }
+
+/// The prefix filter's probing prefix of a set of `l` tokens: l − ⌈t·l⌉ + 1 (at least one
+/// token of it is shared with any set no larger with Jaccard ≥ t).
+fn probe_prefix(l: usize, t: f64) -> usize {
+    l - min_overlap(l, t) + 1
+}
+
+/// The indexing prefix of a set of `l` tokens, the smaller of a pair: since |x ∩ y| ≥
+/// t/(1+t)·(|x|+|y|) ≥ 2t/(1+t)·|y| for |y| ≤ |x|, its first l − ⌈2t/(1+t)·l⌉ + 1 tokens hold
+/// a shared one.
+fn index_prefix(l: usize, t: f64) -> usize {
+    l - min_overlap(l, 2.0 * t / (1.0 + t)) + 1
+}
+
+/// The l-prefix of Wang, Li & Feng ("Can we beat the prefix filtering? An adaptive framework
+/// for similarity join and search", SIGMOD 2012): a set's `prefix` extended by l − 1 tokens, at
+/// most the whole set of `len` tokens.
+fn extended(prefix: usize, len: usize, l: usize) -> usize {
+    (prefix + l.max(1) - 1).min(len)
+}
+
+/// The l of the l-prefix filter [`join`] applies: a candidate is verified only when the two
+/// sets' prefixes extended by l − 1 tokens share at least min(l, the pair's minimum overlap)
+/// tokens. Chosen from candidate counts measured on realistic passages (see the module docs).
+pub const SHARED_IN_PREFIXES: usize = 3;
 
 /// Minimum overlap of a pair of sizes `a`, `b` with Jaccard ≥ t: J ≥ t ⇔ |x ∩ y| ≥
 /// t/(1+t)·(a+b); with a safety margin, so never more than the true bound (pruning below it can
@@ -206,7 +251,42 @@ pub fn join_each(
     emit: &Emit<'_>,
     progress: &(dyn Fn(u64) + Sync),
 ) {
-    join_batched(sets, unique, t, indexed, keep, PAIR_BATCH, emit, progress)
+    join_batched(
+        sets,
+        unique,
+        (t, SHARED_IN_PREFIXES),
+        indexed,
+        keep,
+        PAIR_BATCH,
+        emit,
+        progress,
+    );
+}
+
+/// The pairs of [`join_unique`], sorted, with what the join counted on the way, under the
+/// l-prefix filter with `l` (1 is the plain prefix filter of PPJoin; [`join`] uses
+/// [`SHARED_IN_PREFIXES`]): for benchmarks of the filters, which give the same pairs for every
+/// `l` ≥ 1.
+pub fn join_counted(sets: &[Vec<u32>], unique: u32, t: f64, l: usize) -> (Vec<(u32, u32)>, Candidates) {
+    let batches = std::sync::Mutex::new(Vec::new());
+    let counts = join_batched(
+        sets,
+        unique,
+        (t, l),
+        &|_| true,
+        &|_, _, _| true,
+        PAIR_BATCH,
+        &|batch| {
+            batches
+                .lock()
+                .unwrap_or_else(std::sync::PoisonError::into_inner)
+                .extend_from_slice(batch)
+        },
+        &|_| (),
+    );
+    let mut pairs = batches.into_inner().unwrap_or_else(std::sync::PoisonError::into_inner);
+    pairs.sort_unstable();
+    (pairs, counts)
 }
 
 /// The bytes [`join_each`] allocates for its own structures on `sets` (with `unique` as in
@@ -218,14 +298,13 @@ pub fn join_each(
 /// pairs. Computed from the sets' sizes, as the join lays its structures out, so the in-memory
 /// decision ([`super::ooc::JoinDecision`]) rests on the sizes the join will allocate.
 pub fn working_bytes(sets: &[Vec<u32>], unique: u32, t: f64) -> u64 {
-    let t_mid = 2.0 * t / (1.0 + t);
     let ntok = sets.iter().filter_map(|s| s.last()).max().map_or(0, |&m| m as u64 + 1);
     let lo = u64::from(unique).min(ntok);
     let (live, indexed) = sets
         .par_iter()
         .filter(|s| !s.is_empty())
         .map(|s| {
-            let prefix = s.len() - min_overlap(s.len(), t_mid) + 1;
+            let prefix = extended(index_prefix(s.len(), t), s.len(), SHARED_IN_PREFIXES);
             let skipped = s[..prefix].partition_point(|&tok| u64::from(tok) < lo);
             (1u64, (prefix - skipped) as u64)
         })
@@ -238,26 +317,27 @@ pub fn working_bytes(sets: &[Vec<u32>], unique: u32, t: f64) -> u64 {
         + stripes * (4 * (ntok - lo) + 4 * live + 8 * PAIR_BATCH as u64)
 }
 
-/// [`join_each`] with batches of at most `batch` pairs (at least 1).
+/// [`join_each`] with batches of at most `batch` pairs (at least 1), under the l-prefix filter
+/// with `l` ≥ 1; returns what the probes counted.
 #[allow(clippy::too_many_arguments)]
 fn join_batched(
     sets: &[Vec<u32>],
     unique: u32,
-    t: f64,
+    (t, l): (f64, usize),
     indexed: &(dyn Fn(usize) -> bool + Sync),
     keep: &(dyn Fn(u32, u32, u32) -> bool + Sync),
     batch: usize,
     emit: &Emit<'_>,
     progress: &(dyn Fn(u64) + Sync),
-) {
-    let batch = batch.max(1);
+) -> Candidates {
+    let (batch, l) = (batch.max(1), l.max(1));
     let mut order: Vec<u32> = (0..sets.len() as u32)
         .filter(|&i| !sets[i as usize].is_empty())
         .collect();
     order.sort_by_key(|&i| (sets[i as usize].len(), i));
     let lens: Vec<usize> = order.iter().map(|&i| sets[i as usize].len()).collect();
-    let index = PrefixIndex::build(sets, &order, &lens, unique, t, indexed);
-    probe_stripes(sets, &order, &lens, &index, t, keep, batch, emit, progress);
+    let index = PrefixIndex::build(sets, &order, &lens, unique, (t, l), indexed);
+    probe_stripes(sets, &order, &lens, &index, (t, l), keep, batch, emit, progress)
 }
 
 /// The inverted index over the sets' indexing prefixes, laid out flat (CSR): token -> (position
@@ -284,10 +364,10 @@ impl PrefixIndex {
     }
 
     /// Indexes the prefixes of the sets in `order` (with their sizes `lens`) that `indexed`
-    /// admits.
+    /// admits, each extended by l − 1 tokens for the l-prefix filter ([`extended`]).
     ///
-    /// Probing prefix (x, the larger): |x| − ⌈t·|x|⌉ + 1. Indexing prefix (y ≤ x in size): since
-    /// |x ∩ y| ≥ t/(1+t)·(|x|+|y|) ≥ 2t/(1+t)·|y|, |y| − ⌈2t/(1+t)·|y|⌉ + 1 tokens suffice.
+    /// Probing prefix (x, the larger): |x| − ⌈t·|x|⌉ + 1 ([`probe_prefix`]). Indexing prefix
+    /// (y ≤ x in size): |y| − ⌈2t/(1+t)·|y|⌉ + 1 tokens suffice ([`index_prefix`]).
     ///
     /// The index is built in parallel without shared writes, in two radix passes (as
     /// `token_sets` ranks its keys): chunks of positions, in parallel, scatter their indexing
@@ -300,11 +380,9 @@ impl PrefixIndex {
         order: &[u32],
         lens: &[usize],
         unique: u32,
-        t: f64,
+        (t, l): (f64, usize),
         indexed: &(dyn Fn(usize) -> bool + Sync),
     ) -> PrefixIndex {
-        let t_mid = 2.0 * t / (1.0 + t);
-        let mid_prefix = |l: usize| l - min_overlap(l, t_mid) + 1;
         let ntok = sets
             .iter()
             .filter_map(|s| s.last())
@@ -331,7 +409,8 @@ impl PrefixIndex {
                         continue;
                     }
                     let pos = c * per_chunk + k;
-                    let prefix = &sets[i as usize][..mid_prefix(lens[pos])];
+                    let len = lens[pos];
+                    let prefix = &sets[i as usize][..extended(index_prefix(len, t), len, l)];
                     for (j, &tok) in prefix.iter().enumerate().skip(shared_from(i)) {
                         seg[(tok as usize - lo) / width].push((tok, pos as u32, j as u32));
                     }
@@ -386,8 +465,152 @@ impl PrefixIndex {
     }
 }
 
+/// What one probe's stripe counted: the pairs that share a token of the two prefixes
+/// (`candidates`: the prefix filter's candidates, less those the length filter drops), and the
+/// pairs verified by a merge after the positional and l-prefix filters (`verified`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Candidates {
+    /// Pairs sharing a token of the probing set's prefix and the indexed set's prefix (sizes
+    /// within the length filter's bounds).
+    pub candidates: u64,
+    /// Candidates left for the verifying merge after the positional and l-prefix filters.
+    pub verified: u64,
+}
+
+impl std::ops::Add for Candidates {
+    type Output = Candidates;
+    fn add(self, o: Candidates) -> Candidates {
+        Candidates {
+            candidates: self.candidates + o.candidates,
+            verified: self.verified + o.verified,
+        }
+    }
+}
+
+/// One stripe's scratch for [`probe_stripes`]: a cursor per posting list, the candidates of
+/// the current probe, and per set in the size order the tokens of the extended prefixes seen
+/// so far for the current probe, or PRUNED (all zero between probes).
+struct Stripe {
+    /// cursor[tok − lo]: where the entries long enough for this stripe's probes begin.
+    cursor: Vec<u32>,
+    cand: Vec<u32>,
+    overlap: Vec<u32>,
+    counts: Candidates,
+}
+
+/// The probing set of one probe: its position in the size order, its number, its tokens, and
+/// how long its prefix (basic, as the prefix filter has it) and its extended prefix are.
+struct Prober<'a> {
+    px: usize,
+    x: u32,
+    sx: &'a [u32],
+    basic: usize,
+    probed: usize,
+}
+
+impl Stripe {
+    /// Collects the candidates of `p` from the index (those past `shortest` in the size order,
+    /// before `p` in it) and counts for each the tokens its extended prefix shares with `p`'s,
+    /// or marks it PRUNED. A pair is a candidate only when its first shared token lies in both
+    /// basic prefixes (else the basic prefixes share nothing and the pair cannot reach t);
+    /// `keep` is asked then, once; the positional filter (PPJoin) prunes a candidate as soon as
+    /// the tokens left after a shared token cannot reach the pair's minimum overlap.
+    #[allow(clippy::too_many_arguments)]
+    fn collect(
+        &mut self,
+        p: &Prober<'_>,
+        shortest: u32,
+        index: &PrefixIndex,
+        order: &[u32],
+        lens: &[usize],
+        t: f64,
+        keep: &(dyn Fn(u32, u32, u32) -> bool + Sync),
+    ) {
+        let (lo, start, postings) = (index.lo, &index.start, &index.postings);
+        let lx = p.sx.len();
+        for (i, &tok) in p.sx[..p.probed].iter().enumerate().skip(index.shared_from(p.x)) {
+            let end = start[tok as usize + 1] as usize;
+            let at = &mut self.cursor[tok as usize - lo];
+            let mut from = *at as usize;
+            while from < end && postings[from].0 < shortest {
+                from += 1;
+            }
+            *at = from as u32;
+            for &(py, j) in &postings[from..end] {
+                if py as usize >= p.px {
+                    break;
+                }
+                let seen = &mut self.overlap[py as usize];
+                if *seen == PRUNED {
+                    continue;
+                }
+                let ly = lens[py as usize];
+                if *seen == 0 {
+                    if i >= p.basic || j as usize >= index_prefix(ly, t) {
+                        continue;
+                    }
+                    self.cand.push(py);
+                    if !keep(p.x, order[py as usize], tok) {
+                        *seen = PRUNED;
+                        continue;
+                    }
+                }
+                let bound = *seen as usize + 1 + (lx - i - 1).min(ly - j as usize - 1);
+                *seen = if bound < pair_overlap(lx, ly, t) {
+                    PRUNED
+                } else {
+                    *seen + 1
+                };
+            }
+        }
+        self.counts.candidates += self.cand.len() as u64;
+    }
+
+    /// Verifies the candidates of `p` that the filters left and pushes the similar pairs onto
+    /// `found`, handing it to `emit` whenever it holds `batch` pairs; resets the scratch. The
+    /// l-prefix filter (Wang, Li & Feng 2012) drops a candidate whose extended prefixes share
+    /// fewer than min(l, the pair's minimum overlap) tokens.
+    #[allow(clippy::too_many_arguments)]
+    fn verify_all(
+        &mut self,
+        p: &Prober<'_>,
+        sets: &[Vec<u32>],
+        order: &[u32],
+        l: usize,
+        t: f64,
+        batch: usize,
+        found: &mut Vec<(u32, u32)>,
+        emit: &Emit<'_>,
+    ) {
+        let lx = p.sx.len();
+        for &py in &self.cand {
+            let seen = std::mem::take(&mut self.overlap[py as usize]);
+            if seen == PRUNED {
+                continue;
+            }
+            let y = order[py as usize];
+            let sy = &sets[y as usize];
+            if (seen as usize) < l.min(pair_overlap(lx, sy.len(), t)) {
+                continue;
+            }
+            self.counts.verified += 1;
+            let indexed = extended(index_prefix(sy.len(), t), sy.len(), l);
+            if let Some(inter) = verify(p.sx, p.probed, sy, indexed, seen as usize, t) {
+                if similar(inter, lx, sy.len(), t) {
+                    found.push((p.x.min(y), p.x.max(y)));
+                    if found.len() >= batch {
+                        emit(found);
+                        found.clear();
+                    }
+                }
+            }
+        }
+        self.cand.clear();
+    }
+}
+
 /// Probes every set of `order` against the index and emits the similar pairs in batches of
-/// `batch`.
+/// `batch`; returns what the stripes counted.
 ///
 /// The probes are dealt round-robin to `stripes` tasks: stripe k probes positions k, k + S,
 /// k + 2S, … in ascending order, so every stripe sees sets of all sizes (the largest cost the
@@ -395,100 +618,60 @@ impl PrefixIndex {
 /// So each stripe keeps a cursor per posting list: the entries before it belong to sets too
 /// short for every later probe (AllPairs' "remove from the front of the list"), and the
 /// length filter costs a short forward scan instead of a search. Each stripe also keeps its
-/// scratch: candidates, and the shared prefix tokens seen so far per candidate or PRUNED
-/// (all zero between probes).
+/// scratch ([`Stripe`]).
 #[allow(clippy::too_many_arguments)]
 fn probe_stripes(
     sets: &[Vec<u32>],
     order: &[u32],
     lens: &[usize],
     index: &PrefixIndex,
-    t: f64,
+    (t, l): (f64, usize),
     keep: &(dyn Fn(u32, u32, u32) -> bool + Sync),
     batch: usize,
     emit: &Emit<'_>,
     progress: &(dyn Fn(u64) + Sync),
-) {
-    let t_mid = 2.0 * t / (1.0 + t);
-    let mid_prefix = |l: usize| l - min_overlap(l, t_mid) + 1;
-    let (lo, ntok, start, postings) = (index.lo, index.ntok, &index.start, &index.postings);
+) -> Candidates {
     let stripes = (4 * rayon::current_num_threads()).clamp(1, order.len().max(1));
-    (0..stripes).into_par_iter().for_each(|stripe| {
-        // cursor[tok − lo]: where the entries long enough for this stripe's probes begin.
-        let mut cursor: Vec<u32> = start[lo..ntok].to_vec();
-        let mut cand: Vec<u32> = Vec::new();
-        let mut overlap = vec![0u32; order.len()];
-        let mut found = Vec::new();
-        let mut probed = 0u64;
-        for px in (stripe..order.len()).step_by(stripes) {
-            let x = order[px];
-            let sx = &sets[x as usize];
-            let lx = lens[px];
-            // Length filter: sets are numbered by ascending size, so the candidates long
-            // enough (|y| ≥ t·|x|) are those from position `shortest` on.
-            let min_len = t * lx as f64 - 1e-6;
-            let shortest = lens.partition_point(|&l| (l as f64) < min_len) as u32;
-            cand.clear();
-            let probe = &sx[..lx - min_overlap(lx, t) + 1];
-            for (i, &tok) in probe.iter().enumerate().skip(index.shared_from(x)) {
-                let end = start[tok as usize + 1] as usize;
-                let at = &mut cursor[tok as usize - lo];
-                let mut from = *at as usize;
-                while from < end && postings[from].0 < shortest {
-                    from += 1;
-                }
-                *at = from as u32;
-                for &(py, j) in &postings[from..end] {
-                    if py as usize >= px {
-                        break;
-                    }
-                    let seen = &mut overlap[py as usize];
-                    if *seen == PRUNED {
-                        continue;
-                    }
-                    if *seen == 0 {
-                        cand.push(py);
-                        if !keep(x, order[py as usize], tok) {
-                            *seen = PRUNED;
-                            continue;
-                        }
-                    }
-                    let ly = lens[py as usize];
-                    let bound = *seen as usize + 1 + (lx - i - 1).min(ly - j as usize - 1);
-                    *seen = if bound < pair_overlap(lx, ly, t) {
-                        PRUNED
-                    } else {
-                        *seen + 1
-                    };
+    (0..stripes)
+        .into_par_iter()
+        .map(|stripe| {
+            let mut s = Stripe {
+                cursor: index.start[index.lo..index.ntok].to_vec(),
+                cand: Vec::new(),
+                overlap: vec![0u32; order.len()],
+                counts: Candidates::default(),
+            };
+            let mut found = Vec::new();
+            let mut probed = 0u64;
+            for px in (stripe..order.len()).step_by(stripes) {
+                let x = order[px];
+                let sx = &sets[x as usize][..];
+                let basic = probe_prefix(lens[px], t);
+                let p = Prober {
+                    px,
+                    x,
+                    sx,
+                    basic,
+                    probed: extended(basic, sx.len(), l),
+                };
+                // Length filter: sets are numbered by ascending size, so the candidates long
+                // enough (|y| ≥ t·|x|) are those from position `shortest` on.
+                let min_len = t * lens[px] as f64 - 1e-6;
+                let shortest = lens.partition_point(|&n| (n as f64) < min_len) as u32;
+                s.collect(&p, shortest, index, order, lens, t, keep);
+                s.verify_all(&p, sets, order, l, t, batch, &mut found, emit);
+                probed += 1;
+                if probed == 256 {
+                    progress(std::mem::take(&mut probed));
                 }
             }
-            for &py in &cand {
-                let seen = std::mem::take(&mut overlap[py as usize]);
-                if seen == PRUNED {
-                    continue;
-                }
-                let y = order[py as usize];
-                let sy = &sets[y as usize];
-                if let Some(inter) = verify(sx, probe.len(), sy, mid_prefix(sy.len()), seen as usize, t) {
-                    if similar(inter, lx, sy.len(), t) {
-                        found.push((x.min(y), x.max(y)));
-                        if found.len() >= batch {
-                            emit(&found);
-                            found.clear();
-                        }
-                    }
-                }
+            progress(probed);
+            if !found.is_empty() {
+                emit(&found);
             }
-            probed += 1;
-            if probed == 256 {
-                progress(std::mem::take(&mut probed));
-            }
-        }
-        progress(probed);
-        if !found.is_empty() {
-            emit(&found);
-        }
-    });
+            s.counts
+        })
+        .reduce(Candidates::default, |a, b| a + b)
 }
 
 /// The pairs of [`join`] with their exact intersection sizes: `(i, j, |sets[i] ∩ sets[j]|)`,
@@ -541,6 +724,55 @@ pub(in crate::components) mod tests {
         assert_eq!(join(&s, 4.0 / 6.0, &|_| ()), vec![(0, 1)]);
         assert_eq!(join(&s, 0.67, &|_| ()), vec![]);
         assert_eq!(join_scored(&s, 0.5, &|_| ()), vec![(0, 1, 4)]);
+    }
+
+    /// l-prefix edge cases by hand: sets shorter than l, a threshold of 1, duplicate sets, and
+    /// a pair whose prefixes share one token only (verified under l = 1, filtered under l = 2).
+    #[test]
+    fn l_prefix_edge_cases() {
+        let dup = vec![vec![1, 2], vec![1, 2], vec![1, 2], vec![7], vec![7], vec![], vec![]];
+        for l in 1..=4 {
+            for t in [0.5, 0.8, 1.0] {
+                assert_eq!(
+                    join_counted(&dup, 0, t, l).0,
+                    vec![(0, 1), (0, 2), (1, 2), (3, 4)],
+                    "l {l} t {t}"
+                );
+            }
+        }
+        // {1, 2, 3} and {1, 2, 4}: J = 2/4; at t = 0.5 the pair overlap is 2 ≥ l = 2.
+        let s = vec![vec![1, 2, 3], vec![1, 2, 4]];
+        for l in 1..=5 {
+            assert_eq!(join_counted(&s, 0, 0.5, l).0, vec![(0, 1)], "l {l}");
+            assert_eq!(join_counted(&s, 0, 0.51, l).0, vec![], "l {l}");
+        }
+        // Ten tokens each, one shared (the rarest): a candidate of the prefix filter at t = 0.1
+        // (prefixes of 10 tokens), but the pair needs an overlap of 2: l = 2 drops it unverified.
+        let x: Vec<u32> = std::iter::once(0).chain(1..10).collect();
+        let y: Vec<u32> = std::iter::once(0).chain(11..20).collect();
+        let s = vec![x, y];
+        let (pairs, plain) = join_counted(&s, 0, 0.1, 1);
+        assert_eq!(
+            (pairs, plain),
+            (
+                vec![],
+                Candidates {
+                    candidates: 1,
+                    verified: 1
+                }
+            )
+        );
+        let (pairs, two) = join_counted(&s, 0, 0.1, 2);
+        assert_eq!(
+            (pairs, two),
+            (
+                vec![],
+                Candidates {
+                    candidates: 1,
+                    verified: 0
+                }
+            )
+        );
     }
 
     #[test]
@@ -680,13 +912,44 @@ pub(in crate::components) mod tests {
             let ranked = crate::components::shingle::ranked_token_sets(&texts, n);
             let sets = &ranked.sets;
             let got = std::sync::Mutex::new(Vec::new());
-            join_batched(sets, ranked.unique, t, &|_| true, &|_, _, _| true, batch, &|b| {
+            join_batched(sets, ranked.unique, (t, SHARED_IN_PREFIXES), &|_| true, &|_, _, _| true, batch, &|b| {
                 assert!(!b.is_empty() && b.len() <= batch);
                 got.lock().unwrap().extend_from_slice(b);
             }, &|_| ());
             let mut got = got.into_inner().unwrap();
             got.sort_unstable();
             prop_assert_eq!(got, brute_force(sets, t));
+        }
+
+        /// The l-prefix filter keeps every pair for every l (1 is the plain prefix filter), with
+        /// the same candidates, and verifies no more of them as l grows.
+        #[test]
+        fn l_prefix_keeps_every_pair((texts, n, t) in corpus()) {
+            let ranked = crate::components::shingle::ranked_token_sets(&texts, n);
+            let want = brute_force(&ranked.sets, t);
+            let (pairs, plain) = join_counted(&ranked.sets, ranked.unique, t, 1);
+            prop_assert_eq!(&pairs, &want);
+            prop_assert!(plain.verified <= plain.candidates);
+            let mut before = plain;
+            for l in 2..=5 {
+                let (pairs, counts) = join_counted(&ranked.sets, ranked.unique, t, l);
+                prop_assert_eq!(&pairs, &want);
+                prop_assert_eq!(counts.candidates, plain.candidates);
+                prop_assert!(counts.verified <= before.verified);
+                before = counts;
+            }
+        }
+
+        /// Short sets of a small universe (many shorter than l, many duplicates), thresholds up
+        /// to 1: the same pairs as brute force for every l.
+        #[test]
+        fn l_prefix_on_short_sets(
+            sets in prop::collection::vec(prop::collection::btree_set(0u32..12, 0..7), 0..24),
+            t in prop::sample::select(vec![0.2, 0.5, 0.6, 0.75, 0.8, 0.9, 0.99, 1.0]),
+            l in 1usize..7,
+        ) {
+            let sets: Vec<Vec<u32>> = sets.into_iter().map(|s| s.into_iter().collect()).collect();
+            prop_assert_eq!(join_counted(&sets, 0, t, l).0, brute_force(&sets, t));
         }
 
         #[test]

@@ -1350,15 +1350,17 @@ mod tests {
     }
 
     /// The join's own structures counted by hand on two sets of five tokens (t = 0.8: an
-    /// indexing prefix of one token each, six distinct tokens, two probing tasks).
+    /// indexing prefix of one token each, extended by two for the l-prefix filter, six distinct
+    /// tokens, two probing tasks).
     #[test]
     fn join_working_bytes_by_hand() {
+        assert_eq!(join::SHARED_IN_PREFIXES, 3);
         let sets = vec![vec![0, 2, 3, 4, 5], vec![1, 2, 3, 4, 5]];
         let batch = 8 * join::PAIR_BATCH as u64;
-        let want = 16 * 2 + 4 * 2 + 32 * 2 + 4 * 7 + 2 * (4 * 6 + 4 * 2 + batch);
+        let want = 16 * 2 + 4 * 2 + 32 * 6 + 4 * 7 + 2 * (4 * 6 + 4 * 2 + batch);
         assert_eq!(join::working_bytes(&sets, 0, 0.8), want);
         // Tokens 0 and 1 are each in one set only: neither indexed nor given a cursor.
-        let want = 16 * 2 + 4 * 2 + 4 * 7 + 2 * (4 * 4 + 4 * 2 + batch);
+        let want = 16 * 2 + 4 * 2 + 32 * 4 + 4 * 7 + 2 * (4 * 4 + 4 * 2 + batch);
         assert_eq!(join::working_bytes(&sets, 2, 0.8), want);
         // With the sets: 4 bytes an element, 40 a set.
         assert_eq!(
