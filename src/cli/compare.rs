@@ -2,12 +2,14 @@
 //! without a ledger.
 
 use super::analyze::{read_options, ScoreArgs};
-use super::human::render_analysis;
+use super::human::{render, render_analysis};
 use super::values::named;
 use super::{Ctx, Outcome, Output};
 use crate::error::{Error, Result};
 use crate::ops::analyze::CompareRequest;
+use crate::ops::estimate::EstimateRequest;
 use crate::protocol::{Adjust, Direction, MissingTopics, Percentile, Scale};
+use crate::stats::estimator::{Combination, EstimatorKind, Spec, Statistic};
 use crate::stats::margin::HypothesisKind;
 use crate::stats::settings::{EveryComparison, RunOptions, Settings, TrecInputs};
 use std::path::PathBuf;
@@ -71,6 +73,101 @@ pub struct CompareArgs {
     /// Significance level of --kind's tests.
     #[arg(long, default_value_t = 0.05)]
     pub alpha: f64,
+    /// Estimator of each system's score: mean (of the per-topic values, with every method
+    /// above), ratio (Σ --numerator / Σ --denominator over the topics, e.g. micro-F1), corpus-bleu
+    /// (sacrebleu's corpus BLEU from per-sentence columns sys_len, ref_len, correct_1..4,
+    /// total_1..4) or quantile (--quantile Q of the per-topic values, e.g. a median latency). The
+    /// last three give each system's estimate and the paired differences with bootstrap
+    /// percentile intervals, recomputing the estimator on every resample.
+    #[arg(long, value_parser = named::<EstimatorKind>(), default_value = "mean")]
+    pub estimator: EstimatorKind,
+    /// The ratio's numerator per topic: columns joined by +, each optionally weighted
+    /// (`2*tp`); read from one file per system, as --column reads.
+    #[arg(long, value_name = "TERMS")]
+    pub numerator: Option<String>,
+    /// The ratio's denominator per topic, as --numerator (micro-F1: `2*tp+fp+fn`).
+    #[arg(long, value_name = "TERMS")]
+    pub denominator: Option<String>,
+    /// The quantile of --estimator quantile, in (0, 1): 0.5 is the median, 0.9 the P90; its
+    /// definition is --percentile (default linear, Hyndman & Fan type 7, numpy's default).
+    #[arg(long, value_name = "Q")]
+    pub quantile: Option<f64>,
+}
+
+/// The statistic of --estimator ratio, corpus-bleu or quantile (`None` for the mean).
+///
+/// Errors (exit 2): a ratio without --numerator and --denominator or with bad terms, a quantile
+/// without --quantile, an option that does not apply to the estimator.
+fn statistic(a: &CompareArgs) -> Result<Option<Statistic>> {
+    let doesnt = |what: &str| {
+        Err(Error::input(format!(
+            "{} does not apply to --estimator {}",
+            what, a.estimator
+        )))
+    };
+    if a.estimator != EstimatorKind::Ratio && (a.numerator.is_some() || a.denominator.is_some()) {
+        return doesnt("--numerator/--denominator");
+    }
+    if a.estimator != EstimatorKind::Quantile && a.quantile.is_some() {
+        return doesnt("--quantile");
+    }
+    if a.estimator != EstimatorKind::Mean {
+        if a.kind.is_some() || a.mde.is_some() {
+            return doesnt("--kind/--mde");
+        }
+        if a.strata_field.is_some() {
+            return doesnt("--strata-field");
+        }
+    }
+    let terms = |t: &Option<String>, flag: &str| -> Result<Combination> {
+        let t = t.as_deref().ok_or_else(|| {
+            Error::input(format!("--estimator ratio needs {} TERMS", flag))
+                .with_hint("micro-F1: --numerator 2*tp --denominator 2*tp+fp+fn")
+        })?;
+        Combination::parse(t).map_err(|m| Error::input(format!("{}: {}", flag, m)))
+    };
+    Ok(match a.estimator {
+        EstimatorKind::Mean => None,
+        EstimatorKind::Ratio => Some(Statistic::Ratio {
+            numerator: terms(&a.numerator, "--numerator")?,
+            denominator: terms(&a.denominator, "--denominator")?,
+        }),
+        EstimatorKind::CorpusBleu => Some(Statistic::CorpusBleu),
+        EstimatorKind::Quantile => Some(Statistic::Quantile {
+            q: a.quantile
+                .ok_or_else(|| Error::input("--estimator quantile needs --quantile Q (0.5 for the median)"))?,
+            method: a.percentile,
+        }),
+    })
+}
+
+/// `compare` with --estimator ratio, corpus-bleu or quantile.
+fn compare_estimate(a: &CompareArgs, stat: Statistic, read: crate::scores::ReadOptions, ctx: &Ctx) -> Outcome {
+    let show = |p: &PathBuf| p.to_string_lossy().into_owned();
+    let req = EstimateRequest {
+        root: ctx.cwd.clone(),
+        statistic: stat,
+        kind: a.estimator,
+        spec: Spec {
+            seed: a.seed,
+            trials: a.trials as usize,
+            level: a.level,
+            percentile: a.percentile,
+        },
+        scale: a.scale,
+        options: RunOptions {
+            scores: a.common.scores.iter().map(show).collect(),
+            components: a.common.components.as_ref().map(show),
+            strata: a.strata.as_ref().map(show),
+            read,
+            baseline: a.common.baseline.clone(),
+            split: a.common.split.clone(),
+            trec: None,
+            overrides: Default::default(),
+        },
+    };
+    let o = crate::ops::estimate::compare(&req)?;
+    Ok(Output::ok(render(&o, a.common.format), &o.notes))
 }
 
 /// The hypothesis `compare` tests on every comparison, from --kind, --margin, --direction,
@@ -118,6 +215,15 @@ fn every_comparison(a: &CompareArgs, s: &mut Settings) -> Result<()> {
 
 pub fn compare(mut a: CompareArgs, ctx: &Ctx) -> Outcome {
     let read = read_options(&mut a.common, ctx)?;
+    if let Some(stat) = statistic(&a)? {
+        if a.common.qrels.is_some() {
+            return Err(
+                Error::input(format!("--qrels does not apply to --estimator {}", a.estimator))
+                    .with_hint("these estimators read per-topic columns from score files (--scores)"),
+            );
+        }
+        return compare_estimate(&a, stat, read, ctx);
+    }
     let mut s = Settings::compare_defaults();
     s.seed = a.seed;
     s.trials = a.trials;

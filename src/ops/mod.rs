@@ -12,6 +12,7 @@ pub mod check;
 pub mod checks;
 pub mod components;
 pub mod demo;
+pub mod estimate;
 pub mod eval;
 pub mod export;
 pub mod init;

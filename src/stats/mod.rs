@@ -3,7 +3,8 @@
 //! ([`cluster`]), sign-flip randomization test ([`randomization`]), multiple-comparison
 //! adjustment ([`multiple`]) and the randomized Tukey HSD test over many systems ([`tukey`]),
 //! rank intervals and P(rank 1) over three or more systems ([`rank`]),
-//! achieved MDE ([`mde`]), numpy percentile definitions ([`percentile`]); [`analyze`] runs them
+//! achieved MDE ([`mde`]), numpy percentile definitions ([`percentile`]), corpus-level ratios,
+//! corpus BLEU and quantiles with their bootstrap intervals ([`estimator`]); [`analyze`] runs them
 //! all over a [`crate::scores::ScoreTable`]; `ops::analyze` checks an analysis against the
 //! registration, records it in the ledger and re-runs recorded analyses.
 //!
@@ -24,6 +25,7 @@ pub mod cluster;
 pub mod describe;
 pub mod dist;
 pub mod effect;
+pub mod estimator;
 pub mod filter;
 pub mod histogram;
 mod keep;

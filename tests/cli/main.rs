@@ -18,6 +18,7 @@ mod damaged;
 mod docs;
 mod drafts;
 mod environment;
+mod estimators;
 mod figures;
 mod formats;
 mod gate;

@@ -3,6 +3,7 @@
 mod analysis;
 mod check;
 mod components;
+mod estimate;
 pub mod eval;
 mod ledger;
 mod power;
