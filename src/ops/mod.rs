@@ -14,6 +14,7 @@ pub mod components;
 pub mod demo;
 pub mod eval;
 pub mod export;
+mod flagged;
 pub mod init;
 pub mod inputs;
 pub mod log;
