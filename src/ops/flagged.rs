@@ -14,11 +14,7 @@ use std::collections::BTreeSet;
 /// some absent topic was not flagged (the generic error of the analysis then stands).
 ///
 /// Errors: a count's commit cannot be read, or its record does not parse.
-pub(crate) fn error(
-    snap: &Snapshot,
-    study: &str,
-    loaded: &crate::stats::Inputs,
-) -> Result<Option<Error>> {
+pub(crate) fn error(snap: &Snapshot, study: &str, loaded: &crate::stats::Inputs) -> Result<Option<Error>> {
     let Some(rows) = &loaded.assignment else {
         return Ok(None);
     };

@@ -258,6 +258,8 @@ fn analyze_names_the_contamination_count_for_flagged_scored_questions() {
             "B.csv",
             "--components",
             "a.csv",
+            "--split",
+            "final",
         ])
     };
     let r = analyze();
