@@ -601,6 +601,9 @@ pub fn analyze(ledger: &Ledger, req: &AnalyzeRequest, now: DateTime<Utc>) -> Res
     if !fields.is_empty() && !deviated {
         return Err(refuse_all(&study, vec![], &fields));
     }
+    if let Some(e) = super::flagged::error(&first_look, &study, &loaded)? {
+        return Err(e);
+    }
     let mut result = crate::stats::run(&loaded, &settings, "analyze", "", Some(study.clone()))?;
     result.options = Some(opts.clone());
     let registered = super::registered_set::beside(ledger, &first_look, &study, &loaded, &settings, &opts)?;

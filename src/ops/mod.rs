@@ -15,6 +15,7 @@ pub mod demo;
 pub mod estimate;
 pub mod eval;
 pub mod export;
+mod flagged;
 pub mod init;
 pub mod inputs;
 pub mod log;

@@ -223,3 +223,53 @@ fn gate_same_text_under_two_keys_shares_no_hash() {
     assert!(a.hashes.iter().all(|h| b.hashes.binary_search(h).is_err()));
     assert!(a.ids.iter().all(|h| b.ids.binary_search(h).is_err()));
 }
+
+/// Scores that still hold a question the contamination rule left out: `analyze` names the
+/// count whose rule flagged it and says to analyze the questions the count kept (the generic
+/// hint said the assignment must come from other questions); without that row it analyzes.
+#[test]
+fn analyze_names_the_contamination_count_for_flagged_scored_questions() {
+    let (env, fp, key) = gated_env();
+    env.write("p.toml", protocol(&fp, &key, r#""distractors""#, ""));
+    assert_eq!(env.run(&["register", "p.toml"]).code, 0);
+    let r = env.run(&[
+        "components",
+        "p.toml",
+        "--passages",
+        "passages.jsonl",
+        "--questions",
+        "questions.jsonl",
+        "--sealed-key",
+        "sealed.key",
+        "--assign",
+        "--out",
+        "a.csv",
+    ]);
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    env.write("A.csv", "topic,accuracy\nq1,1\nq2,1\nq3,0\n");
+    env.write("B.csv", "topic,accuracy\nq1,0\nq2,0\nq3,1\n");
+    let analyze = || {
+        env.run(&[
+            "analyze",
+            "p.toml",
+            "--scores",
+            "A.csv",
+            "--scores",
+            "B.csv",
+            "--components",
+            "a.csv",
+            "--split",
+            "final",
+        ])
+    };
+    let r = analyze();
+    assert_eq!(r.code, 2, "{}", r.stderr);
+    assert_eq!(
+        r.stderr,
+        "error: 1 scored topic(s) are not in the benchmark: the contamination rules of the count(s) #2 flagged them, so the assignment leaves them out: q1\nhint: analyze the questions the count kept (the assignment's): remove the flagged questions' rows from the scores\n"
+    );
+    env.write("A.csv", "topic,accuracy\nq2,1\nq3,0\n");
+    env.write("B.csv", "topic,accuracy\nq2,0\nq3,1\n");
+    let r = analyze();
+    assert_eq!(r.code, 0, "{}", r.stderr);
+}
