@@ -319,3 +319,100 @@ fn compare_splits_the_variance_between_topics_and_seeds() {
     let v: serde_json::Value = serde_json::from_str(&r.stdout).unwrap();
     assert!(v.get("repeated_samples").is_none(), "{}", r.stdout);
 }
+
+/// `power --samples-per-topic`: the topics a paired t-test needs at σ_K = √(σ²_topic +
+/// σ²_within / K), against tests/data/oracles/samples-power.md (statsmodels `TTestPower` at the
+/// effect size δ / σ_K): σ_topic 0.3, σ_within 0.4, δ 0.1 need 199 topics with one sample, 115
+/// with three, 73 with unlimited samples.
+#[test]
+fn power_says_how_many_topics_k_samples_per_question_save() {
+    let env = Env::new();
+    let args = [
+        "power",
+        "--samples-per-topic",
+        "3",
+        "--sd",
+        "0.3",
+        "--sd-within",
+        "0.4",
+        "--mde",
+        "0.1",
+    ];
+    let r = env.run(&[&args[..], &["--format", "json"]].concat());
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    let v: serde_json::Value = serde_json::from_str(&r.stdout).unwrap();
+    let rows = v["samples"]["rows"].as_array().unwrap();
+    let n: Vec<u64> = rows.iter().map(|r| r["t"]["components"].as_u64().unwrap()).collect();
+    assert_eq!(n, vec![199, 136, 115, 104, 89, 81, 73]);
+    close(rows[2]["sd"].as_f64().unwrap(), 0.37859388972001823);
+    assert_eq!(rows[6]["samples_per_topic"], serde_json::Value::Null);
+    let r = env.run(&args);
+    assert!(
+        r.stdout
+            .contains("Answer (method t): 115 topics with 3 samples per question (199 with one)")
+            && r.stdout.contains("  3 (asked)"),
+        "{}",
+        r.stdout
+    );
+    // From a pilot with seeds: σ_topic and σ_within of A − B from its variance split
+    // (two-level-bootstrap.md, "seeds-csv A - B": σ²_topic 0.185185, σ²_within 0.555556).
+    env.write("seeds.csv", SEEDS);
+    let r = env.run(&[
+        "power",
+        "--pilot",
+        "seeds.csv",
+        "--sample-column",
+        "seed",
+        "--samples-per-topic",
+        "3",
+        "--mde",
+        "0.1",
+        "--format",
+        "json",
+    ]);
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    let v: serde_json::Value = serde_json::from_str(&r.stdout).unwrap();
+    let s = &v["samples"];
+    close(s["sd_topic"].as_f64().unwrap(), 0.1851851851851852f64.sqrt());
+    close(s["sd_within"].as_f64().unwrap(), 0.5555555555555557f64.sqrt());
+    close(
+        s["rows"][2]["sd"].as_f64().unwrap(),
+        (0.1851851851851852f64 + 0.5555555555555557 / 3.0).sqrt(),
+    );
+    assert!(
+        s["source"]
+            .as_str()
+            .unwrap()
+            .contains("variance split of A − B over 4 topics, 3 seeds per topic"),
+        "{}",
+        s
+    );
+    // A pilot without samples, --sd-within alone, a missing SD: refused.
+    env.write("wide.csv", "topic,A,B\nt1,1,0\nt2,0,1\nt3,1,1\n");
+    let r = env.run(&[
+        "power",
+        "--pilot",
+        "wide.csv",
+        "--samples-per-topic",
+        "3",
+        "--mde",
+        "0.1",
+    ]);
+    assert!(
+        r.code == 2 && r.stderr.contains("needs a pilot with repeated samples"),
+        "{}",
+        r.stderr
+    );
+    let r = env.run(&["power", "--sd", "0.3", "--sd-within", "0.4", "--mde", "0.1"]);
+    assert!(
+        r.code == 2 && r.stderr.contains("give --samples-per-topic K"),
+        "{}",
+        r.stderr
+    );
+    let r = env.run(&["power", "--samples-per-topic", "3", "--sd", "0.3", "--mde", "0.1"]);
+    assert!(
+        r.code == 2 && r.stderr.contains("needs --sd S (σ_topic"),
+        "{}",
+        r.stderr
+    );
+}
