@@ -17,6 +17,14 @@ pub struct InputArgs {
     /// lm-evaluation-harness filter (e.g. strict-match) or HELM split to read, when a file holds several.
     #[arg(long, value_name = "NAME")]
     pub filter: Option<String>,
+    /// The column naming each row's sample (epoch, seed, repeat) in a long table with several
+    /// rows per topic and system; every sample is kept and reduced with --sample-aggregation.
+    #[arg(long = "sample-column", value_name = "NAME")]
+    pub sample_column: Option<String>,
+    /// How a topic's repeated samples (inspect_ai epochs, --sample-column) become its value:
+    /// mean (default), first, or majority (0/1 scores).
+    #[arg(long = "sample-aggregation", value_name = "NAME", value_parser = super::values::named::<crate::protocol::SampleAggregation>())]
+    pub sample_aggregation: Option<crate::protocol::SampleAggregation>,
     /// System name of a one-system score input (default: from the file or the log); given once
     /// per score file, the names pair with the files in order (as `--scores FILE=NAME`).
     #[arg(long = "system-name", value_name = "NAME")]
@@ -76,6 +84,8 @@ impl InputArgs {
     pub fn apply(&self, opts: &mut ReadOptions, files: &[PathBuf]) -> Result<()> {
         opts.format = self.input_format.as_deref().map(ScoreFormat::from_name).transpose()?;
         opts.filter = self.filter.clone();
+        opts.sample_column = self.sample_column.clone();
+        opts.sample_aggregation = self.sample_aggregation;
         opts.limits = self.limits()?;
         let dashes = files.iter().filter(|p| is_stdin(p)).count();
         if dashes > 1 {

@@ -86,6 +86,15 @@ pub struct Args {
     /// and the worst system.
     #[arg(long, value_name = "K", value_parser = clap::value_parser!(u32).range(2..))]
     pub k_systems: Option<u32>,
+    /// Samples per question K (epochs, seeds): the topics needed at K and at other K, from --sd
+    /// (then σ_topic, the SD of the questions' true paired differences) and --sd-within, or from
+    /// a --pilot with repeated samples.
+    #[arg(long = "samples-per-topic", value_name = "K", value_parser = clap::value_parser!(u32).range(1..))]
+    pub samples_per_topic: Option<u32>,
+    /// σ_within: the SD of one sample's paired difference around its question's mean (with
+    /// --samples-per-topic).
+    #[arg(long = "sd-within", value_name = "W", allow_negative_numbers = true)]
+    pub sd_within: Option<f64>,
     /// Output format.
     #[arg(long, value_parser = named::<Format>(), default_value = "human")]
     pub format: Format,
@@ -150,6 +159,8 @@ pub fn run(a: Args, ctx: &Ctx) -> Outcome {
         kind: a.kind,
         margin: a.margin,
         expected: a.expected,
+        samples_per_topic: a.samples_per_topic,
+        sd_within: a.sd_within,
     };
     if a.sides.is_some() && a.kind.is_some_and(|k| k.has_margin()) {
         return Err(Error::input(format!(

@@ -191,8 +191,11 @@ fn plan(lp: &crate::protocol::LoadedProtocol, req: &AnalyzeRequest, rel: &dyn Fn
             };
         }
     }
-    // Value labels.
+    // Value labels and repeated samples.
     plan_labels(p, req, &mut read, &mut fields, &mut notes);
+    if v2 {
+        plan_samples(&sc, &mut read, &mut fields);
+    }
     // What is read: score files or TREC runs.
     if v2 {
         match (sc.layout, &req.trec) {
@@ -226,6 +229,30 @@ fn plan(lp: &crate::protocol::LoadedProtocol, req: &AnalyzeRequest, rel: &dyn Fn
         settings,
         fields,
         notes,
+    }
+}
+
+/// The sample column and aggregation the scores are read with (a format-2 protocol's
+/// `[scores]`): the registered ones where the request gives none, a deviation where it gives
+/// others.
+fn plan_samples(
+    sc: &crate::protocol::ScoresSpec,
+    read: &mut crate::scores::ReadOptions,
+    fields: &mut Vec<FieldDeviation>,
+) {
+    match (&read.sample_column, &sc.sample_column) {
+        (Some(c), Some(r)) if c != r => fields.push(dev("scores.sample-column", r.clone(), c.clone())),
+        (Some(c), None) => fields.push(dev("scores.sample-column", "none", c.clone())),
+        (None, Some(r)) => read.sample_column = Some(r.clone()),
+        _ => {}
+    }
+    match read.sample_aggregation {
+        Some(a) if a != sc.sample_aggregation => fields.push(dev(
+            "scores.sample-aggregation",
+            sc.sample_aggregation.to_string(),
+            a.to_string(),
+        )),
+        _ => read.sample_aggregation = Some(sc.sample_aggregation).filter(|a| !a.is_default()),
     }
 }
 
@@ -747,8 +774,7 @@ pub(crate) fn load_registered(
 /// Keeps only the systems named in `keep` (in the table's order).
 fn retain_systems(t: &mut crate::scores::ScoreTable, keep: &[String]) {
     let idx: Vec<usize> = (0..t.systems.len()).filter(|&i| keep.contains(&t.systems[i])).collect();
-    t.systems = idx.iter().map(|&i| t.systems[i].clone()).collect();
-    t.values = idx.iter().map(|&i| t.values[i].clone()).collect();
+    t.select_systems(&idx);
 }
 
 /// The settings of an analysis of protocol `p` run with `opts` (a command-line baseline

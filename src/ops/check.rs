@@ -330,6 +330,8 @@ fn read_options(lp: &LoadedProtocol) -> ReadOptions {
         column: sc.column.clone(),
         labels: p.labels(),
         topic_column: sc.topic_column.clone(),
+        sample_column: sc.sample_column.clone(),
+        sample_aggregation: Some(sc.sample_aggregation).filter(|a| !a.is_default()),
         format: match sc.layout {
             ScoreLayout::TrecEval => Some(crate::scores::ScoreFormat::TrecEval),
             ScoreLayout::Jsonl => Some(crate::scores::ScoreFormat::Jsonl),

@@ -60,6 +60,12 @@ pub struct PowerOptions {
     /// `sd` as the residual SD σ (σ² the within-system variance) and `mde` as the minimum range
     /// D between the best and the worst system.
     pub k_systems: Option<u32>,
+    /// Samples per question K (epochs, seeds): the topics needed at K and at other K, from
+    /// σ_topic (`sd`) and σ_within (`sd_within`), or from a pilot with repeated samples.
+    pub samples_per_topic: Option<u32>,
+    /// σ_within: the SD of one sample's paired difference around its question's mean (with
+    /// `samples_per_topic`; `sd` is then σ_topic).
+    pub sd_within: Option<f64>,
 }
 
 /// Requirements by both methods.
@@ -119,6 +125,15 @@ pub enum Report {
         /// Both methods' answers.
         margin: crate::power::margin::MarginPower,
     },
+    /// Topics needed with K samples per question, and at other K.
+    Samples {
+        /// `fraction` or `points`.
+        scale: Scale,
+        /// The method whose count is the answer.
+        method: &'static str,
+        /// The table.
+        samples: crate::power::samples::SamplesPower,
+    },
     /// σ and ρ from a pilot.
     Pilot {
         /// `fraction` or `points`.
@@ -131,6 +146,10 @@ pub enum Report {
         requirements: Option<Both>,
         /// Components of m questions needed with σ = sd_question, ρ and m, if --mde and --per-component.
         clustered: Option<Both>,
+        /// Topics needed with K samples per question, from the pilot's variance split, if
+        /// --samples-per-topic and --mde.
+        #[serde(skip_serializing_if = "Option::is_none")]
+        samples: Option<crate::power::samples::SamplesPower>,
     },
 }
 
@@ -158,15 +177,18 @@ pub fn power(a: &PowerOptions) -> Result<Report> {
     }
     if !a.pilot.is_empty() {
         let pilot = &a.pilot;
-        if a.sd.is_some() || a.n.is_some() || a.discordant.is_some() || a.icc.is_some() {
+        if a.sd.is_some() || a.n.is_some() || a.discordant.is_some() || a.icc.is_some() || a.sd_within.is_some() {
             return Err(Error::input(
-                "--pilot estimates σ and ρ itself: do not combine it with --sd, --n, --icc or --discordant",
+                "--pilot estimates σ and ρ itself: do not combine it with --sd, --sd-within, --n, --icc or --discordant",
             ));
         }
         return pilot_report(a, pilot, scale, method, design);
     }
     if let Some(k) = a.k_systems {
         return anova_report(a, k);
+    }
+    if a.samples_per_topic.is_some() || a.sd_within.is_some() {
+        return samples_report(a, design);
     }
     let clustering = clustering(a.per_component, a.icc)?;
     if let Some(kind) = a.kind.filter(|k| k.has_margin()) {
@@ -384,6 +406,7 @@ fn pilot_report(
     } else if a.per_component.is_some() {
         return Err(Error::input("--per-component with --pilot needs --mde D"));
     }
+    let samples = pilot_samples(a, &table, design)?;
     let method = method.as_str();
     Ok(Report::Pilot {
         scale,
@@ -391,5 +414,90 @@ fn pilot_report(
         pilot,
         requirements,
         clustered,
+        samples,
     })
+}
+
+/// Topics needed with K samples per question from `--sd` (σ_topic), `--sd-within` and `--mde`.
+///
+/// Errors (exit 2): no `--samples-per-topic`; a missing one of the three; `--n`, `--discordant`, `--per-component`, `--icc`
+/// or `--kind` given; values out of range.
+fn samples_report(a: &PowerOptions, design: Design) -> Result<Report> {
+    let Some(k) = a.samples_per_topic else {
+        return Err(Error::input(
+            "--sd-within sizes a study with repeated samples: give --samples-per-topic K",
+        ));
+    };
+    if a.n.is_some() || a.discordant.is_some() || a.per_component.is_some() || a.icc.is_some() || a.kind.is_some() {
+        return Err(Error::input(
+            "--samples-per-topic takes --sd (σ_topic), --sd-within and --mde, or a pilot: do not combine it with --n, --discordant, --per-component, --icc or --kind",
+        ));
+    }
+    let (Some(sd), Some(within), Some(mde)) = (a.sd, a.sd_within, a.mde) else {
+        return Err(Error::input("--samples-per-topic K needs --sd S (σ_topic, the SD of the questions' true paired differences), --sd-within W (the SD of one sample's difference around its question's mean) and --mde D")
+            .with_hint("or estimate both from a pilot with repeated samples: --pilot SCORES --samples-per-topic K --mde D"));
+    };
+    let mde = check_mde(mde, a.scale)?;
+    let source = "σ_topic from --sd, σ_within from --sd-within".to_string();
+    Ok(Report::Samples {
+        scale: a.scale,
+        method: a.method.as_str(),
+        samples: crate::power::samples::samples_power(sd, within, k, mde, design, source)?,
+    })
+}
+
+/// With `--samples-per-topic`: the table from the pilot's variance split of the paired difference
+/// of its two systems ([`crate::stats::samples::variance_split`]).
+///
+/// Errors (exit 2): no `--mde`; a pilot without repeated samples or without a topic of two.
+fn pilot_samples(
+    a: &PowerOptions,
+    table: &crate::scores::ScoreTable,
+    design: Design,
+) -> Result<Option<crate::power::samples::SamplesPower>> {
+    let Some(k) = a.samples_per_topic else { return Ok(None) };
+    let mde = a
+        .mde
+        .ok_or_else(|| Error::input("--samples-per-topic with --pilot needs --mde D"))?;
+    let mde = check_mde(mde, a.scale)?;
+    let no_samples = || {
+        Error::input("--samples-per-topic with --pilot needs a pilot with repeated samples (two or more per question)")
+            .with_hint(
+                "inspect_ai logs keep their epochs; a long table names its sample column with --sample-column NAME",
+            )
+    };
+    let samples = table.samples.as_ref().ok_or_else(no_samples)?;
+    let pick = |n: &str| table.systems.iter().position(|s| s == n);
+    let (x, y) = match &a.systems {
+        Some((x, y)) => (pick(x), pick(y)),
+        None if table.systems.len() == 2 => (Some(0), Some(1)),
+        None => (None, None),
+    };
+    let (Some(x), Some(y)) = (x, y) else {
+        return Err(
+            Error::input("--samples-per-topic with --pilot needs the pilot's two systems")
+                .with_hint("name them with --systems A,B"),
+        );
+    };
+    let cells: Vec<crate::stats::samples::Cell> = (0..table.topics.len())
+        .filter_map(|t| crate::stats::samples::difference_cells(&samples.cells[x][t], &samples.cells[y][t]))
+        .collect();
+    let split = crate::stats::samples::variance_split(&cells).ok_or_else(no_samples)?;
+    let source = format!(
+        "σ_topic and σ_within from the pilot's variance split of {} − {} over {} topics, {} {}s per topic",
+        table.systems[x],
+        table.systems[y],
+        split.topics,
+        crate::power::samples::count(split.samples_per_topic),
+        samples.unit
+    );
+    let p = crate::power::samples::samples_power(
+        split.between.max(0.0).sqrt(),
+        split.within.sqrt(),
+        k,
+        mde,
+        design,
+        source,
+    )?;
+    Ok(Some(p))
 }

@@ -288,6 +288,12 @@ pub(crate) fn estimate_pilot(
         column: p.scores.as_ref().and_then(|s| s.column.clone()),
         measure: p.scores.as_ref().and_then(|s| s.measure.clone()),
         topic_column: p.scores.as_ref().and_then(|s| s.topic_column.clone()),
+        sample_column: p.scores.as_ref().and_then(|s| s.sample_column.clone()),
+        sample_aggregation: p
+            .scores
+            .as_ref()
+            .map(|s| s.sample_aggregation)
+            .filter(|a| !a.is_default()),
         ..Default::default()
     };
     let table = crate::scores::read_with(&file, &opts)?;

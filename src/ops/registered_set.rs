@@ -103,13 +103,7 @@ fn restricted(loaded: &crate::stats::Inputs, ids: &[String]) -> crate::stats::In
     let idx: Vec<usize> = (0..r.scores.topics.len())
         .filter(|&i| keep.contains(r.scores.topics[i].as_str()))
         .collect();
-    r.scores.topics = idx.iter().map(|&i| loaded.scores.topics[i].clone()).collect();
-    r.scores.values = loaded
-        .scores
-        .values
-        .iter()
-        .map(|row| idx.iter().map(|&i| row[i]).collect())
-        .collect();
+    r.scores.select_topics(&idx);
     if let Some(rows) = &mut r.assignment {
         rows.retain(|x| keep.contains(x.question.as_str()));
     }

@@ -17,6 +17,7 @@ pub mod margin;
 pub mod paired;
 pub mod pilot;
 pub mod sample_size;
+pub mod samples;
 
 pub use crate::stats::dist;
 

@@ -247,6 +247,31 @@ impl TopicFilter {
 pub const SCHEMA_VERSIONS: [u32; 2] = [1, 2];
 
 crate::named_enum! {
+    /// How a topic's repeated samples (inspect_ai epochs, seeds, a long table's sample column)
+    /// become the one value per topic and system the analysis reads (`[scores]
+    /// sample-aggregation`, `--sample-aggregation`).
+    #[derive(Default)]
+    pub enum SampleAggregation {
+        /// The mean of the topic's samples (inspect_ai's default `mean` epoch reducer).
+        #[default]
+        Mean = "mean",
+        /// The first sample (the lowest epoch; in a table, the first row of the topic).
+        First = "first",
+        /// For 0/1 scores: the value more than half the samples have; a tie takes the first
+        /// sample's value (as inspect_ai's `mode` reducer and Python's `Counter.most_common`
+        /// break ties by first occurrence). A value other than 0 or 1 is an error.
+        Majority = "majority",
+    }
+}
+
+impl SampleAggregation {
+    /// Whether this is the default (`mean`), left out of serialized reader options.
+    pub fn is_default(&self) -> bool {
+        *self == SampleAggregation::Mean
+    }
+}
+
+crate::named_enum! {
     /// The layout of the per-topic score inputs (`[scores] layout`).
     #[derive(Default)]
     pub enum ScoreLayout {
@@ -288,6 +313,15 @@ pub struct ScoresSpec {
     /// The topic-id column, where it is not detected. Default: detected.
     #[serde(default)]
     pub topic_column: Option<String>,
+    /// The column naming each row's sample (epoch, seed, repeat) in a long table with several
+    /// rows per topic and system (as `--sample-column`); another `--sample-column` is a
+    /// deviation. Default: none (one row per topic and system).
+    #[serde(default)]
+    pub sample_column: Option<String>,
+    /// How a topic's repeated samples become its value: `mean` (default), `first` or
+    /// `majority` (0/1 scores); another `--sample-aggregation` is a deviation.
+    #[serde(default)]
+    pub sample_aggregation: SampleAggregation,
     /// Value labels and the score each stands for, e.g. `HALTED = 0` (matched case-insensitively,
     /// before the built-in CORRECT/INCORRECT, true/false, yes/no); other `--label`s are a
     /// deviation.

@@ -44,6 +44,7 @@ stored_as_is!(
     crate::protocol::Percentile,
     crate::protocol::PowerMethod,
     crate::protocol::ResamplingUnit,
+    crate::protocol::SampleAggregation,
     crate::protocol::Scale,
     crate::protocol::StopCount,
     crate::protocol::StopRequired,

@@ -98,6 +98,7 @@ fn analysis() -> AnalysisRecord {
                 b.iter().map(|x| Some(*x)).collect(),
             ],
             notes: vec![],
+            samples: None,
         },
         assignment: Some(assignment),
         pool_bias: None,

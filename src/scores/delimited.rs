@@ -25,10 +25,13 @@ pub(super) fn read_table(table: &Table, opts: &ReadOptions) -> Result<ScoreTable
             "no data rows after the header (expected per-topic scores)",
         ));
     }
+    let layout = |what: &str| not_long(table, opts, what);
     if !super::promptfoo::csv_systems(table).is_empty() {
+        layout("promptfoo results")?;
         return super::promptfoo::read_table(table, opts);
     }
     if super::inspect_samples::is_samples(table) {
+        layout("an inspect_ai samples table (its `epoch` column names the samples)")?;
         return super::inspect_samples::read_table(table, opts);
     }
     let col = |name: &str| table.column(name);
@@ -37,8 +40,13 @@ pub(super) fn read_table(table: &Table, opts: &ReadOptions) -> Result<ScoreTable
         None => col("topic"),
     };
     if let (Some(t), Some(s), Some(v)) = (topic, col("system"), col("score")) {
+        if let Some(sc) = &opts.sample_column {
+            let k = table.require(sc, "sample")?;
+            return long_samples(table, &rows, (t, s, v, k), opts);
+        }
         return long(table, &rows, (t, s, v), opts);
     }
+    layout("not a long table (no `topic`, `system` and `score` columns)")?;
     if let Some(c) = &opts.column {
         let v = table.require(c, "score")?;
         return per_system(table, &rows, v, opts);
@@ -61,6 +69,54 @@ fn long(table: &Table, rows: &[&Record], (t, s, v): (usize, usize, usize), opts:
             .map_err(|_| duplicate_in(table, r.line, topic, system))?;
     }
     Ok(b.finish())
+}
+
+/// Refuses [`ReadOptions::sample_column`] on a table read as `what` (only a long table takes it).
+fn not_long(table: &Table, opts: &ReadOptions, what: &str) -> Result<()> {
+    match &opts.sample_column {
+        None => Ok(()),
+        Some(c) => Err(table
+            .header_err(format!(
+                "--sample-column {} applies to a long table (columns topic, system, score and the sample column), but this file is {}",
+                c, what
+            ))
+            .with_hint("drop --sample-column (or the protocol's [scores] sample-column) for this file")),
+    }
+}
+
+/// A long table with several rows per (topic, system), one per sample named in column `k`:
+/// every sample is kept and the cell's value is the samples reduced with
+/// [`ReadOptions::sample_aggregation`] ([`crate::scores::aggregate`]).
+///
+/// Errors (exit 2): an empty topic, system or sample key; a (topic, system, sample) row given
+/// twice; a value that does not parse; `majority` over a value other than 0 or 1.
+fn long_samples(
+    table: &Table,
+    rows: &[&Record],
+    (t, s, v, k): (usize, usize, usize, usize),
+    opts: &ReadOptions,
+) -> Result<ScoreTable> {
+    let mut b = Builder::default();
+    let unit = table.headers[k].clone();
+    for r in rows {
+        let (topic, system, key) = (r.get(t), r.get(s), r.get(k));
+        if topic.is_empty() || system.is_empty() || key.is_empty() {
+            return Err(table.err(r, format!("topic, system and {} must not be empty", unit)));
+        }
+        let x = parse_value(r.get(v), opts).map_err(|m| table.err(r, m))?;
+        b.sample(&unit, topic, system, key, x).map_err(|_| {
+            table.err(
+                r,
+                format!(
+                    "{} `{}` of topic `{}` and system `{}` appears twice",
+                    unit, key, topic, system
+                ),
+            )
+        })?;
+    }
+    b.aggregate(opts.aggregation())
+        .map_err(|m| Error::in_file(&table.path, m))?;
+    Ok(super::samples::noted(&table.path, b.finish()))
 }
 
 fn per_system(table: &Table, rows: &[&Record], v: usize, opts: &ReadOptions) -> Result<ScoreTable> {

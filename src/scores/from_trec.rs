@@ -65,6 +65,7 @@ pub fn score_table(qrels: &Qrels, runs: &[Run], metric: &str, complete: bool) ->
         topics,
         values,
         notes,
+        samples: None,
     })
 }
 

@@ -6,16 +6,20 @@
 //! `openai/gpt-4o`). One scorer is read ([`ReadOptions::measure`], else the only one).
 //! Per-sample values are the log's own reduced scores (`reductions`: inspect_ai's epoch
 //! reducer, default `mean`, applied to values already mapped to numbers by the scorer's
-//! `value_to_float`); a log without reductions maps each sample's score value as inspect_ai's
-//! default `value_to_float` does (`C` = 1, `P` = 0.5, `I` and `N` = 0, `yes`/`true` = 1,
-//! `no`/`false` = 0, numbers and numeric strings as such; labels given with
-//! [`ReadOptions::labels`] first) and averages over epochs. The mean of the values read is
+//! `value_to_float`) when they are the `mean` of the epochs and [`ReadOptions::sample_aggregation`]
+//! is `mean`. Otherwise (`first`, `majority`, another reducer, `--label`s, a log without
+//! reductions) each sample's score value is mapped as inspect_ai's default `value_to_float` does
+//! (`C` = 1, `P` = 0.5, `I` and `N` = 0, `yes`/`true` = 1, `no`/`false` = 0, numbers and numeric
+//! strings as such; labels given with [`ReadOptions::labels`] first) and its epochs are reduced
+//! with the aggregation (`first` is the lowest epoch). Every epoch's score is kept as a sample
+//! (key: its `epoch`), and the notes say how many epochs each sample has. The mean of the values read is
 //! checked against the log's own `accuracy` or `mean` metric of that scorer; a difference is
 //! reported in the notes.
 
-use super::{choose, push_unique, Builder, ReadOptions, ScoreTable};
+use super::{aggregate, choose, push_unique, Builder, ReadOptions, Sample, ScoreTable};
 use crate::error::{Error, Result};
 use crate::input::Input;
+use crate::protocol::SampleAggregation;
 use serde_json::{Map, Value};
 use std::collections::BTreeMap;
 use std::path::Path;
@@ -115,16 +119,31 @@ fn scores(
         rs.iter()
             .find(|r| r.get("scorer").and_then(Value::as_str) == Some(scorer.as_str()))
     });
-    let (values, source) = match (reduced, opts.labels.is_empty()) {
-        (Some(r), true) => (
+    let epochs = sample_values(path, samples, &scorer, opts)?;
+    let agg = opts.aggregation();
+    if epochs.is_empty() && reduced.is_some() && agg != SampleAggregation::Mean {
+        return Err(Error::in_file(
+            path,
+            format!(
+                "the log holds only its reduced scores of `{}`, no per-epoch sample scores: `{}` needs them",
+                scorer, agg
+            ),
+        )
+        .with_hint("use --sample-aggregation mean (the log's own reduction), or a log with its samples"));
+    }
+    let (values, source) = match reduced.filter(|r| use_reductions(r, agg, opts, &epochs)) {
+        Some(r) => (
             reduced_values(path, r, &scorer, &system, &mut b)?,
             "the log's reductions",
         ),
-        _ => (
-            sample_values(path, samples, &scorer, &system, opts, &mut b)?,
-            "the sample scores",
-        ),
+        None => (aggregated(path, &epochs, &system, agg, &mut b)?, "the sample scores"),
     };
+    for (id, xs) in &epochs {
+        for (e, x) in xs {
+            let _ = b.sample("epoch", id, &system, e, *x);
+        }
+    }
+    b.aggregate(agg).map_err(|m| Error::in_file(path, m))?;
     if b.is_empty() {
         return Err(Error::in_file(
             path,
@@ -148,7 +167,35 @@ fn scores(
             ));
         }
     }
-    Ok(b.finish())
+    Ok(super::samples::noted(path, b.finish()))
+}
+
+/// Whether the log's own reductions give the values: only for the `mean` aggregation, when no
+/// `--label` maps the sample scores, the reducer is inspect_ai's `mean` (or unnamed), and the
+/// samples hold no scores of their own or the reduction covers them.
+fn use_reductions(r: &Value, agg: SampleAggregation, opts: &ReadOptions, epochs: &Epochs) -> bool {
+    let reducer = r.get("reducer").and_then(Value::as_str).unwrap_or("mean");
+    let covered = r.get("samples").and_then(Value::as_array).map_or(0, Vec::len) >= epochs.len();
+    agg == SampleAggregation::Mean && opts.labels.is_empty() && reducer == "mean" && covered
+}
+
+/// Each sample's values over epochs, reduced with `agg` and set in `b`.
+fn aggregated(path: &Path, epochs: &Epochs, system: &str, agg: SampleAggregation, b: &mut Builder) -> Result<Vec<f64>> {
+    let mut values = Vec::with_capacity(epochs.len());
+    for (id, xs) in epochs {
+        let cell: Vec<Sample> = xs
+            .iter()
+            .map(|(e, x)| Sample {
+                key: e.clone(),
+                value: *x,
+            })
+            .collect();
+        let x = aggregate(&cell, agg)
+            .map_err(|m| Error::in_file(path, format!("system `{}`, topic `{}`: {}", system, id, m)))?;
+        values.push(x);
+        let _ = b.set(id, system, x);
+    }
+    Ok(values)
 }
 
 /// The log's reduced value of each sample for `scorer` (inspect_ai's epoch reducer), set in `b`.
@@ -169,17 +216,16 @@ fn reduced_values(path: &Path, r: &Value, scorer: &str, system: &str, b: &mut Bu
     Ok(values)
 }
 
-/// Each sample's scores for `scorer` mapped to numbers and averaged over epochs, set in `b`.
-fn sample_values(
-    path: &Path,
-    samples: &[Value],
-    scorer: &str,
-    system: &str,
-    opts: &ReadOptions,
-    b: &mut Builder,
-) -> Result<Vec<f64>> {
-    let mut values = Vec::new();
-    let mut per: BTreeMap<String, (usize, Vec<f64>)> = BTreeMap::new();
+/// Each sample's scores over epochs, in first-seen order of the samples, the epochs in order.
+type Epochs = Vec<(String, Vec<(String, f64)>)>;
+
+/// Each sample's scores for `scorer` mapped to numbers, by epoch (a sample without `epoch` is
+/// epoch 1).
+///
+/// Errors (exit 2): a sample without `id`, a score that does not map to a number, a sample and
+/// epoch given twice.
+fn sample_values(path: &Path, samples: &[Value], scorer: &str, opts: &ReadOptions) -> Result<Epochs> {
+    let mut per: BTreeMap<String, (usize, Vec<(String, f64)>)> = BTreeMap::new();
     for (i, s) in samples.iter().enumerate() {
         let Some(id) = id_text(s.get("id")) else {
             return Err(Error::in_file(path, format!("sample {} has no `id`", i + 1)));
@@ -189,17 +235,26 @@ fn sample_values(
         };
         let x = to_float(score.get("value").unwrap_or(&Value::Null), opts)
             .map_err(|m| Error::in_file(path, format!("sample `{}` scorer `{}`: {}", id, scorer, m)))?;
+        let epoch = id_text(s.get("epoch")).unwrap_or_else(|| "1".to_string());
         let n = per.len();
-        per.entry(id).or_insert((n, Vec::new())).1.push(x);
+        let xs = &mut per.entry(id.clone()).or_insert((n, Vec::new())).1;
+        if xs.iter().any(|(e, _)| *e == epoch) {
+            return Err(Error::in_file(
+                path,
+                format!("sample `{}` epoch {} appears twice", id, epoch),
+            ));
+        }
+        xs.push((epoch, x));
     }
-    let mut ordered: Vec<(String, (usize, Vec<f64>))> = per.into_iter().collect();
+    let mut ordered: Vec<_> = per.into_iter().collect();
     ordered.sort_by_key(|(_, (n, _))| *n);
-    for (id, (_, xs)) in ordered {
-        let x = xs.iter().sum::<f64>() / xs.len() as f64;
-        values.push(x);
-        let _ = b.set(&id, system, x);
-    }
-    Ok(values)
+    Ok(ordered
+        .into_iter()
+        .map(|(id, (_, mut xs))| {
+            xs.sort_by(|a, b| super::samples::by_epoch(&a.0, &b.0));
+            (id, xs)
+        })
+        .collect())
 }
 
 fn id_text(v: Option<&Value>) -> Option<String> {

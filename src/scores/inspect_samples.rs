@@ -6,12 +6,13 @@
 //! Topic = `id`; system = [`ReadOptions::system`], else `model`, else the log file the row came
 //! from (`log`, without directories and extension), else the file name. One scorer is read
 //! ([`ReadOptions::measure`] as `SCORER` or `score_SCORER`, else the only one); values map as
-//! inspect_ai's default `value_to_float` does (`C` = 1, `P` = 0.5, `I`/`N` = 0, numbers), and a
-//! sample's epochs are averaged as inspect_ai's default `mean` reducer does (the epoch count is
-//! said in the notes when above one).
+//! inspect_ai's default `value_to_float` does (`C` = 1, `P` = 0.5, `I`/`N` = 0, numbers). Each
+//! epoch is kept as a sample (key: the `epoch` value) and a sample's epochs are reduced with
+//! [`ReadOptions::sample_aggregation`] (default `mean`, as inspect_ai's default reducer); the
+//! epoch counts are said in the notes.
 
 use super::{choose, Builder, ReadOptions, ScoreTable};
-use crate::error::Result;
+use crate::error::{Error, Result};
 use crate::tabular::Table;
 use std::collections::HashMap;
 
@@ -73,22 +74,17 @@ pub(super) fn read_table(t: &Table, opts: &ReadOptions) -> Result<ScoreTable> {
         epochs.push((e, x));
     }
     let mut b = Builder::default();
-    let mut most = 0;
     for key in order {
-        let xs = &per[&key];
-        most = most.max(xs.len());
-        let mean = xs.iter().map(|(_, x)| x).sum::<f64>() / xs.len() as f64;
-        let _ = b.set(&key.1, &key.0, mean);
+        let mut epochs = per[&key].clone();
+        epochs.sort_by(|a, b| super::samples::by_epoch(&a.0, &b.0));
+        for (e, x) in &epochs {
+            let _ = b.sample("epoch", &key.1, &key.0, e, *x);
+        }
     }
-    if b.is_empty() {
+    if b.is_empty_of_samples() {
         return Err(t.header_err(format!("no sample has a `score_{}` value", scorer)));
     }
-    if most > 1 {
-        b.note(format!(
-            "{}: up to {} epochs per sample, averaged per sample (inspect_ai's mean reducer)",
-            t.path.display(),
-            most
-        ));
-    }
-    Ok(b.finish())
+    b.aggregate(opts.aggregation())
+        .map_err(|m| Error::in_file(&t.path, m))?;
+    Ok(super::samples::noted(&t.path, b.finish()))
 }

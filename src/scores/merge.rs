@@ -35,12 +35,36 @@ pub fn merge(tables: Vec<(PathBuf, ScoreTable)>) -> Result<ScoreTable> {
             }
         }
     }
+    merge_samples(&mut b, &tables);
     for (_, t) in tables {
         for n in t.notes {
             b.note(n);
         }
     }
     Ok(b.finish())
+}
+
+/// Adds the samples of each table to `b` (each cell's value is already set, from its own file's
+/// reduction); a system read from a file without samples has none.
+fn merge_samples(b: &mut Builder, tables: &[(PathBuf, ScoreTable)]) {
+    let mut agg = None;
+    for (_, t) in tables {
+        let Some(samples) = &t.samples else { continue };
+        agg.get_or_insert(samples.aggregation);
+        for (si, s) in t.systems.iter().enumerate() {
+            for (ti, topic) in t.topics.iter().enumerate() {
+                for x in &samples.cells[si][ti] {
+                    // The cell's value came from this file alone (a pair in two files is refused
+                    // above), so its keys are new.
+                    let _ = b.sample(&samples.unit, topic, s, &x.key, x.value);
+                }
+            }
+        }
+    }
+    if let Some(a) = agg {
+        // Every cell with samples has its value: this records the aggregation only.
+        let _ = b.aggregate(a);
+    }
 }
 
 /// Two files give one system a score on the same topic: the error names both files and shows
@@ -82,5 +106,6 @@ fn empty() -> ScoreTable {
         topics: vec![],
         values: vec![],
         notes: vec![],
+        samples: None,
     }
 }

@@ -48,18 +48,21 @@ mod measure_long;
 mod merge;
 mod promptfoo;
 mod pytrec;
+mod samples;
 mod trec_eval;
 mod unknown;
 mod value;
 
 use crate::error::{Error, Result};
 use crate::input::{Input, Limits};
+use crate::protocol::SampleAggregation;
 use serde::Serialize;
 use std::path::Path;
 
 pub use detect::{detect, ScoreFormat};
 pub use from_trec::score_table;
 pub use merge::merge;
+pub use samples::{aggregate, Sample, Samples};
 pub use value::parse_value;
 
 /// Per-topic scores of several systems, joined by topic id.
@@ -76,6 +79,10 @@ pub struct ScoreTable {
     pub values: Vec<Vec<Option<f64>>>,
     /// Notes found while reading (e.g. a `trec_eval` `all` row that disagrees with the mean).
     pub notes: Vec<String>,
+    /// The repeated samples each value was reduced from (inspect_ai epochs, a long table's
+    /// sample column), `None` when the inputs hold one value per topic and system.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub samples: Option<Samples>,
 }
 
 /// Options of the score readers; the default reads any layout with the built-in labels.
@@ -115,6 +122,14 @@ pub struct ReadOptions {
     /// the one system its file holds; a file with several systems cannot take one.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub file_systems: Vec<Option<String>>,
+    /// The column naming each row's sample (epoch, seed, repeat) of a long table with several
+    /// rows per topic and system (`--sample-column`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub sample_column: Option<String>,
+    /// How a topic's repeated samples become its value (`--sample-aggregation`); `None` is
+    /// `mean` (see [`ReadOptions::aggregation`]).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub sample_aggregation: Option<SampleAggregation>,
     /// Standard input, already read by the caller: [`read_many`] uses it for a path named `-`.
     /// Never serialized (the recorded options name the path `-`).
     #[serde(skip)]
@@ -122,6 +137,11 @@ pub struct ReadOptions {
 }
 
 impl ReadOptions {
+    /// The aggregation of repeated samples: [`ReadOptions::sample_aggregation`], else `mean`.
+    pub fn aggregation(&self) -> SampleAggregation {
+        self.sample_aggregation.unwrap_or_default()
+    }
+
     /// The system a one-system file stands for: [`ReadOptions::system`], else the file name
     /// without extensions ([`crate::input::system_name_from_path`]).
     pub fn system_name(&self, path: &Path) -> String {
@@ -162,8 +182,68 @@ pub fn read_input(input: &Input, opts: &ReadOptions) -> Result<ScoreTable> {
     read_as(input, format, opts).map_err(|e| e.caused_by(format!("read as `{}` ({})", format.name(), how)))
 }
 
+/// The reader options that only some formats take, whether `opts` sets each, and those formats.
+fn format_options(opts: &ReadOptions) -> [(&'static str, bool, &'static [ScoreFormat]); 5] {
+    use ScoreFormat as F;
+    const TABLES: &[ScoreFormat] = &[F::Delimited, F::JsonTable, F::Parquet];
+    const SAMPLES: &[ScoreFormat] = &[F::InspectEval, F::InspectJson, F::Delimited, F::JsonTable, F::Parquet];
+    [
+        ("--filter", opts.filter.is_some(), &[F::LmEval, F::Helm]),
+        ("--column", opts.column.is_some(), TABLES),
+        ("--topic-column", opts.topic_column.is_some(), TABLES),
+        ("--sample-column", opts.sample_column.is_some(), TABLES),
+        ("--sample-aggregation", !opts.aggregation().is_default(), SAMPLES),
+    ]
+}
+
+/// Refuses a reader option that `format` does not take (it would be ignored).
+///
+/// Errors (exit 2): the option, the file, the format it is read as and the formats that take it.
+fn check_options(path: &Path, format: ScoreFormat, opts: &ReadOptions) -> Result<()> {
+    for (flag, set, takes) in format_options(opts) {
+        if !set || takes.contains(&format) {
+            continue;
+        }
+        let names: Vec<&str> = takes.iter().map(|f| f.name()).collect();
+        let e = Error::in_file(
+            path,
+            format!(
+                "{} does not apply to this file, read as `{}`: only {} inputs take it",
+                flag,
+                format.name(),
+                names.join(", ")
+            ),
+        );
+        let hint = match (flag, format) {
+            ("--filter", ScoreFormat::InspectEval | ScoreFormat::InspectJson) => {
+                "inspect_ai logs have no filters; for one epoch per sample use --sample-aggregation first (the lowest epoch)"
+            }
+            _ => "drop the option for this file (or the protocol's [scores] key that sets it), or compare such files in a run of their own",
+        };
+        return Err(e.with_hint(hint));
+    }
+    Ok(())
+}
+
+/// Refuses a non-default [`ReadOptions::sample_aggregation`] on a table read without repeated
+/// samples (it would change nothing).
+fn check_aggregation(path: &Path, table: &ScoreTable, opts: &ReadOptions) -> Result<()> {
+    if opts.aggregation().is_default() || table.samples.is_some() {
+        return Ok(());
+    }
+    Err(Error::in_file(
+        path,
+        format!(
+            "--sample-aggregation {} applies to repeated samples, but this file holds one value per topic and system",
+            opts.aggregation()
+        ),
+    )
+    .with_hint("for a long table with a row per sample, name its sample column with --sample-column NAME"))
+}
+
 fn read_as(input: &Input, format: ScoreFormat, opts: &ReadOptions) -> Result<ScoreTable> {
     let path = input.path();
+    check_options(path, format, opts)?;
     let table = match format {
         ScoreFormat::InspectEval => inspect::read_eval(input, opts)?,
         ScoreFormat::Parquet => {
@@ -201,6 +281,7 @@ fn read_as(input: &Input, format: ScoreFormat, opts: &ReadOptions) -> Result<Sco
             }
         }
     };
+    check_aggregation(path, &table, opts)?;
     Ok(table)
 }
 
@@ -313,6 +394,11 @@ struct ScoreTableInner {
     topic_idx: std::collections::HashMap<String, usize>,
     values: Vec<Vec<Option<f64>>>,
     notes: Vec<String>,
+    /// What one sample is, once a sample was added.
+    sample_unit: Option<String>,
+    /// The samples of each (system, topic) cell, by index.
+    cells: std::collections::HashMap<(usize, usize), Vec<Sample>>,
+    aggregation: SampleAggregation,
 }
 
 impl Builder {
@@ -354,9 +440,59 @@ impl Builder {
         Ok(())
     }
 
+    /// Adds one sample (key `key`, e.g. the epoch) of `system` on `topic`; `Err(())` when the
+    /// cell already has a sample with that key.
+    pub(crate) fn sample(
+        &mut self,
+        unit: &str,
+        topic: &str,
+        system: &str,
+        key: &str,
+        value: f64,
+    ) -> std::result::Result<(), ()> {
+        let s = self.system(system);
+        let ti = self.topic(topic);
+        let t = &mut self.table;
+        t.sample_unit.get_or_insert_with(|| unit.to_string());
+        let cell = t.cells.entry((s, ti)).or_default();
+        if cell.iter().any(|x| x.key == key) {
+            return Err(());
+        }
+        cell.push(Sample {
+            key: key.to_string(),
+            value,
+        });
+        Ok(())
+    }
+
+    /// Sets the value of every cell that has samples and no value yet to its samples reduced
+    /// with `agg` ([`aggregate`]).
+    ///
+    /// Errors: a message naming the system and topic a cell cannot be reduced for.
+    pub(crate) fn aggregate(&mut self, agg: SampleAggregation) -> std::result::Result<(), String> {
+        let t = &mut self.table;
+        t.aggregation = agg;
+        let mut keys: Vec<(usize, usize)> = t.cells.keys().copied().collect();
+        keys.sort_unstable();
+        for (s, ti) in keys {
+            if t.values[s][ti].is_some() {
+                continue;
+            }
+            let x = aggregate(&t.cells[&(s, ti)], agg)
+                .map_err(|m| format!("system `{}`, topic `{}`: {}", t.systems[s], t.topics[ti], m))?;
+            t.values[s][ti] = Some(x);
+        }
+        Ok(())
+    }
+
     /// Adds a note.
     pub(crate) fn note(&mut self, n: String) {
         self.table.notes.push(n);
+    }
+
+    /// Whether no sample was added.
+    pub(crate) fn is_empty_of_samples(&self) -> bool {
+        self.table.cells.values().all(Vec::is_empty)
     }
 
     /// Whether no score was set.
@@ -366,12 +502,24 @@ impl Builder {
 
     /// The finished table.
     pub(crate) fn finish(self) -> ScoreTable {
-        let t = self.table;
+        let mut t = self.table;
+        let samples = t.sample_unit.take().map(|unit| {
+            let mut cells = vec![vec![Vec::new(); t.topics.len()]; t.systems.len()];
+            for ((s, ti), xs) in t.cells.drain() {
+                cells[s][ti] = xs;
+            }
+            Samples {
+                unit,
+                cells,
+                aggregation: t.aggregation,
+            }
+        });
         ScoreTable {
             systems: t.systems,
             topics: t.topics,
             values: t.values,
             notes: t.notes,
+            samples,
         }
     }
 }

@@ -240,6 +240,10 @@ pub struct AnalysisResult {
     /// Pool-bias check (qrels + runs only): judged@k, contributors, leave-one-run-out.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub pool_bias: Option<crate::trec::PoolBias>,
+    /// Repeated samples per topic (epochs, seeds) with the `mean` aggregation: each system's and
+    /// each comparison's variance split and two-level bootstrap ([`super::samples`]).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub repeated_samples: Option<super::samples::RepeatedSamples>,
     /// Input files and options of an `analyze` run (for `verify --rerun`); `None` for compare.
     pub options: Option<super::settings::RunOptions>,
 }
@@ -279,6 +283,7 @@ pub fn run(
         Some(h) => family::answer_hypotheses(&mut comparisons, h, &draws, &p, s, ties),
         None => family::adjust_all(&mut comparisons, &p, s, ties),
     };
+    let repeated_samples = super::samples::summarize(&inputs.scores, &p.systems, &p.topics, &pairs, s);
     Ok(AnalysisResult {
         schema: "pledge.analysis/1".into(),
         mode: mode.into(),
@@ -303,6 +308,7 @@ pub fn run(
         tukey_hsd,
         topic_filter,
         pool_bias: inputs.pool_bias.clone(),
+        repeated_samples,
         options: None,
     })
 }

@@ -37,6 +37,7 @@ pub mod prepare;
 pub mod pvalue;
 pub mod randomization;
 pub mod rank;
+pub mod samples;
 pub mod settings;
 pub mod strata;
 pub mod system;

@@ -237,7 +237,9 @@ fn inspect_ai_eval_and_json_logs() {
         assert_eq!(t.topics, vec!["q1", "q2", "q3", "q4", "q5", "q6"]);
         let v: Vec<f64> = t.values[0].iter().map(|x| x.unwrap()).collect();
         assert_eq!(v, vec![1.0, 0.0, 1.0, 0.5, 1.0, 0.0]);
-        assert!(t.notes.is_empty(), "{:?}", t.notes);
+        // Each epoch is kept as a sample; two epochs are said in a note.
+        assert_eq!(t.samples.as_ref().and_then(|s| s.count_range()), Some((epochs, epochs)));
+        assert_eq!(t.notes.len(), usize::from(epochs > 1), "{:?}", t.notes);
         assert_eq!(read("match").values[0].iter().flatten().sum::<f64>(), 3.0);
         let e = pledge::scores::read_with(&p, &Default::default()).unwrap_err();
         assert!(

@@ -35,6 +35,7 @@ mod readme;
 mod registration;
 mod report;
 mod reviewing;
+mod samples;
 mod snapshots_commands;
 mod stats;
 mod trec;

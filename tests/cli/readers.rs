@@ -68,7 +68,11 @@ fn inspect_samples_df_tables() {
     );
     let r = env.run(&["compare", "--scores", "samples.csv", "--measure", "match"]);
     let all = format!("{}{}", r.stdout, r.stderr);
-    assert!(all.contains("up to 2 epochs per sample, averaged"), "{}", all);
+    assert!(
+        all.contains("1 to 2 epochs per topic and system (unequal: each topic's value is reduced from the samples it has), reduced per topic with `mean`"),
+        "{}",
+        all
+    );
 }
 
 /// ranx 0.3.21 `Run.save("run.lz4")` and `json.dump(run.scores)`: ranx's own means (map

@@ -569,6 +569,7 @@ impl Human for AnalysisResult {
             comparison(&mut out, c, split);
         }
         tukey_block(&mut out, self);
+        super::samples::block(&mut out, self.repeated_samples.as_ref(), self.settings.interval_level);
         if let Some(pb) = &self.pool_bias {
             let _ = writeln!(out, "\npool bias: {}", pb.statement);
         }

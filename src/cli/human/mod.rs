@@ -8,6 +8,7 @@ pub mod eval;
 mod ledger;
 mod power;
 pub mod register;
+mod samples;
 
 pub use components::stop_line;
 

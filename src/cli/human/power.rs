@@ -43,6 +43,60 @@ fn design_line(o: &mut String, r: &Requirement) {
     }
 }
 
+/// The topics needed at each number of samples per question.
+fn samples_text(o: &mut String, p: &crate::power::samples::SamplesPower, method: &str, scale: Scale) {
+    let Some(first) = p.rows.first() else { return };
+    let _ = writeln!(
+        o,
+        "Topics needed to detect {} with K samples per question (σ_topic {:.4}, σ_within {:.4}; {}; α = {}, power {}, {}-sided; method {}):",
+        val(first.t.mde, scale),
+        p.sd_topic,
+        p.sd_within,
+        p.source,
+        first.t.alpha,
+        first.t.power,
+        first.t.sides,
+        method
+    );
+    let _ = writeln!(
+        o,
+        "  {:>10}  {:>12}  {:>12}  {:>12}",
+        "K", "SD per topic", "topics (t)", "(normal)"
+    );
+    for r in &p.rows {
+        let k = match r.samples_per_topic {
+            Some(k) if k == p.samples_per_topic => format!("{} (asked)", k),
+            Some(k) => k.to_string(),
+            None => "unlimited".to_string(),
+        };
+        let _ = writeln!(
+            o,
+            "  {:>10}  {:>12.4}  {:>12}  {:>12}",
+            k, r.sd, r.t.components, r.normal.components
+        );
+    }
+    if let (Some(one), Some(asked)) = (
+        p.rows.first(),
+        p.rows.iter().find(|r| r.samples_per_topic == Some(p.samples_per_topic)),
+    ) {
+        let chosen = |r: &crate::power::samples::SamplesRow| {
+            if method == "t" {
+                r.t.components
+            } else {
+                r.normal.components
+            }
+        };
+        let _ = writeln!(
+            o,
+            "Answer (method {}): {} topics with {} samples per question ({} with one)",
+            method,
+            chosen(asked),
+            p.samples_per_topic,
+            chosen(one)
+        );
+    }
+}
+
 fn req_line(o: &mut String, label: &str, r: &Requirement, what: &str) {
     let _ = write!(
         o,
@@ -83,12 +137,14 @@ impl Human for Report {
                 discordant: d,
                 requirements: b,
             } => discordant_text(&mut o, d, b, method, *scale),
+            Report::Samples { scale, method, samples } => samples_text(&mut o, samples, method, *scale),
             Report::Pilot {
                 scale,
                 method,
                 pilot,
                 requirements,
                 clustered,
+                samples,
             } => {
                 pilot_text(&mut o, pilot, *scale);
                 if let Some(b) = requirements {
@@ -104,6 +160,9 @@ impl Human for Report {
                     let _ = writeln!(o, "With the per-question SD and the pilot's ICC:");
                     design_line(&mut o, &b.t);
                     both_block(&mut o, b, method, "components");
+                }
+                if let Some(p) = samples {
+                    samples_text(&mut o, p, method, *scale);
                 }
             }
         }

@@ -16,6 +16,7 @@ fn table() -> ScoreTable {
             B.iter().map(|&x| Some(x)).collect(),
         ],
         notes: vec![],
+        samples: None,
     }
 }
 
@@ -79,6 +80,7 @@ fn negative_icc_is_reported_and_zero_used() {
         topics: vec!["a".into(), "b".into(), "c".into(), "d".into()],
         values: vec![vec![Some(1.0), Some(0.0), Some(1.0), Some(0.0)], vec![Some(0.0); 4]],
         notes: vec![],
+        samples: None,
     };
     let r: Vec<AssignmentRow> = ["a", "b", "c", "d"]
         .iter()

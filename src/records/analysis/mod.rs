@@ -5,9 +5,11 @@
 
 mod comparison;
 mod registered;
+mod samples;
 
 pub use comparison::*;
 pub use registered::*;
+pub use samples::*;
 
 use super::mirror::mirror;
 use super::{legacy, RECORD_VERSION};
@@ -61,6 +63,11 @@ mirror! {
         /// Pool-bias check (qrels + runs only): judged@k, contributors, leave-one-run-out.
         #[serde(skip_serializing_if = "Option::is_none")]
         pub pool_bias: Option<PoolBias>,
+        /// Repeated samples per topic with the `mean` aggregation: the variance split and the
+        /// two-level bootstrap (absent without repeated samples, as in every record written before
+        /// it existed, so older records read unchanged).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        pub repeated_samples: Option<RepeatedSamples>,
         /// Input files and options of an `analyze` run (for `verify --rerun`); `None` for compare.
         pub options: Option<RunOptions>,
         /// The registered analysis on the registered question set, when the analyzed set differs

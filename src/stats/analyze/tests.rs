@@ -27,6 +27,7 @@ fn oracle_inputs() -> Inputs {
                 b.iter().map(|x| Some(*x)).collect(),
             ],
             notes: vec![],
+            samples: None,
         },
         assignment: Some(assignment),
         pool_bias: None,
