@@ -37,6 +37,7 @@ mod report;
 mod reviewing;
 mod snapshots_commands;
 mod stats;
+mod trace;
 mod trec;
 mod verdicts;
 mod walkthroughs;
