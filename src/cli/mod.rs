@@ -25,6 +25,7 @@ mod power;
 mod register;
 mod report;
 mod shell;
+mod trace;
 mod values;
 mod verify;
 
@@ -153,6 +154,8 @@ enum Command {
     Components(components::Args),
     /// Make the keyed fingerprint of a sealed passage set, for a contamination rule to register.
     Fingerprint(fingerprint::Args),
+    /// Test whether a classifier tells a repair's replacement passages from the originals.
+    Trace(trace::Args),
     /// Components needed for a target difference, or the difference a count can detect.
     Power(power::Args),
     /// Paired, stratified and component bootstrap and tests, verified against the registration.
@@ -224,6 +227,7 @@ pub fn run(args: Vec<OsString>, ctx: &Ctx) -> Output {
         Command::Publish(a) => ledger::publish(a, &ctx),
         Command::Components(a) => components::run(a, &ctx),
         Command::Fingerprint(a) => fingerprint::run(a, &ctx),
+        Command::Trace(a) => trace::run(a, &ctx),
         Command::Power(a) => power::run(a, &ctx),
         Command::Analyze(a) => analyze::analyze(a, &ctx),
         Command::Compare(a) => compare::compare(a, &ctx),

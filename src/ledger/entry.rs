@@ -57,6 +57,8 @@ crate::named_enum! {
         /// `--tsa`): a Time-Stamping Authority witnesses that the covered entry, and so the whole
         /// chain up to it, existed at the token's time.
         Timestamp = "timestamp",
+        /// The repair-trace test on original and replacement passages (`pledge trace`).
+        Trace = "trace",
     }
 }
 
@@ -219,6 +221,10 @@ crate::named_enum! {
         Pilot = "pilot",
         /// A near-duplicate pairs file (`pledge components --pairs`).
         Pairs = "pairs",
+        /// The original passages of a repair (`pledge trace --original`).
+        Original = "original",
+        /// The replacement passages of a repair (`pledge trace --replacement`).
+        Replacement = "replacement",
     }
 }
 

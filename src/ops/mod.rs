@@ -30,6 +30,7 @@ pub mod report;
 pub mod report_check;
 pub mod rerun;
 pub mod timestamp;
+pub mod trace;
 pub mod verify;
 
 use serde::Serialize;

@@ -80,6 +80,56 @@ pub struct Protocol {
     /// what an attempt after the first may change.
     #[serde(default)]
     pub build: Option<BuildSpec>,
+    /// `[repair-trace]` (format 2): the repair-trace test (`pledge trace`): whether a classifier
+    /// that reads only the passages tells a repair's replacement passages from the originals.
+    #[serde(default)]
+    pub repair_trace: Option<RepairTrace>,
+}
+
+/// `[repair-trace]` (format 2): the registered repair-trace test run by `pledge trace` on the
+/// original passages and their replacements (or any two labelled passage sets). Character
+/// n-gram features (counts over the vocabulary of both sets, each passage's vector scaled to
+/// unit length), an L2-regularized logistic regression with an unpenalized intercept, stratified
+/// k-fold cross-validation with folds drawn from `analysis.seed`, and the pooled out-of-fold AUC
+/// of replacements against originals with DeLong's interval. The verdict is "no detectable
+/// trace" when the interval's upper bound is below `threshold`, else "the repair left a trace".
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case", deny_unknown_fields)]
+pub struct RepairTrace {
+    /// Character n-gram size n ≥ 1 of the features (Unicode scalar values).
+    #[serde(default = "d_trace_ngram")]
+    pub ngram_size: u32,
+    /// Unicode normalization of the texts before the n-grams are taken.
+    #[serde(default)]
+    pub normalization: Normalization,
+    /// Lowercase the texts (after normalization) before the n-grams are taken.
+    #[serde(default = "d_true")]
+    pub lowercase: bool,
+    /// C > 0, the inverse of the L2 penalty's strength (scikit-learn's `C`): the fit minimizes
+    /// ½‖w‖² + C·Σ log-loss; the intercept is not penalized.
+    #[serde(default = "d_one")]
+    pub regularization_c: f64,
+    /// The number k ≥ 2 of cross-validation folds (stratified: each set needs at least k
+    /// passages).
+    #[serde(default = "d_trace_folds")]
+    pub folds: u32,
+    /// The level of the AUC's DeLong interval, in (0, 1).
+    #[serde(default = "d_level")]
+    pub confidence: f64,
+    /// "No detectable trace" when the interval's upper bound is below this AUC, in (0.5, 1].
+    pub threshold: f64,
+}
+
+fn d_trace_ngram() -> u32 {
+    3
+}
+
+fn d_trace_folds() -> u32 {
+    5
+}
+
+fn d_one() -> f64 {
+    1.0
 }
 
 crate::named_enum! {

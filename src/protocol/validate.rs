@@ -79,6 +79,7 @@ pub fn validate(p: &Protocol) -> Vec<(Vec<PathSeg>, String)> {
     witness_filter_pool(p, &mut out);
     contamination(p, &mut out);
     build(p, &mut out);
+    repair_trace(p, &mut out);
     out
 }
 
@@ -111,6 +112,7 @@ fn schema(p: &Protocol, out: &mut Problems) {
                 "[[contamination-rules]]",
             ),
             (p.build.is_some(), k(&["build"]), "[build]"),
+            (p.repair_trace.is_some(), k(&["repair-trace"]), "[repair-trace]"),
         ];
         for (present, path, name) in v2 {
             if present {
@@ -610,5 +612,41 @@ fn build(p: &Protocol, out: &mut Problems) {
             "attempt-may-change must list contaminated-distractors, contaminated-decoys or anything, each at most once"
                 .into(),
         ));
+    }
+}
+
+/// `[repair-trace]`: n ≥ 1, C > 0, k ≥ 2 folds, the level in (0, 1), the threshold in (0.5, 1].
+fn repair_trace(p: &Protocol, out: &mut Problems) {
+    let Some(t) = &p.repair_trace else { return };
+    let mut bad = |key: &str, msg: String| out.push((k(&["repair-trace", key]), msg));
+    if t.ngram_size < 1 {
+        bad("ngram-size", "ngram-size must be ≥ 1".into());
+    }
+    if !(t.regularization_c > 0.0 && t.regularization_c.is_finite()) {
+        bad(
+            "regularization-c",
+            format!(
+                "regularization-c must be a finite number > 0, got {}",
+                t.regularization_c
+            ),
+        );
+    }
+    if t.folds < 2 {
+        bad("folds", format!("folds must be ≥ 2, got {}", t.folds));
+    }
+    if !(t.confidence > 0.0 && t.confidence < 1.0) {
+        bad(
+            "confidence",
+            format!("confidence must be in (0, 1), got {}", t.confidence),
+        );
+    }
+    if !(t.threshold > 0.5 && t.threshold <= 1.0) {
+        bad(
+            "threshold",
+            format!(
+                "threshold must be an AUC in (0.5, 1] (0.5 is chance), got {}",
+                t.threshold
+            ),
+        );
     }
 }

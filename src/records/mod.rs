@@ -8,6 +8,7 @@
 //! | `assign` | [`AssignRecord`] | [`AssignSummary`] |
 //! | `analyze` | [`AnalysisRecord`] | [`AnalyzeSummary`] |
 //! | `deviation` | — | [`DeviationSummary`] |
+//! | `trace` | [`TraceRecord`] | [`TraceSummary`] |
 //! | `timestamp` | — | [`TimestampSummary`] |
 //! | `note` | — | `ledger::entry::NoteSummary` (it names the ledger's data-access levels) |
 //!
@@ -26,6 +27,7 @@ pub mod count;
 pub mod mirror;
 #[cfg(test)]
 mod tests;
+pub mod trace;
 
 use crate::components::assign::Assignment;
 use crate::error::{Error, Result};
@@ -35,6 +37,7 @@ use count::{Contamination, Count, Decision, Diagnostics, SplitRequirement, Split
 use mirror::FromMethod;
 use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
+pub use trace::{TraceRecord, TraceSummary};
 
 /// The record version this build writes (and the newest it reads).
 pub const RECORD_VERSION: u32 = 4;

@@ -433,3 +433,18 @@ fn readers_refuse_unknown_fields_and_newer_versions() {
     let text = format!("{:?}", err);
     assert!(text.contains("#7") && text.contains("topic_count"), "{}", text);
 }
+
+#[test]
+fn trace_record_is_pinned() {
+    let spec: crate::protocol::RepairTrace = toml::from_str("threshold = 0.6\nfolds = 2").unwrap();
+    let o = [
+        "the mill by the river",
+        "a river runs by the mill",
+        "mill wheels turn slowly",
+    ];
+    let r = ["quantum lattice zeta", "zeta omega lattice", "omega quantum field"];
+    let (_, t) = crate::gate::trace::run(&o, &r, &spec, 3).unwrap();
+    let rec = super::TraceRecord::new(&t, &spec, 3);
+    pin("trace_record", &rec);
+    pin("trace_summary", &rec.result);
+}

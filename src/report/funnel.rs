@@ -2,14 +2,16 @@
 //! left, the questions repaired (after the first attempt), those that passed every check, the
 //! components under each link rule and the stop rule's decision, each step with its rule and
 //! count, read from the attempts' count records ([`crate::records::CountRecord`], and the
-//! attempt check of their summaries) in ledger order. The components article's table.
+//! attempt check of their summaries) in ledger order, then each repair-trace test (`trace`
+//! entries: AUC, interval, threshold and whether the repair left a trace). The components
+//! article's table.
 
 use super::model::{fmt_count, FunnelRow};
 use crate::error::Result;
 use crate::ledger::rules::{Attempt, StudyState};
-use crate::ledger::StoredEntry;
+use crate::ledger::{EntryKind, StoredEntry};
 use crate::named::Named;
-use crate::records::{self, AttemptCheck, CountRecord, CountSummary};
+use crate::records::{self, AttemptCheck, CountRecord, CountSummary, TraceRecord};
 
 /// The funnel of the study's build attempts (`state`), read from its entries `mine`; empty when
 /// no count ran a contamination rule and there was one attempt at most (the component table
@@ -17,10 +19,11 @@ use crate::records::{self, AttemptCheck, CountRecord, CountSummary};
 ///
 /// Errors: an attempt's count record that cannot be read (exit 2).
 pub fn funnel_view(mine: &[&StoredEntry], state: Option<&StudyState>) -> Result<Vec<FunnelRow>> {
-    let Some(st) = state else { return Ok(vec![]) };
+    let attempts = state.map_or(&[][..], |s| &s.attempts[..]);
+    let traces = trace_rows(mine)?;
     let mut rows = Vec::new();
     let mut gated = false;
-    for a in &st.attempts {
+    for a in attempts {
         let Some(e) = mine.iter().find(|e| e.entry.seq == a.seq) else {
             continue;
         };
@@ -31,8 +34,43 @@ pub fn funnel_view(mine: &[&StoredEntry], state: Option<&StudyState>) -> Result<
         gated |= r.contamination.is_some();
         attempt_rows(&mut rows, a, &r, check.as_ref());
     }
-    if !gated && st.attempts.len() < 2 {
+    if !gated && attempts.len() < 2 && traces.is_empty() {
         return Ok(vec![]);
+    }
+    rows.extend(traces);
+    Ok(rows)
+}
+
+/// One row per repair-trace test of the study (`trace` entries, in ledger order): the
+/// registered method, the AUC with its interval, and whether the repair left a trace.
+fn trace_rows(mine: &[&StoredEntry]) -> Result<Vec<FunnelRow>> {
+    let mut rows = Vec::new();
+    for e in mine.iter().filter(|e| e.entry.kind == EntryKind::Trace) {
+        let t: TraceRecord = records::read_result(*e, "trace")?;
+        let (m, r) = (&t.method, &t.result);
+        rows.push(FunnelRow {
+            attempt: format!("repair trace (entry #{})", e.entry.seq),
+            step: format!(
+                "{} original vs {} replacement passages",
+                fmt_count(t.originals),
+                fmt_count(t.replacements)
+            ),
+            rule: format!(
+                "[repair-trace] character {}-grams, L2 logistic regression C = {}, {} folds; no trace when the {}% upper bound < {}",
+                m.ngram_size,
+                m.regularization_c,
+                m.folds,
+                (r.confidence * 1e11).round() / 1e9,
+                r.threshold
+            ),
+            count: format!(
+                "AUC {:.3} ({:.3}–{:.3}): {}",
+                r.auc,
+                r.lower,
+                r.upper,
+                r.verdict.words()
+            ),
+        });
     }
     Ok(rows)
 }

@@ -177,12 +177,18 @@ fn budget_keys_are_validated_with_file_and_key() {
     assert!(r.stderr.contains("retries"), "{}", r.stderr);
 }
 
+/// The multi-hop repair's trace test: its verdict line, and the report's funnel cell (AUC and
+/// interval as `tests/data/oracles/repair-trace.md` case 3 gives them, rounded).
+const TRACE_VERDICT: &str = "study gated: the repair left a trace\n";
+const TRACE_LINE: &str = "AUC 0.694 (0.466–0.922): the repair left a trace";
+
 /// The components article's first attempt in small, on real HotpotQA questions
 /// (`tests/data/multihop-gate`): the first two distractors of questions 1 to 8 are sealed, so
 /// attempt 1 stops at the contamination rule (8 of 12 flagged ≥ half); attempt 2 replaces
 /// those distractors of questions 1 to 6 with clean paragraphs and leaves 7 and 8 out (10
 /// candidates, none flagged, 10 components: no two questions share a paragraph) and stops at
-/// the stop rule (10 < 20 required); attempt 3 is refused; the report shows the funnel.
+/// the stop rule (10 < 20 required); the repair-trace test runs on the 12 replaced distractors
+/// and their replacements; attempt 3 is refused; the report shows the funnel and the trace.
 #[test]
 fn budget_multihop_repair_attempt_and_funnel() {
     let env = Env::init();
@@ -245,7 +251,7 @@ fn budget_multihop_repair_attempt_and_funnel() {
         "stop-share = 0.5",
     )
     .replace("required-components = 1", "required-components = 20");
-    env.write("p.toml", p + BUILD);
+    env.write("p.toml", p + BUILD + "\n[repair-trace]\nthreshold = 0.6\n");
     assert_eq!(env.run(&["register", "p.toml"]).code, 0);
     let count = |file: &str, more: &[&str]| {
         let args = [
@@ -265,12 +271,17 @@ fn budget_multihop_repair_attempt_and_funnel() {
     // Attempt 2: the flagged distractors of questions 1-6 replaced one for one, 7-8 left out.
     let mut repaired = Vec::new();
     let mut clean = clean.into_iter();
+    // The replaced distractors and their replacements, for the repair-trace test.
+    let (mut originals, mut replacements) = (String::new(), String::new());
+    let line = |p: &Value| format!("{}\n", serde_json::json!({"id": p[0], "text": text(p)}));
     for (n, q) in questions.iter().enumerate() {
         let mut q = q.clone();
         match n {
             0..=5 => {
                 for i in distractors(&q)[..2].to_vec() {
+                    originals.push_str(&line(&q["context"][i]));
                     q["context"][i] = clean.next().unwrap();
+                    replacements.push_str(&line(&q["context"][i]));
                 }
             }
             6 | 7 => continue,
@@ -287,6 +298,19 @@ fn budget_multihop_repair_attempt_and_funnel() {
     assert_eq!(v["attempt"]["dropped"], 2);
     assert_eq!(v["contamination"]["passed"], 10);
     assert_eq!(v["count"]["with_candidates"], 10);
+    // The repair-trace test on the 12 replaced distractors and their 12 replacements.
+    env.write("originals.jsonl", originals);
+    env.write("replacements.jsonl", replacements);
+    let r = env.run(&[
+        "trace",
+        "p.toml",
+        "--original",
+        "originals.jsonl",
+        "--replacement",
+        "replacements.jsonl",
+    ]);
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    assert!(r.stdout.starts_with(TRACE_VERDICT), "{}", r.stdout);
     // Attempt 3 (question 12 left out too): refused, past the budget.
     env.write("questions3.json", serde_json::to_string(&repaired[..9]).unwrap());
     let r = count("questions3.json", &[]);
@@ -313,6 +337,7 @@ fn budget_multihop_repair_attempt_and_funnel() {
         "| 2 (entry #3) | passed every check | — | 10 questions |".into(),
         "| 2 (entry #3) | components under link rule | identical passages | 10 with candidates |".into(),
         "| 2 (entry #3) | stop-rule decision | [stop-rule] | stop — 10 counted < 20 required |".into(),
+        format!("| repair trace (entry #4) | 12 original vs 12 replacement passages | [repair-trace] character 3-grams, L2 logistic regression C = 1, 5 folds; no trace when the 95% upper bound < 0.6 | {} |", TRACE_LINE),
     ];
     assert_eq!(table, expected);
     let html = std::fs::read_to_string(env.join("rep/report.html")).unwrap();

@@ -1457,6 +1457,7 @@ fn completions_and_man_page() {
         "register",
         "report",
         "timestamp",
+        "trace",
         "verify",
     ];
     let mut want: Vec<String> = subcommands.iter().map(|s| format!("pledge-{}.1", s)).collect();
@@ -1465,7 +1466,7 @@ fn completions_and_man_page() {
     assert_eq!(names, want);
     assert_eq!(
         d.stdout,
-        format!("Wrote 23 man pages to {}\n", env.join("man/man1").display())
+        format!("Wrote 24 man pages to {}\n", env.join("man/man1").display())
     );
     assert_eq!(
         std::fs::read_to_string(env.join("man/man1/pledge.1")).unwrap(),

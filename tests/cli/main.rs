@@ -38,6 +38,7 @@ mod reviewing;
 mod samples;
 mod snapshots_commands;
 mod stats;
+mod trace;
 mod trec;
 mod verdicts;
 mod walkthroughs;

@@ -41,6 +41,8 @@ threshold = 0.5
 [build]
 attempts = 2
 attempt-may-change = ["anything"]
+[repair-trace]
+threshold = 0.6
 "#;
 
 /// The reference: the top-level keys, then one table per protocol table.
