@@ -111,6 +111,11 @@ fn schema(p: &Protocol, out: &mut Problems) {
                 "[[contamination-rules]]",
             ),
             (p.build.is_some(), k(&["build"]), "[build]"),
+            (
+                p.target.lower_is_better,
+                k(&["target", "lower-is-better"]),
+                "target.lower-is-better",
+            ),
         ];
         for (present, path, name) in v2 {
             if present {
