@@ -59,7 +59,12 @@ pub struct CompareArgs {
     /// scores' unit.
     #[arg(long, value_name = "M", requires = "kind")]
     pub margin: Option<f64>,
-    /// Which way is better for --kind: greater (default) or less (e.g. cost, latency).
+    /// Lower values are better (a cost, a latency, an error rate): rank 1 is the lowest in the
+    /// ranking table, rank intervals and P(rank 1), and --kind's default --direction is less.
+    #[arg(long)]
+    pub lower_is_better: bool,
+    /// Which way is better for --kind: greater (default; less with --lower-is-better) or less
+    /// (e.g. cost, latency).
     #[arg(long, value_parser = named::<Direction>(), requires = "kind")]
     pub direction: Option<Direction>,
     /// Sides of a superiority test (1: in --direction; 2: either way).
@@ -208,7 +213,13 @@ fn every_comparison(a: &CompareArgs, s: &mut Settings) -> Result<()> {
     s.every_comparison = Some(EveryComparison {
         kind,
         margin: a.margin,
-        direction: (kind != HypothesisKind::Equivalence).then(|| a.direction.unwrap_or(Direction::Greater)),
+        direction: (kind != HypothesisKind::Equivalence).then(|| {
+            a.direction.unwrap_or(if a.lower_is_better {
+                Direction::Less
+            } else {
+                Direction::Greater
+            })
+        }),
     });
     Ok(())
 }
@@ -234,6 +245,7 @@ pub fn compare(mut a: CompareArgs, ctx: &Ctx) -> Outcome {
     s.missing_topics = a.missing_topics;
     s.adjust = a.adjust;
     s.baseline = a.common.baseline.clone();
+    s.lower_is_better = a.lower_is_better;
     every_comparison(&a, &mut s)?;
     let measure = a.common.measure.clone().unwrap_or_else(|| "map".into());
     if a.common.qrels.is_some() {

@@ -15,6 +15,7 @@ fn target(mde: f64, sd: Option<f64>, icc: Option<f64>, method: PowerMethod) -> T
         pilot: None,
         icc,
         method,
+        lower_is_better: false,
     }
 }
 

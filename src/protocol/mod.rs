@@ -562,6 +562,11 @@ pub struct Target {
     /// The power calculation that derives required counts.
     #[serde(default)]
     pub method: PowerMethod,
+    /// (format 2) Lower values of the metric are better (a cost, a latency, an error rate): rank
+    /// 1 is the lowest in the ranking, its rank intervals and P(rank 1), the ranking table and
+    /// the report.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub lower_is_better: bool,
 }
 
 crate::named_enum! {

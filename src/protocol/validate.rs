@@ -113,6 +113,11 @@ fn schema(p: &Protocol, out: &mut Problems) {
             ),
             (p.build.is_some(), k(&["build"]), "[build]"),
             (p.repair_trace.is_some(), k(&["repair-trace"]), "[repair-trace]"),
+            (
+                p.target.lower_is_better,
+                k(&["target", "lower-is-better"]),
+                "target.lower-is-better",
+            ),
         ];
         for (present, path, name) in v2 {
             if present {

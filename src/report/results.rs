@@ -98,8 +98,10 @@ pub fn results_view(
 fn ranking_view(r: &AnalysisRecord, scale: Scale, names: &ShortNames) -> Vec<RankView> {
     let ranked = r.ranking.as_ref().filter(|rk| rk.systems.len() == r.systems.len());
     let value = |k: usize| ranked.map_or(r.systems[k].mean, |rk| rk.systems[k].estimate);
+    // Best first: the highest, or the lowest when lower is better.
+    let sign = if lower_is_better(r) { -1.0 } else { 1.0 };
     let mut order: Vec<usize> = (0..r.systems.len()).collect();
-    order.sort_by(|&a, &b| value(b).total_cmp(&value(a)).then(a.cmp(&b)));
+    order.sort_by(|&a, &b| (sign * value(b)).total_cmp(&(sign * value(a))).then(a.cmp(&b)));
     let mut out = Vec::with_capacity(order.len());
     let mut i = 0;
     while i < order.len() {
@@ -136,6 +138,13 @@ fn ranking_view(r: &AnalysisRecord, scale: Scale, names: &ShortNames) -> Vec<Ran
     out
 }
 
+/// Whether the analysis ranked lower values first (its ranking, else its settings).
+fn lower_is_better(r: &AnalysisRecord) -> bool {
+    r.ranking
+        .as_ref()
+        .map_or(r.settings.lower_is_better, |rk| rk.lower_is_better)
+}
+
 /// A rank as people write it: `3`, or a shared mid-rank `2.5`.
 fn rank_text(rank: f64) -> String {
     if rank.fract() == 0.0 {
@@ -169,7 +178,8 @@ fn ranking_note(r: &AnalysisRecord) -> String {
         },
     );
     format!(
-        "Ranked by mean, highest first (tied means share the mean of their ranks); {}; {}. Which systems the tests tell apart is under Results.",
+        "Ranked by mean, {} first (tied means share the mean of their ranks); {}; {}. Which systems the tests tell apart is under Results.",
+        if lower_is_better(r) { "lowest (lower is better)" } else { "highest" },
         interval,
         ranks
     )

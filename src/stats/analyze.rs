@@ -445,7 +445,7 @@ fn system_summaries(p: &Prepared, s: &Settings, ties: Ties) -> (Vec<SystemSummar
         .iter()
         .map(|sy| sy.interval.as_ref().map_or(sy.mean, |i| i.estimate))
         .collect();
-    let ranking = super::rank::rank_systems(&p.systems, &estimates, &all_draws, s.interval_level);
+    let ranking = super::rank::rank_systems_by(&p.systems, &estimates, &all_draws, s.interval_level, s.lower_is_better);
     (systems, ranking)
 }
 

@@ -36,6 +36,10 @@ pub struct Ranking {
     pub level: f64,
     /// Every system, in input order.
     pub systems: Vec<SystemRank>,
+    /// Whether lower estimates rank first (a cost, a latency, an error rate); absent (false) in
+    /// rankings where higher is better.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub lower_is_better: bool,
 }
 
 /// One system's place in the ranking.
@@ -81,6 +85,20 @@ pub fn mid_ranks(values: &[f64]) -> Vec<f64> {
 /// `None` below three systems (two systems' ranks are the comparison's reversal rate) or
 /// without draws.
 pub fn rank_systems(names: &[String], estimates: &[f64], draws: &[Vec<f64>], level: f64) -> Option<Ranking> {
+    rank_systems_by(names, estimates, draws, level, false)
+}
+
+/// [`rank_systems`] in the metric's direction: with `lower_is_better` (a cost, a latency, an
+/// error rate) rank 1 is the lowest estimate and P(rank 1) the share of draws in which a system
+/// is lowest; the estimates and draws are ranked negated, so ties and mid-ranks are the same.
+pub fn rank_systems_by(
+    names: &[String],
+    estimates: &[f64],
+    draws: &[Vec<f64>],
+    level: f64,
+    lower_is_better: bool,
+) -> Option<Ranking> {
+    let sign = if lower_is_better { -1.0 } else { 1.0 };
     let k = names.len();
     let b = draws.first().map_or(0, Vec::len);
     if k < 3 || draws.len() != k || estimates.len() != k || b == 0 || draws.iter().any(|d| d.len() != b) {
@@ -91,7 +109,7 @@ pub fn rank_systems(names: &[String], estimates: &[f64], draws: &[Vec<f64>], lev
     let mut row = vec![0.0; k];
     for t in 0..b {
         for (s, d) in draws.iter().enumerate() {
-            row[s] = d[t];
+            row[s] = sign * d[t];
         }
         let r = mid_ranks(&row);
         let top = row.iter().copied().fold(f64::NEG_INFINITY, f64::max);
@@ -103,7 +121,8 @@ pub fn rank_systems(names: &[String], estimates: &[f64], draws: &[Vec<f64>], lev
             }
         }
     }
-    let observed = mid_ranks(estimates);
+    let signed: Vec<f64> = estimates.iter().map(|e| sign * e).collect();
+    let observed = mid_ranks(&signed);
     let a = (1.0 - level) / 2.0;
     let systems = (0..k)
         .map(|s| {
@@ -123,12 +142,15 @@ pub fn rank_systems(names: &[String], estimates: &[f64], draws: &[Vec<f64>], lev
         .collect();
     Some(Ranking {
         method: format!(
-            "ranks in each of the B = {} paired bootstrap draws of the systems' estimates (1 = highest, equal estimates share the mid-rank); rank interval: inverted_cdf percentiles of a system's ranks; P(rank 1): share of draws it is highest in, ties split (Hall & Miller 2009)",
-            b
+            "ranks in each of the B = {} paired bootstrap draws of the systems' estimates (1 = {}, equal estimates share the mid-rank); rank interval: inverted_cdf percentiles of a system's ranks; P(rank 1): share of draws it is {} in, ties split (Hall & Miller 2009)",
+            b,
+            if lower_is_better { "lowest: lower is better" } else { "highest" },
+            if lower_is_better { "lowest" } else { "highest" }
         ),
         trials: b,
         level,
         systems,
+        lower_is_better,
     })
 }
 

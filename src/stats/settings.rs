@@ -56,6 +56,10 @@ pub struct Settings {
     /// registered).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub every_comparison: Option<EveryComparison>,
+    /// Whether lower values are better (a cost, a latency, an error rate): rank 1 is then the
+    /// lowest (`target.lower-is-better`, `compare --lower-is-better`).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub lower_is_better: bool,
 }
 
 /// A hypothesis `compare` tests on every comparison `system − baseline` (one family).
@@ -106,6 +110,7 @@ impl Settings {
                 .collect(),
             topic_filter: p.topic_filter.filter(|f| !f.is_empty()),
             every_comparison: None,
+            lower_is_better: p.target.lower_is_better,
         }
     }
 
@@ -136,6 +141,7 @@ impl Settings {
             hypotheses: vec![],
             topic_filter: None,
             every_comparison: None,
+            lower_is_better: false,
         }
     }
 }

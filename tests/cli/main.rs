@@ -29,6 +29,7 @@ mod names;
 mod power;
 mod precommit;
 mod protocol;
+mod ranking_direction;
 mod readers;
 mod readers_fuzz;
 mod readme;

@@ -373,7 +373,8 @@ fn table_rows(r: &AnalysisResult) -> Vec<(usize, [String; 4])> {
 fn table_title(out: &mut String, r: &AnalysisResult, first: &SystemInterval) {
     let ranked = r.ranking.as_ref().map_or(String::new(), |rk| {
         format!(
-            "; ranked, 1 = highest: rank interval = {:.0}% percentile interval of the rank over the B = {} paired draws, P(rank 1) = share of draws ranked first{}",
+            "; ranked, 1 = {}: rank interval = {:.0}% percentile interval of the rank over the B = {} paired draws, P(rank 1) = share of draws ranked first{}",
+            if rk.lower_is_better { "lowest (lower is better)" } else { "highest" },
             100.0 * rk.level,
             rk.trials,
             match r.tukey_hsd {

@@ -222,6 +222,9 @@ mirror! {
         /// registered).
         #[serde(default, skip_serializing_if = "Option::is_none")]
         pub every_comparison: Option<EveryComparison>,
+        /// Whether lower values are better (rank 1 the lowest); absent when higher is better.
+        #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+        pub lower_is_better: bool,
     }
 }
 
@@ -383,6 +386,9 @@ mirror! {
         pub level: f64,
         /// Every system, in input order.
         pub systems: Vec<SystemRank>,
+        /// Whether lower estimates rank first (absent: higher is better).
+        #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+        pub lower_is_better: bool,
     }
 }
 

@@ -90,6 +90,23 @@ fn three_systems_two_topics_by_hand() {
     assert_eq!(r.trials, 4);
 }
 
+/// The same input when lower is better (a cost): C's 0.4 is rank 1 and A = B = 0.5 share 2.5.
+/// Draws (0, 0) rank B, C, A; (1, 1) rank A, C, B; (0, 1) and (1, 0) give C < A = B. So P(C
+/// first) = 1/2, P(A first) = P(B first) = 1/4; A's ranks {3, 1, 2.5, 2.5} give [1, 3], C's
+/// {2, 2, 1, 1} give [1, 2].
+#[test]
+fn three_systems_two_topics_lower_is_better_by_hand() {
+    let sys = vec![vec![1.0, 0.0], vec![0.0, 1.0], vec![0.4, 0.4]];
+    let r = rank_systems_by(&names(3), &[0.5, 0.5, 0.4], &exact_draws(&sys), 0.95, true).unwrap();
+    let got: Vec<(f64, [f64; 2], f64)> = r.systems.iter().map(|s| (s.rank, s.interval, s.p_first)).collect();
+    assert_eq!(
+        got,
+        vec![(2.5, [1.0, 3.0], 0.25), (2.5, [1.0, 3.0], 0.25), (1.0, [1.0, 2.0], 0.5)]
+    );
+    assert!(r.lower_is_better && r.method.contains("1 = lowest: lower is better"));
+    assert_eq!(r.systems[2].estimate, 0.4, "estimates are kept as they are");
+}
+
 /// Fewer than three systems, or draws that do not line up: no ranking.
 #[test]
 fn no_ranking_below_three_systems_or_without_draws() {
