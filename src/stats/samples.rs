@@ -20,8 +20,8 @@
 //! difference the samples of the two systems are resampled with the **same** indices only where
 //! they are paired, i.e. where both systems have the topic's samples under the same keys (the
 //! same seeds or epochs, [`Cell::Paired`] of the per-key differences); elsewhere each system's
-//! samples are drawn independently ([`Cell::Unpaired`]). Exactly: E*[θ*] = the mean of the topic
-//! means, Var*[θ*] = (V_m + mean_t(v_t / K_t)) / n with V_m the population (1/n) variance of the
+//! samples are drawn independently ([`Cell::Unpaired`]). Exactly: `E*[θ*]` = the mean of the topic
+//! means, `Var*[θ*]` = (V_m + mean_t(v_t / K_t)) / n with V_m the population (1/n) variance of the
 //! topic means and v_t the population (1/K_t) variance of topic t's samples ([`exact_moments`]).
 //!
 //! Randomness: ChaCha8 seeded with the seed, on stream `stream_base + k` for chunk k of
@@ -176,7 +176,7 @@ fn mean_inverse_count(cells: &[Cell]) -> f64 {
 }
 
 /// The exact mean and variance of the two-level bootstrap's estimate over `cells` (see the
-/// module docs): (E*[θ*], Var*[θ*]).
+/// module docs): (`E*[θ*]`, `Var*[θ*]`).
 pub fn exact_moments(cells: &[Cell]) -> (f64, f64) {
     let n = cells.len() as f64;
     let means: Vec<f64> = cells.iter().map(Cell::mean).collect();
