@@ -146,9 +146,24 @@ fn statistic(a: &CompareArgs) -> Result<Option<Statistic>> {
     })
 }
 
+/// The inputs a comparison reads, as the options name them (paths shown as given), with `read`
+/// and the TREC inputs `trec` (qrels and runs evaluated, or `None` for score files).
+fn run_options(a: &CompareArgs, read: crate::scores::ReadOptions, trec: Option<TrecInputs>) -> RunOptions {
+    let show = |p: &PathBuf| p.to_string_lossy().into_owned();
+    RunOptions {
+        scores: a.common.scores.iter().map(show).collect(),
+        components: a.common.components.as_ref().map(show),
+        strata: a.strata.as_ref().map(show),
+        read,
+        baseline: a.common.baseline.clone(),
+        split: a.common.split.clone(),
+        trec,
+        overrides: Default::default(),
+    }
+}
+
 /// `compare` with --estimator ratio, corpus-bleu or quantile.
 fn compare_estimate(a: &CompareArgs, stat: Statistic, read: crate::scores::ReadOptions, ctx: &Ctx) -> Outcome {
-    let show = |p: &PathBuf| p.to_string_lossy().into_owned();
     let req = EstimateRequest {
         root: ctx.cwd.clone(),
         statistic: stat,
@@ -160,16 +175,7 @@ fn compare_estimate(a: &CompareArgs, stat: Statistic, read: crate::scores::ReadO
             percentile: a.percentile,
         },
         scale: a.scale,
-        options: RunOptions {
-            scores: a.common.scores.iter().map(show).collect(),
-            components: a.common.components.as_ref().map(show),
-            strata: a.strata.as_ref().map(show),
-            read,
-            baseline: a.common.baseline.clone(),
-            split: a.common.split.clone(),
-            trec: None,
-            overrides: Default::default(),
-        },
+        options: run_options(a, read, None),
     };
     let o = crate::ops::estimate::compare(&req)?;
     Ok(Output::ok(render(&o, a.common.format), &o.notes))
@@ -257,14 +263,10 @@ pub fn compare(mut a: CompareArgs, ctx: &Ctx) -> Outcome {
     let req = CompareRequest {
         root: ctx.cwd.clone(),
         settings: s,
-        options: RunOptions {
-            scores: a.common.scores.iter().map(show).collect(),
-            components: a.common.components.as_ref().map(show),
-            strata: a.strata.as_ref().map(show),
+        options: run_options(
+            &a,
             read,
-            baseline: a.common.baseline.clone(),
-            split: a.common.split.clone(),
-            trec: a.common.qrels.as_ref().map(|q| TrecInputs {
+            a.common.qrels.as_ref().map(|q| TrecInputs {
                 qrels: show(q),
                 runs: a.common.run.iter().map(show).collect(),
                 measure,
@@ -272,8 +274,7 @@ pub fn compare(mut a: CompareArgs, ctx: &Ctx) -> Outcome {
                 pool_runs: vec![],
                 pool_partial: true,
             }),
-            overrides: Default::default(),
-        },
+        ),
         strata_field: a.strata_field.clone(),
     };
     let o = crate::ops::analyze::compare(&req)?;
