@@ -4,7 +4,15 @@
 //!   differences (`stats::bootstrap::bootstrap`), as `compare` runs it for every pair;
 //! - **rank intervals**: the per-system bootstrap of `--systems` systems on the shared stream
 //!   (`stats::system::resampled`, one call per system) and the ranking read from those draws
-//!   (`stats::rank::rank_systems`): what `compare` adds for three or more systems.
+//!   (`stats::rank::rank_systems`): what `compare` adds for three or more systems;
+//! - **ratio**: `compare --estimator ratio` of two systems (`stats::estimator::run`, one pair:
+//!   Σ tp / Σ (tp + fn) recomputed on every resample, both systems on the same draws);
+//! - **median**: `compare --estimator quantile --quantile 0.5`, the same way;
+//! - **two-level**: the two-level bootstrap of one paired difference with `--samples` samples
+//!   per topic (default 5; `stats::samples::two_level`: topics, then samples within topic).
+//!
+//! Each path runs in turn with the paired bootstrap (A B A B ...), and its ratio to it is taken
+//! pair by pair. The goal: every path within 2× of the paired bootstrap.
 //!
 //! The two run in turn (A B A B ..., `--runs` pairs, default 7, after one warm-up pair) and the
 //! ratio is taken pair by pair, so a drift of the machine's speed does not move it; the median
@@ -16,7 +24,9 @@
 
 use pledge::protocol::{Estimator, Percentile, ResamplingUnit};
 use pledge::stats::bootstrap::{bootstrap, BootstrapSpec};
+use pledge::stats::estimator::{self, Combination, Data, Spec, Statistic};
 use pledge::stats::rank::rank_systems;
+use pledge::stats::samples::{two_level, Cell};
 use pledge::stats::system::{resampled, system_units, IntervalSpec};
 use pledge::stats::units::Units;
 use rand::{Rng, SeedableRng};
@@ -88,38 +98,118 @@ fn main() {
         let r = rank_systems(&names, &est, &draws, 0.95).expect("three or more systems");
         (t.elapsed().as_secs_f64(), r.systems[0].p_first)
     };
-    let _ = (paired(), ranks()); // warm-up pair (thread pool, caches)
-    let (mut a, mut b, mut ratio) = (Vec::new(), Vec::new(), Vec::new());
-    let mut check = 0.0;
-    for _ in 0..runs {
-        let (tr, x) = ranks();
-        let (tp, y) = paired();
-        check += x + y;
-        a.push(tr);
-        b.push(tp);
-        ratio.push(tr / tp);
-    }
+    let paths: Vec<(String, Path<'_>)> = vec![
+        (format!("rank intervals ({k} systems)"), Box::new(ranks)),
+        (
+            "ratio (2 systems, 1 pair)".into(),
+            estimate_path(&systems, topics, trials, ratio()),
+        ),
+        (
+            "median (2 systems, 1 pair)".into(),
+            estimate_path(&systems, topics, trials, median_stat()),
+        ),
+        (
+            format!("two-level ({} samples per topic)", arg("--samples", 5)),
+            two_level_path(&systems, arg("--samples", 5).max(1), trials),
+        ),
+    ];
     let threads = rayon::current_num_threads();
-    println!(
-        "resampling paths at {topics} topics x {trials} trials, {runs} paired runs, {threads} threads (checksum {check:.6})"
-    );
-    println!(
-        "  paired bootstrap (1 comparison):     median {:.4} s",
-        median(b.clone())
-    );
-    println!(
-        "  rank intervals ({k} systems):          median {:.4} s ({:.4} s per system)",
-        median(a.clone()),
-        median(a) / k as f64
-    );
-    let (lo, hi) = ratio
+    println!("resampling paths at {topics} topics x {trials} trials, {runs} paired runs, {threads} threads");
+    let mut check = 0.0;
+    for (name, path) in &paths {
+        let _ = (paired(), path()); // warm-up pair (thread pool, caches)
+        let (mut a, mut b, mut ratio) = (Vec::new(), Vec::new(), Vec::new());
+        for _ in 0..runs {
+            let (tr, x) = path();
+            let (tp, y) = paired();
+            check += x + y;
+            a.push(tr);
+            b.push(tp);
+            ratio.push(tr / tp);
+        }
+        let (lo, hi) = ratio
+            .iter()
+            .fold((f64::INFINITY, 0.0f64), |(l, h), &r| (l.min(r), h.max(r)));
+        println!(
+            "  {name:<36} median {:.4} s, paired bootstrap {:.4} s: ratio {:.3} (min {:.3}, max {:.3})",
+            median(a),
+            median(b),
+            median(ratio),
+            lo,
+            hi
+        );
+    }
+    println!("  (checksum {check:.6})");
+}
+
+/// One timed path: its seconds and a value of its result (so that nothing is optimized away).
+type Path<'a> = Box<dyn Fn() -> (f64, f64) + 'a>;
+
+/// Σ tp / Σ (tp + fn) per system.
+fn ratio() -> Statistic {
+    Statistic::Ratio {
+        numerator: Combination::parse("tp").expect("a column"),
+        denominator: Combination::parse("tp+fn").expect("columns"),
+    }
+}
+
+/// The median of the per-topic values.
+fn median_stat() -> Statistic {
+    Statistic::Quantile {
+        q: 0.5,
+        method: Percentile::Linear,
+    }
+}
+
+/// `compare --estimator` on the first two systems: for a ratio, per-topic tp = 10·score and
+/// fn = 10 − tp; for a quantile, the scores.
+fn estimate_path(systems: &[Vec<f64>], topics: usize, trials: usize, stat: Statistic) -> Path<'static> {
+    let columns = stat.columns();
+    let values: Vec<Vec<Vec<f64>>> = systems[..2]
         .iter()
-        .fold((f64::INFINITY, 0.0f64), |(l, h), &r| (l.min(r), h.max(r)));
-    println!(
-        "  ratio rank/paired, pair by pair:       median {:.3} (min {:.3}, max {:.3}); per system {:.3}",
-        median(ratio.clone()),
-        lo,
-        hi,
-        median(ratio) / k as f64
-    );
+        .map(|v| {
+            v.iter()
+                .map(|&x| match columns.len() {
+                    1 => vec![x],
+                    _ => vec![(10.0 * x).round(), 10.0 - (10.0 * x).round()],
+                })
+                .collect()
+        })
+        .collect();
+    let data = Data {
+        systems: vec!["S0".into(), "S1".into()],
+        topics: (0..topics).map(|t| t.to_string()).collect(),
+        columns,
+        values,
+        units: (0..topics).map(|t| vec![t]).collect(),
+        unit: "topic".into(),
+    };
+    let spec = Spec {
+        seed: 0,
+        trials,
+        level: 0.95,
+        percentile: Percentile::Linear,
+    };
+    Box::new(move || {
+        let t = Instant::now();
+        let e = estimator::run(&stat, &data, &spec, &[(0, 1)]).expect("defined");
+        (t.elapsed().as_secs_f64(), e.comparisons[0].bootstrap.interval[0])
+    })
+}
+
+/// The two-level bootstrap of S0 − S1 with `k` paired samples per topic (each sample the topic's
+/// difference plus noise).
+fn two_level_path(systems: &[Vec<f64>], k: usize, trials: usize) -> Path<'static> {
+    let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(2);
+    let cells: Vec<Cell> = systems[0]
+        .iter()
+        .zip(&systems[1])
+        .map(|(a, b)| Cell::Paired((0..k).map(|_| a - b + rng.gen_range(-0.1..0.1f64)).collect()))
+        .collect();
+    Box::new(move || {
+        let t = Instant::now();
+        let mut d = two_level(&cells, trials, 0, 0);
+        d.sort_by(f64::total_cmp);
+        (t.elapsed().as_secs_f64(), d[trials / 40])
+    })
 }
