@@ -29,12 +29,17 @@ pub struct ScoreArgs {
     /// A TREC run file (with --qrels; repeat for each system).
     #[arg(long, value_name = "FILE", requires = "qrels")]
     pub run: Vec<PathBuf>,
-    /// trec_eval measure to use when the file has several (e.g. map, P.10).
+    /// trec_eval measure to use when the file has several (e.g. map, P.10). compare: repeat for
+    /// one multiplicity family across metrics (--measure ndcg_cut.10 --measure recall.100: every
+    /// comparison of every measure adjusted together with --adjust holm or bh); analyze reads
+    /// the protocol's `[family] metrics`.
     #[arg(long, value_name = "NAME")]
-    pub measure: Option<String>,
+    pub measure: Vec<String>,
     /// Read one system per file from this column (e.g. f1); the system is named by the file.
+    /// compare: repeat for one multiplicity family across the columns' metrics (--column acc
+    /// --column f1), as with --measure.
     #[arg(long, value_name = "NAME")]
-    pub column: Option<String>,
+    pub column: Vec<String>,
     /// Map a value label to a score, e.g. HALTED=0 (case-insensitive; repeatable).
     #[arg(long, value_name = "LABEL=VALUE")]
     pub label: Vec<String>,
@@ -120,8 +125,8 @@ pub(crate) fn read_options(a: &mut ScoreArgs, ctx: &Ctx) -> crate::Result<ReadOp
     let (files, names) = super::inputs::split_named(ctx, &a.scores)?;
     a.scores = files;
     let mut opts = ReadOptions {
-        measure: a.measure.clone(),
-        column: a.column.clone(),
+        measure: a.measure.first().cloned(),
+        column: a.column.first().cloned(),
         labels: super::values::label_args(&a.label)?,
         ..Default::default()
     };
@@ -132,7 +137,31 @@ pub(crate) fn read_options(a: &mut ScoreArgs, ctx: &Ctx) -> crate::Result<ReadOp
     Ok(opts)
 }
 
+/// The metrics after the first of a family across metrics given on the command line: the
+/// further `--measure`s, else the further `--column`s.
+///
+/// Errors (exit 2): several of both.
+pub(crate) fn further_metrics(a: &ScoreArgs) -> crate::Result<Vec<String>> {
+    if a.measure.len() > 1 && a.column.len() > 1 {
+        return Err(crate::Error::input(
+            "a family across metrics is several --measure or several --column, not both",
+        ));
+    }
+    let rest = |v: &[String]| v.iter().skip(1).cloned().collect::<Vec<String>>();
+    Ok(if a.measure.len() > 1 {
+        rest(&a.measure)
+    } else {
+        rest(&a.column)
+    })
+}
+
 pub fn analyze(mut a: AnalyzeArgs, ctx: &Ctx) -> Outcome {
+    if !further_metrics(&a.common)?.is_empty() {
+        return Err(crate::Error::input(
+            "analyze reads one --measure or --column: the metrics of a family are registered in the protocol",
+        )
+        .with_hint("register them in [family] metrics (format 2), or use pledge compare with several --measure"));
+    }
     let read = read_options(&mut a.common, ctx)?;
     let ledger = open_ledger(ctx)?;
     let req = AnalyzeRequest {

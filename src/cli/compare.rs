@@ -231,8 +231,15 @@ fn every_comparison(a: &CompareArgs, s: &mut Settings) -> Result<()> {
 }
 
 pub fn compare(mut a: CompareArgs, ctx: &Ctx) -> Outcome {
+    let family = super::analyze::further_metrics(&a.common)?;
     let read = read_options(&mut a.common, ctx)?;
     if let Some(stat) = statistic(&a)? {
+        if !family.is_empty() {
+            return Err(Error::input(format!(
+                "several --measure or --column do not apply to --estimator {}",
+                a.estimator
+            )));
+        }
         if a.common.qrels.is_some() {
             return Err(
                 Error::input(format!("--qrels does not apply to --estimator {}", a.estimator))
@@ -253,10 +260,10 @@ pub fn compare(mut a: CompareArgs, ctx: &Ctx) -> Outcome {
     s.baseline = a.common.baseline.clone();
     s.lower_is_better = a.lower_is_better;
     every_comparison(&a, &mut s)?;
-    let measure = a.common.measure.clone().unwrap_or_else(|| "map".into());
+    let measure = a.common.measure.first().cloned().unwrap_or_else(|| "map".into());
     if a.common.qrels.is_some() {
         s.metric = measure.clone();
-    } else if let Some(m) = a.common.measure.as_ref().or(a.common.column.as_ref()) {
+    } else if let Some(m) = a.common.measure.first().or(a.common.column.first()) {
         s.metric = m.clone();
     }
     let show = |p: &PathBuf| p.to_string_lossy().into_owned();
@@ -276,6 +283,7 @@ pub fn compare(mut a: CompareArgs, ctx: &Ctx) -> Outcome {
             }),
         ),
         strata_field: a.strata_field.clone(),
+        family,
     };
     let o = crate::ops::analyze::compare(&req)?;
     Ok(Output::ok(render_analysis(&o.result, a.common.format), &o.notes))

@@ -25,6 +25,13 @@ pub struct InputArgs {
     /// mean (default), first, or majority (0/1 scores).
     #[arg(long = "sample-aggregation", value_name = "NAME", value_parser = super::values::named::<crate::protocol::SampleAggregation>())]
     pub sample_aggregation: Option<crate::protocol::SampleAggregation>,
+    /// Several score files of one system are its repeated samples, one NAME (seed, repeat) per
+    /// file: lm-evaluation-harness samples files of each seed of a model (the system from the
+    /// model directory, --scores FILE=NAME or --system-name); the i-th file of each system is its
+    /// sample i (give the seeds in the same order for every system), reduced with
+    /// --sample-aggregation.
+    #[arg(long = "sample-files", value_name = "NAME")]
+    pub sample_files: Option<String>,
     /// System name of a one-system score input (default: from the file or the log); given once
     /// per score file, the names pair with the files in order (as `--scores FILE=NAME`).
     #[arg(long = "system-name", value_name = "NAME")]
@@ -86,6 +93,7 @@ impl InputArgs {
         opts.filter = self.filter.clone();
         opts.sample_column = self.sample_column.clone();
         opts.sample_aggregation = self.sample_aggregation;
+        opts.sample_files = self.sample_files.clone();
         opts.limits = self.limits()?;
         let dashes = files.iter().filter(|p| is_stdin(p)).count();
         if dashes > 1 {

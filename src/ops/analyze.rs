@@ -246,6 +246,12 @@ fn plan_samples(
         (None, Some(r)) => read.sample_column = Some(r.clone()),
         _ => {}
     }
+    match (&read.sample_files, &sc.sample_files) {
+        (Some(c), Some(r)) if c != r => fields.push(dev("scores.sample-files", r.clone(), c.clone())),
+        (Some(c), None) => fields.push(dev("scores.sample-files", "none", c.clone())),
+        (None, Some(r)) => read.sample_files = Some(r.clone()),
+        _ => {}
+    }
     match read.sample_aggregation {
         Some(a) if a != sc.sample_aggregation => fields.push(dev(
             "scores.sample-aggregation",
@@ -631,7 +637,14 @@ pub fn analyze(ledger: &Ledger, req: &AnalyzeRequest, now: DateTime<Utc>) -> Res
     if let Some(e) = super::flagged::error(&first_look, &study, &loaded)? {
         return Err(e);
     }
-    let mut result = crate::stats::run(&loaded, &settings, "analyze", "", Some(study.clone()))?;
+    let mut result = run_registered(
+        &ledger.root(),
+        &loaded,
+        &opts,
+        &lp.protocol,
+        &settings,
+        ("analyze", "", Some(study.clone())),
+    )?;
     result.options = Some(opts.clone());
     let registered = super::registered_set::beside(ledger, &first_look, &study, &loaded, &settings, &opts)?;
     let base = Computed { result, registered };
@@ -771,6 +784,54 @@ pub(crate) fn load_registered(
     Ok((loaded, fields, notes))
 }
 
+/// The registered analysis of `loaded` (read with `opts`) under `settings`, labelled with
+/// `label` (mode, registration, study id); when the protocol registers a family across metrics
+/// (`[family]`), each further metric's analysis of the same inputs and the p-values of all of
+/// them adjusted together ([`crate::stats::metric_family::adjust_across`]).
+///
+/// Errors (exit 2): as [`load_registered`] and [`crate::stats::run`] for each metric; a further
+/// metric the inputs do not hold.
+pub(crate) fn run_registered(
+    root: &Path,
+    loaded: &crate::stats::Inputs,
+    opts: &RunOptions,
+    p: &crate::protocol::Protocol,
+    settings: &Settings,
+    label: (&str, &str, Option<String>),
+) -> Result<AnalysisResult> {
+    let (mode, registration, study) = label;
+    let result = crate::stats::run(loaded, settings, mode, registration, study.clone())?;
+    let Some(family) = &p.family else {
+        return Ok(result);
+    };
+    let mut others = Vec::new();
+    for metric in family.metrics.iter().skip(1) {
+        let o = with_metric(opts, metric);
+        let (inputs, _, _) = load_registered(root, &o, p)?;
+        let s = Settings {
+            metric: metric.clone(),
+            ..settings.clone()
+        };
+        others.push((
+            metric.clone(),
+            crate::stats::run(&inputs, &s, mode, registration, study.clone())?,
+        ));
+    }
+    crate::stats::metric_family::adjust_across(result, others, settings.adjust)
+}
+
+/// The options that read metric `metric` from the same inputs as `opts`: the measure TREC runs
+/// are evaluated with, else the score column when one is read, else the measure.
+pub(crate) fn with_metric(opts: &RunOptions, metric: &str) -> RunOptions {
+    let mut o = opts.clone();
+    match (&mut o.trec, &o.read.column) {
+        (Some(t), _) => t.measure = metric.to_string(),
+        (None, Some(_)) => o.read.column = Some(metric.to_string()),
+        (None, None) => o.read.measure = Some(metric.to_string()),
+    }
+    o
+}
+
 /// Keeps only the systems named in `keep` (in the table's order).
 fn retain_systems(t: &mut crate::scores::ScoreTable, keep: &[String]) {
     let idx: Vec<usize> = (0..t.systems.len()).filter(|&i| keep.contains(&t.systems[i])).collect();
@@ -830,6 +891,11 @@ pub struct CompareRequest {
     pub options: RunOptions,
     /// Strata column, if stratified.
     pub strata_field: Option<String>,
+    /// The metrics after the first of one multiplicity family across metrics (each read from
+    /// the same inputs as the measure of TREC runs, else as the score column when one is read,
+    /// else as the measure; all comparisons adjusted together with the settings' adjustment);
+    /// empty for one metric.
+    pub family: Vec<String>,
 }
 
 /// What `compare` did.
@@ -848,14 +914,26 @@ pub fn compare(req: &CompareRequest) -> Result<CompareOutcome> {
     if !(req.settings.interval_level > 0.0 && req.settings.interval_level < 1.0) {
         return Err(Error::input("--level must be in (0, 1)"));
     }
+    let registration =
+        "not checked against a registration; no ledger entry written (use `pledge analyze` for a registered study)";
     let loaded = inputs::load(&req.root, &req.options, req.strata_field.as_deref(), None)?;
-    let result = crate::stats::run(
-        &loaded,
-        &req.settings,
-        "compare",
-        "not checked against a registration; no ledger entry written (use `pledge analyze` for a registered study)",
-        None,
-    )?;
+    let mut result = crate::stats::run(&loaded, &req.settings, "compare", registration, None)?;
+    if !req.family.is_empty() {
+        let mut others = Vec::new();
+        for metric in &req.family {
+            let o = with_metric(&req.options, metric);
+            let inputs = inputs::load(&req.root, &o, req.strata_field.as_deref(), None)?;
+            let s = Settings {
+                metric: metric.clone(),
+                ..req.settings.clone()
+            };
+            others.push((
+                metric.clone(),
+                crate::stats::run(&inputs, &s, "compare", registration, None)?,
+            ));
+        }
+        result = crate::stats::metric_family::adjust_across(result, others, req.settings.adjust)?;
+    }
     Ok(CompareOutcome {
         result,
         notes: vec![super::Note::info(

@@ -332,6 +332,7 @@ fn read_options(lp: &LoadedProtocol) -> ReadOptions {
         topic_column: sc.topic_column.clone(),
         sample_column: sc.sample_column.clone(),
         sample_aggregation: Some(sc.sample_aggregation).filter(|a| !a.is_default()),
+        sample_files: sc.sample_files.clone(),
         format: match sc.layout {
             ScoreLayout::TrecEval => Some(crate::scores::ScoreFormat::TrecEval),
             ScoreLayout::Jsonl => Some(crate::scores::ScoreFormat::Jsonl),

@@ -100,7 +100,8 @@ pub fn rerun(ledger: &Ledger, entries: &[StoredEntry], stored: &StoredEntry) -> 
     }
     let settings = settings_for(&protocol, &opts);
     let (loaded, _, _) = super::analyze::load_registered(&root, &opts, &protocol)?;
-    let mut result = crate::stats::run(&loaded, &settings, &old.mode, &old.registration, old.study_id.clone())?;
+    let label = (old.mode.as_str(), old.registration.as_str(), old.study_id.clone());
+    let mut result = super::analyze::run_registered(&root, &loaded, &opts, &protocol, &settings, label)?;
     result.options = Some(opts);
     // The registered analysis on the registered question set, recomputed from that count's
     // question ids as the ledger holds them.

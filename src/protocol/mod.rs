@@ -84,6 +84,33 @@ pub struct Protocol {
     /// that reads only the passages tells a repair's replacement passages from the originals.
     #[serde(default)]
     pub repair_trace: Option<RepairTrace>,
+    /// `[family]` (format 2): one multiplicity family across several metrics: every registered
+    /// comparison of every metric listed, adjusted together.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub family: Option<MetricFamily>,
+}
+
+/// `[family]` (format 2): one multiplicity family across several metrics (e.g. nDCG@10 and
+/// recall@100, or accuracy and F1). The analysis runs once per metric, on the same inputs, the
+/// same systems and the same hypotheses; the p-values of all those comparisons (each
+/// hypothesis' p, or each comparison's randomization p without hypotheses; primary and
+/// secondary hypotheses as two families) are adjusted together with `adjust`, as statsmodels
+/// `multipletests` does, and every verdict is read at `alpha` from the adjusted p. Absent: one
+/// metric, adjusted with `analysis.adjust` at `target.alpha`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case", deny_unknown_fields)]
+pub struct MetricFamily {
+    /// The metrics of the family, in order, at least two and each once. The first is
+    /// `target.metric` (read as `[scores]` registers it); each further one is read from the same
+    /// inputs with its name as the measure (TREC runs, `trec_eval -q` files, long tables with a
+    /// measure column) or, when `[scores] column` names the score column, as the column.
+    pub metrics: Vec<String>,
+    /// The correction across the family: `holm` (Holm 1979, family-wise error) or `bh`
+    /// (Benjamini–Hochberg 1995, false discovery rate). It replaces `analysis.adjust`.
+    pub adjust: Adjust,
+    /// The level α every verdict of the family is read at, in (0, 1). Default: `target.alpha`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub alpha: Option<f64>,
 }
 
 /// `[repair-trace]` (format 2): the registered repair-trace test run by `pledge trace` on the
@@ -368,6 +395,12 @@ pub struct ScoresSpec {
     /// deviation. Default: none (one row per topic and system).
     #[serde(default)]
     pub sample_column: Option<String>,
+    /// Several score files of one system are its repeated samples, one of this unit (`seed`,
+    /// `repeat`) per file, the i-th file of each system its sample i (as `--sample-files`:
+    /// lm-evaluation-harness samples files of each seed); another `--sample-files` is a
+    /// deviation. Default: none (two files of one system score different topics).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub sample_files: Option<String>,
     /// How a topic's repeated samples become its value: `mean` (default), `first` or
     /// `majority` (0/1 scores); another `--sample-aggregation` is a deviation.
     #[serde(default)]
@@ -999,6 +1032,11 @@ impl Protocol {
     /// The primary hypotheses (the multiplicity family), in protocol order.
     pub fn primary_hypotheses(&self) -> impl Iterator<Item = &Hypothesis> {
         self.hypotheses.iter().filter(|h| h.primary)
+    }
+
+    /// The α verdicts are read at: `[family] alpha`, else `target.alpha`.
+    pub fn verdict_alpha(&self) -> f64 {
+        self.family.as_ref().and_then(|f| f.alpha).unwrap_or(self.target.alpha)
     }
 
     /// The value labels the protocol registers (format 2), as reader options take them.

@@ -80,6 +80,7 @@ pub fn validate(p: &Protocol) -> Vec<(Vec<PathSeg>, String)> {
     contamination(p, &mut out);
     build(p, &mut out);
     repair_trace(p, &mut out);
+    family(p, &mut out);
     out
 }
 
@@ -113,6 +114,7 @@ fn schema(p: &Protocol, out: &mut Problems) {
             ),
             (p.build.is_some(), k(&["build"]), "[build]"),
             (p.repair_trace.is_some(), k(&["repair-trace"]), "[repair-trace]"),
+            (p.family.is_some(), k(&["family"]), "[family]"),
             (
                 p.target.lower_is_better,
                 k(&["target", "lower-is-better"]),
@@ -653,5 +655,53 @@ fn repair_trace(p: &Protocol, out: &mut Problems) {
                 t.threshold
             ),
         );
+    }
+}
+
+/// `[family]`: at least two metrics, each once, the first `target.metric`; `holm` or `bh`; α in
+/// (0, 1).
+fn family(p: &Protocol, out: &mut Problems) {
+    let Some(f) = &p.family else { return };
+    let mut bad = |key: &str, msg: String| out.push((k(&["family", key]), msg));
+    if f.metrics.len() < 2 {
+        bad(
+            "metrics",
+            format!(
+                "metrics: a family across metrics needs at least two metrics, got {}",
+                f.metrics.len()
+            ),
+        );
+    }
+    if let Some(first) = f.metrics.first() {
+        if first != &p.target.metric {
+            bad(
+                "metrics",
+                format!(
+                    "metrics: the first metric of the family must be target.metric (`{}`), got `{}`",
+                    p.target.metric, first
+                ),
+            );
+        }
+    }
+    for (i, m) in f.metrics.iter().enumerate() {
+        if m.trim().is_empty() {
+            bad("metrics", format!("metrics: metric {} of the family is empty", i + 1));
+        } else if f.metrics[..i].contains(m) {
+            bad("metrics", format!("metrics: metric `{}` is listed twice", m));
+        }
+    }
+    if !matches!(f.adjust, super::Adjust::Holm | super::Adjust::Bh) {
+        bad(
+            "adjust",
+            format!(
+                "adjust: the family's adjustment must be `holm` or `bh` (a correction of p-values across metrics), got `{}`",
+                kebab(&f.adjust)
+            ),
+        );
+    }
+    if let Some(a) = f.alpha {
+        if !open01(a) {
+            bad("alpha", format!("alpha must be in (0, 1), got {}", a));
+        }
     }
 }

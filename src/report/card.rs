@@ -119,10 +119,32 @@ pub struct VerdictCard {
     pub signature: String,
 }
 
-/// The verdict lines of the primary hypotheses of `r`, values in the protocol's `scale`.
-/// `amended` gives, by hypothesis name, the mark of an amendment after results were seen.
+/// The verdict lines of the primary hypotheses of `r`, values in the protocol's `scale`; with a
+/// family across metrics (`[family]`), those of every metric, each hypothesis named with its
+/// metric (`name [metric]`). `amended` gives, by hypothesis name, the mark of an amendment after
+/// results were seen.
 pub fn verdict_lines(r: &AnalysisRecord, scale: Scale, amended: &[(String, String)]) -> Vec<VerdictLine> {
-    r.comparisons
+    let Some(f) = &r.metric_family else {
+        return metric_verdict_lines(r, &r.comparisons, None, scale, amended);
+    };
+    let mut lines = metric_verdict_lines(r, &r.comparisons, f.metrics.first().map(String::as_str), scale, amended);
+    for m in &f.others {
+        lines.extend(metric_verdict_lines(r, &m.comparisons, Some(&m.metric), scale, amended));
+    }
+    lines
+}
+
+/// The verdict lines of the primary hypotheses among `comparisons` (of metric `metric` of a
+/// family across metrics, or of the analysis' one metric).
+fn metric_verdict_lines(
+    r: &AnalysisRecord,
+    comparisons: &[Comparison],
+    metric: Option<&str>,
+    scale: Scale,
+    amended: &[(String, String)],
+) -> Vec<VerdictLine> {
+    let metrics = r.metric_family.as_ref().map_or(1, |f| f.metrics.len());
+    comparisons
         .iter()
         .filter_map(|c| {
             let h = c.hypothesis.as_ref().filter(|h| h.primary)?;
@@ -141,7 +163,10 @@ pub fn verdict_lines(r: &AnalysisRecord, scale: Scale, amended: &[(String, Strin
             notes.extend(needed_text(h));
             notes.extend(amended.iter().filter(|(n, _)| n == &h.name).map(|(_, m)| m.clone()));
             Some(VerdictLine {
-                hypothesis: h.name.clone(),
+                hypothesis: match metric {
+                    Some(m) => format!("{} [{}]", h.name, m),
+                    None => h.name.clone(),
+                },
                 comparison: format!("{} − {}", c.system, c.baseline),
                 claim: claim_text(h, scale),
                 verdict: Verdict::of(h),
@@ -151,9 +176,14 @@ pub fn verdict_lines(r: &AnalysisRecord, scale: Scale, amended: &[(String, Strin
                 level: format!("{:.0}%", level * 100.0),
                 p_adjusted: fmt_p(h.p_adjusted),
                 adjustment: format!(
-                    "{} over {}",
+                    "{} over {}{}",
                     r.settings.adjust,
-                    crate::text::plural(h.family_size as u64, "primary hypothesis", "primary hypotheses")
+                    crate::text::plural(h.family_size as u64, "primary hypothesis", "primary hypotheses"),
+                    if metrics > 1 {
+                        format!(" of {} metrics", metrics)
+                    } else {
+                        String::new()
+                    }
                 ),
                 note: notes.join("; "),
             })

@@ -130,6 +130,12 @@ pub struct ReadOptions {
     /// `mean` (see [`ReadOptions::aggregation`]).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub sample_aggregation: Option<SampleAggregation>,
+    /// What one score file of a system is when a system has several (`--sample-files seed`):
+    /// the files of one system are its repeated samples (one per seed or repeat), the i-th file
+    /// of each system its sample `i` (so the same position pairs two systems' seeds); `None`:
+    /// two files of one system are an error where they score the same topic.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub sample_files: Option<String>,
     /// Standard input, already read by the caller: [`read_many`] uses it for a path named `-`.
     /// Never serialized (the recorded options name the path `-`).
     #[serde(skip)]
@@ -320,7 +326,10 @@ pub fn read_many(paths: &[&Path], opts: &ReadOptions) -> Result<ScoreTable> {
         }
         tables.push((p.to_path_buf(), table));
     }
-    let table = merge(tables)?;
+    let table = match &opts.sample_files {
+        Some(unit) => samples::from_files(tables, unit, opts.aggregation())?,
+        None => merge(tables)?,
+    };
     check_magnitudes(&table, paths)?;
     Ok(table)
 }

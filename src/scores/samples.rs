@@ -132,6 +132,64 @@ impl ScoreTable {
     }
 }
 
+/// Merges the tables of several files whose systems repeat (one file per seed or repeat of a
+/// system, `--sample-files UNIT`): every value becomes a sample of its (topic, system) cell,
+/// keyed by the file's position among that system's files (`1`, `2`, ...; the i-th file of each
+/// system is its sample i), and each cell's value is its samples reduced with `agg`.
+///
+/// Errors (exit 2): a file that already has repeated samples (inspect_ai epochs, a sample
+/// column); a cell that cannot be reduced (`majority` over a value other than 0 or 1).
+pub(crate) fn from_files(
+    tables: Vec<(std::path::PathBuf, ScoreTable)>,
+    unit: &str,
+    agg: SampleAggregation,
+) -> crate::error::Result<ScoreTable> {
+    use crate::error::Error;
+    let mut b = super::Builder::default();
+    let mut files_of: std::collections::HashMap<String, usize> = std::collections::HashMap::new();
+    let mut notes = Vec::new();
+    for (path, t) in &tables {
+        if t.samples.is_some() {
+            return Err(Error::in_file(
+                path,
+                format!(
+                    "already holds repeated samples, so it cannot be one {} of a system (--sample-files)",
+                    unit
+                ),
+            )
+            .with_hint("give either one file per sample (--sample-files) or files with their samples inside"));
+        }
+        for (si, s) in t.systems.iter().enumerate() {
+            b.system(s);
+            let k = files_of.entry(s.clone()).or_insert(0);
+            *k += 1;
+            let key = k.to_string();
+            for (ti, topic) in t.topics.iter().enumerate() {
+                if let Some(x) = t.values[si][ti] {
+                    // Each file adds a new key for each of its systems: never a duplicate.
+                    let _ = b.sample(unit, topic, s, &key, x);
+                }
+            }
+        }
+        notes.extend(t.notes.iter().cloned());
+    }
+    b.aggregate(agg).map_err(Error::input)?;
+    for n in notes {
+        b.note(n);
+    }
+    let mut systems: Vec<(&String, &usize)> = files_of.iter().collect();
+    systems.sort();
+    let counts: Vec<String> = systems.iter().map(|(s, k)| format!("{} {}", s, k)).collect();
+    b.note(format!(
+        "{} files read as repeated samples (one {} per file; the i-th file of each system is its {} i, paired across systems): {}",
+        tables.len(),
+        unit,
+        unit,
+        counts.join(", ")
+    ));
+    Ok(b.finish())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

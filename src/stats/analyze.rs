@@ -246,6 +246,10 @@ pub struct AnalysisResult {
     pub repeated_samples: Option<super::samples::RepeatedSamples>,
     /// Input files and options of an `analyze` run (for `verify --rerun`); `None` for compare.
     pub options: Option<super::settings::RunOptions>,
+    /// The family across metrics the comparisons were adjusted in, with the other metrics'
+    /// systems and comparisons (`[family]`, or `compare` with several measures or columns).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub metric_family: Option<super::metric_family::MetricFamilyResult>,
 }
 
 /// Strata used.
@@ -310,6 +314,7 @@ pub fn run(
         pool_bias: inputs.pool_bias.clone(),
         repeated_samples,
         options: None,
+        metric_family: None,
     })
 }
 
@@ -565,6 +570,8 @@ pub(crate) fn estimator_name(unit: &str, est: Estimator) -> &'static str {
 
 mod family;
 mod pair;
+
+pub(crate) use family::readjust;
 
 #[cfg(test)]
 mod tests;

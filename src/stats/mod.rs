@@ -4,7 +4,8 @@
 //! adjustment ([`multiple`]) and the randomized Tukey HSD test over many systems ([`tukey`]),
 //! rank intervals and P(rank 1) over three or more systems ([`rank`]),
 //! achieved MDE ([`mde`]), numpy percentile definitions ([`percentile`]), corpus-level ratios,
-//! corpus BLEU and quantiles with their bootstrap intervals ([`estimator`]); [`analyze`] runs them
+//! corpus BLEU and quantiles with their bootstrap intervals ([`estimator`]), one multiplicity
+//! family across several metrics ([`metric_family`]); [`analyze`] runs them
 //! all over a [`crate::scores::ScoreTable`]; `ops::analyze` checks an analysis against the
 //! registration, records it in the ledger and re-runs recorded analyses.
 //!
@@ -31,6 +32,7 @@ pub mod histogram;
 mod keep;
 pub mod margin;
 pub mod mde;
+pub mod metric_family;
 pub mod multiple;
 pub mod percentile;
 pub mod prepare;

@@ -87,7 +87,7 @@ impl Settings {
             percentile: a.percentile,
             missing_topics: a.missing_topics,
             baseline: a.baseline.clone(),
-            adjust: a.adjust,
+            adjust: p.family.as_ref().map_or(a.adjust, |f| f.adjust),
             randomization_trials: a.randomization_trials,
             tie_tolerance: a.tie_tolerance,
             resampling_unit: a.resampling_unit,
@@ -97,7 +97,7 @@ impl Settings {
             metric: p.target.metric.clone(),
             scale: p.target.scale,
             target_mde: Some(p.target.mde),
-            alpha: p.target.alpha,
+            alpha: p.verdict_alpha(),
             power: p.target.power,
             sides: p.target.sides,
             hypotheses: p

@@ -19,6 +19,7 @@ mod docs;
 mod drafts;
 mod environment;
 mod estimators;
+mod family;
 mod figures;
 mod formats;
 mod gate;

@@ -416,3 +416,85 @@ fn power_says_how_many_topics_k_samples_per_question_save() {
         r.stderr
     );
 }
+
+/// lm-evaluation-harness samples files, one per seed of each model (tests/data/formats/lm_eval/
+/// seeds: OUTPUT/MODEL/samples_TASK_DATE.jsonl, so the model directory names the system) read
+/// with `--sample-files seed` as two seeds per document of each model. Hand-computed:
+/// model-a per document 1, 1/2, 1, 1/2 (mean 0.75), model-b 1/2, 0, 1/2, 1 (mean 0.5);
+/// model-a's split: s²_m = 1/12, σ²_within = 1/4, K = 2, σ²_topic = 1/12 − 1/8 = −1/24, SE =
+/// √(1/48); the difference paired by seed: per document (1, 0), (0, 1), (0, 1), (0, −1), means
+/// 1/2, 1/2, 1/2, −1/2, s²_m = 1/4, σ²_within = 1/2, σ²_topic = 0, SE = 1/4.
+#[test]
+fn lm_eval_files_of_each_seed_are_repeated_samples_of_one_model() {
+    let env = Env::new();
+    let f = |seed: u32, model: &str, stamp: &str| {
+        let rel = format!("lm_eval/seeds/seed-{seed}/{model}/samples_capitals_{stamp}.jsonl");
+        let to = format!("seed-{seed}/{model}/samples_capitals_{stamp}.jsonl");
+        std::fs::create_dir_all(env.join(&format!("seed-{seed}/{model}"))).unwrap();
+        copy(&env, &format!("formats/{rel}"), &to);
+        to
+    };
+    let files = [
+        f(1, "org__model-a", "2026-12-05T10-00-00.000001"),
+        f(2, "org__model-a", "2026-12-05T10-05-00.000002"),
+        f(1, "org__model-b", "2026-12-05T10-00-00.000001"),
+        f(2, "org__model-b", "2026-12-05T10-05-00.000002"),
+    ];
+    let mut args = vec!["compare"];
+    for x in &files {
+        args.extend(["--scores", x.as_str()]);
+    }
+    // Without --sample-files, two files of one model scoring the same documents are refused.
+    let e = env.run(&args);
+    assert_eq!(e.code, 2, "{}", e.stderr);
+    assert!(e.stderr.contains("two files, one system name"), "{}", e.stderr);
+    args.extend(["--sample-files", "seed", "--format", "json"]);
+    let r = env.run(&args);
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    let v: serde_json::Value = serde_json::from_str(&r.stdout).unwrap();
+    let names: Vec<&str> = v["systems"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| s["name"].as_str().unwrap())
+        .collect();
+    assert_eq!(names, ["org__model-a", "org__model-b"]);
+    close(v["systems"][0]["mean"].as_f64().unwrap(), 0.75);
+    close(v["systems"][1]["mean"].as_f64().unwrap(), 0.5);
+    let rs = &v["repeated_samples"];
+    assert_eq!(rs["unit"], "seed");
+    assert_eq!(rs["samples_per_topic"], serde_json::json!([2, 2]));
+    let a = &rs["systems"][0]["split"];
+    close(a["within"].as_f64().unwrap(), 0.25);
+    close(a["between"].as_f64().unwrap(), 1.0 / 12.0 - 0.125);
+    close(a["se"].as_f64().unwrap(), (1.0f64 / 48.0).sqrt());
+    let d = &rs["comparisons"][0];
+    assert_eq!(d["paired"], true, "{}", d);
+    close(d["split"]["within"].as_f64().unwrap(), 0.5);
+    close(d["split"]["between"].as_f64().unwrap(), 0.0);
+    close(d["split"]["se"].as_f64().unwrap(), 0.25);
+    close(v["comparisons"][0]["difference"].as_f64().unwrap(), 0.25);
+    assert!(
+        v["notes"].as_array().unwrap().iter().any(|n| n
+            .as_str()
+            .unwrap()
+            .starts_with("4 files read as repeated samples (one seed per file")),
+        "{}",
+        v["notes"]
+    );
+    // A file that already holds samples (inspect_ai epochs) cannot be one seed of a system.
+    copy(&env, "formats/inspect/quiz-mockllm.eval", "quiz.eval");
+    let e = env.run(&[
+        "compare",
+        "--scores",
+        "quiz.eval",
+        "--scores",
+        "quiz.eval=other",
+        "--measure",
+        "match",
+        "--sample-files",
+        "seed",
+    ]);
+    assert_eq!(e.code, 2, "{}", e.stderr);
+    assert!(e.stderr.contains("already holds repeated samples"), "{}", e.stderr);
+}

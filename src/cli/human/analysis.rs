@@ -560,6 +560,37 @@ warning: {}",
     }
 }
 
+/// The family across metrics: how its p-values were adjusted, then each further metric's system
+/// means and comparisons.
+fn family_block(out: &mut String, r: &AnalysisResult, split: Option<&str>) {
+    let Some(f) = &r.metric_family else { return };
+    let _ = writeln!(
+        out,
+        "\nfamily across metrics: {} over {} p-values of {} metrics ({}), α = {}{}; every adjusted p and verdict above and below is adjusted in it",
+        f.method,
+        f.size,
+        f.metrics.len(),
+        f.metrics.join(", "),
+        f.alpha,
+        if f.secondary_size > 0 {
+            format!(" (secondary hypotheses: {} p-values, a family of their own)", f.secondary_size)
+        } else {
+            String::new()
+        }
+    );
+    for m in &f.others {
+        let means: Vec<String> = m
+            .systems
+            .iter()
+            .map(|s| format!("{} {}", s.name, num(s.mean)))
+            .collect();
+        let _ = writeln!(out, "\nmetric {}: mean {}", m.metric, means.join(", "));
+        for c in &m.comparisons {
+            comparison(out, c, split);
+        }
+    }
+}
+
 impl Human for AnalysisResult {
     fn human(&self) -> String {
         let mut out = String::new();
@@ -569,6 +600,7 @@ impl Human for AnalysisResult {
         for c in &self.comparisons {
             comparison(&mut out, c, split);
         }
+        family_block(&mut out, self, split);
         tukey_block(&mut out, self);
         super::samples::block(&mut out, self.repeated_samples.as_ref(), self.settings.interval_level);
         if let Some(pb) = &self.pool_bias {

@@ -4,10 +4,12 @@
 //! [`RECORD_VERSION`]), and the tests pin their serialized form.
 
 mod comparison;
+mod family;
 mod registered;
 mod samples;
 
 pub use comparison::*;
+pub use family::*;
 pub use registered::*;
 pub use samples::*;
 
@@ -70,6 +72,11 @@ mirror! {
         pub repeated_samples: Option<RepeatedSamples>,
         /// Input files and options of an `analyze` run (for `verify --rerun`); `None` for compare.
         pub options: Option<RunOptions>,
+        /// The family across metrics the comparisons were adjusted in (`[family]`), with the
+        /// other metrics' systems and comparisons; absent for one metric, as in every record
+        /// written before it existed.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        pub metric_family: Option<MetricFamily>,
         /// The registered analysis on the registered question set, when the analyzed set differs
         /// from it (a recount accepted with a deviation); absent otherwise, and in records before
         /// version 4.

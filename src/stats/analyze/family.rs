@@ -250,3 +250,47 @@ fn tukey(p: &Prepared, s: &Settings, ties: Ties) -> TukeyHsd {
         ties,
     )
 }
+
+/// Puts comparison `c` in a family across `metrics` metrics of `size` p-values adjusted with
+/// `adjust`: its adjusted p becomes `q`, and a hypothesis' verdict is read again at the settings'
+/// α from `q` (the same interval and the same rule as [`answer_hypotheses`]).
+pub(crate) fn readjust(c: &mut Comparison, q: f64, size: usize, metrics: usize, adjust: Adjust, s: &Settings) {
+    let of = match &c.hypothesis {
+        Some(h) => {
+            let suffix = format!(", {} hypotheses", h.family);
+            let test = c.p_adjusted.of.strip_suffix(&suffix).unwrap_or(&c.p_adjusted.of);
+            format!("{}, {} hypotheses of {} metrics", test, h.family, metrics)
+        }
+        None => format!("randomization, every comparison of {} metrics", metrics),
+    };
+    c.p_adjusted = Adjusted {
+        method: multiple::method_name(adjust).into(),
+        of,
+        family: size,
+        p: q,
+    };
+    let (unit, sd) = (c.primary_unit.clone(), c.mde.sd);
+    let Some(h) = c.hypothesis.as_mut() else { return };
+    h.p_adjusted = q;
+    h.family_size = size;
+    h.alpha = s.alpha;
+    h.supported = h.direction_holds && q < s.alpha;
+    if let Some(j) = &h.judgement {
+        h.judgement = Some(judge(&Case {
+            kind: h.kind,
+            direction: h.direction,
+            margin: h.margin,
+            target: s.target_mde,
+            expected: 0.0,
+            rejected: h.supported,
+            interval: j.interval,
+            level: j.level,
+            interval_method: j.interval_method.clone(),
+            alpha: s.alpha,
+            power: s.power,
+            sides: h.sides,
+            sd: Some(sd),
+            unit,
+        }));
+    }
+}
