@@ -244,6 +244,9 @@ pub struct ResultsView {
     pub filter: String,
     pub hypotheses: Vec<HypothesisView>,
     pub estimator: String,
+    /// The method line for repeated samples per topic (aggregation or two-level bootstrap, K,
+    /// variance split), empty without repeated samples.
+    pub samples: String,
     pub present: bool,
     pub metric: String,
     pub missing_policy: String,
@@ -289,6 +292,9 @@ pub struct RankView {
     pub rank_interval: String,
     /// The share of draws in which it ranks first, or `—`.
     pub p_first: String,
+    /// Its Tukey group letters (the compact letter display `compare` prints), empty without a
+    /// Tukey HSD test.
+    pub group: String,
 }
 
 /// `pool.*`.

@@ -62,6 +62,7 @@ pub fn results_view(
             .filter_map(|c| hypothesis_view(c, scale, names))
             .collect(),
         estimator: estimator_text(r, p),
+        samples: samples_text(r, p, names),
         systems: systems_view(r, scale, names),
         comparisons: comparisons_view(r, p, names, svgs)?,
         notes: notes_of(r).iter().map(|n| names.replace_in(n)).collect(),
@@ -102,6 +103,11 @@ fn ranking_view(r: &AnalysisRecord, scale: Scale, names: &ShortNames) -> Vec<Ran
     let sign = if lower_is_better(r) { -1.0 } else { 1.0 };
     let mut order: Vec<usize> = (0..r.systems.len()).collect();
     order.sort_by(|&a, &b| (sign * value(b)).total_cmp(&(sign * value(a))).then(a.cmp(&b)));
+    let letters: BTreeMap<String, String> = r
+        .tukey_hsd
+        .as_ref()
+        .map(|t| tukey_letters(r, t, r.settings.alpha).into_iter().collect())
+        .unwrap_or_default();
     let mut out = Vec::with_capacity(order.len());
     let mut i = 0;
     while i < order.len() {
@@ -131,6 +137,7 @@ fn ranking_view(r: &AnalysisRecord, scale: Scale, names: &ShortNames) -> Vec<Ran
                     |p| format!("{}–{}", rank_text(p.interval[0]), rank_text(p.interval[1])),
                 ),
                 p_first: place.map_or_else(|| "—".to_string(), |p| format!("{:.3}", p.p_first)),
+                group: letters.get(&sy.name).cloned().unwrap_or_default(),
             });
         }
         i += tied;
@@ -460,6 +467,55 @@ fn estimator_text(r: &AnalysisRecord, p: &Protocol) -> String {
     }
 }
 
+/// The method line for repeated samples per topic (epochs, seeds), from the record's
+/// `repeated_samples`: K (the least and the most per topic), that each topic's value is the mean
+/// of its samples, the two-level bootstrap that gave the intervals of the repeated-samples
+/// table, and each system's and comparison's variance split between topics and within topics
+/// (Miller, "Adding Error Bars to Evals", 2024, §3). Without that field but with a registered
+/// aggregation other than the mean: which sample each topic's value is. Empty otherwise.
+fn samples_text(r: &AnalysisRecord, p: &Protocol, names: &ShortNames) -> String {
+    use crate::protocol::SampleAggregation;
+    let value = |a: SampleAggregation| match a {
+        SampleAggregation::Mean => "the mean of its samples",
+        SampleAggregation::First => "its first sample",
+        SampleAggregation::Majority => "the value the majority of its samples have",
+    };
+    let Some(rs) = &r.repeated_samples else {
+        return match p.scores.as_ref().map(|s| s.sample_aggregation) {
+            Some(a) if !a.is_default() => format!(
+                "Repeated samples: each topic's value is {} (no two-level bootstrap or variance split: they describe the mean of the samples).",
+                value(a)
+            ),
+            _ => String::new(),
+        };
+    };
+    let [lo, hi] = rs.samples_per_topic;
+    let k = if lo == hi {
+        format!("K = {} {}s per topic", lo, rs.unit)
+    } else {
+        format!("K = {} to {} {}s per topic (the least and the most)", lo, hi, rs.unit)
+    };
+    let split = |s: &crate::records::analysis::SampleSummary| match &s.split {
+        Some(v) => format!(
+            "{}: σ²_topic {:.4}, σ²_within {:.4}, {:.0}% of the SE² within topics",
+            s.name,
+            v.between,
+            v.within,
+            100.0 * v.within_share
+        ),
+        None => format!("{}: no topic has two {}s", s.name, rs.unit),
+    };
+    let splits: Vec<String> = rs.systems.iter().chain(&rs.comparisons).map(split).collect();
+    names.replace_in(&format!(
+        "Repeated samples: {}, each topic's value {}; intervals of the repeated samples: {}. Variance split between topics (σ²_topic) and within topics (σ²_within, one {}'s spread around its topic's mean): {}.",
+        k,
+        value(rs.aggregation),
+        rs.method,
+        rs.unit,
+        splits.join("; ")
+    ))
+}
+
 /// The analysis's notes, and how many missing scores were filled or topics dropped.
 fn notes_of(r: &AnalysisRecord) -> Vec<String> {
     let topics = &r.topics;
@@ -513,7 +569,10 @@ fn tukey_view(r: &AnalysisRecord, alpha: f64, scale: Scale, names: &ShortNames) 
             distinguishable: if p.p < alpha { "yes".into() } else { "no".into() },
         })
         .collect();
-    let listed = tukey_groups(t, alpha);
+    let listed: Vec<String> = tukey_letters(r, t, alpha)
+        .into_iter()
+        .map(|(name, letters)| format!("{} {}", name, letters))
+        .collect();
     let pairs: Vec<(String, f64, f64)> = r
         .comparisons
         .iter()
@@ -535,40 +594,42 @@ fn tukey_view(r: &AnalysisRecord, alpha: f64, scale: Scale, names: &ShortNames) 
         ),
         rows,
         groups: format!(
-            "Systems not told apart at α = {} (joined through pairs with p ≥ α): {}",
+            "Tukey groups at α = {} (a compact letter display, best rank first: systems sharing a letter are not told apart, as in `pledge compare`): {}",
             alpha,
             names.replace_in(&listed.join("; "))
         ),
     }
 }
 
-/// The systems no pair test tells apart at `alpha`, grouped: systems joined by a pair that is
-/// not distinguishable, transitively (union-find), each group `{a, b}`, the groups sorted.
-fn tukey_groups(t: &crate::records::analysis::TukeyHsd, alpha: f64) -> Vec<String> {
-    let k = t.systems.len();
-    let mut group: Vec<usize> = (0..k).collect();
-    fn root(g: &mut [usize], mut i: usize) -> usize {
-        while g[i] != i {
-            g[i] = g[g[i]];
-            i = g[i];
+/// The compact letter display of the Tukey HSD pairs at `alpha`, the letters `compare` prints
+/// ([`crate::stats::rank::letters_by_rank`]): systems by their rank in the record's ranking (by
+/// mean, best first, for a record without one), each `name: letters`, in rank order. Systems
+/// sharing a letter are not told apart; unlike a transitive grouping, a chain of close systems
+/// does not merge the best with the worst.
+fn tukey_letters(r: &AnalysisRecord, t: &crate::records::analysis::TukeyHsd, alpha: f64) -> Vec<(String, String)> {
+    let ranked = r.ranking.as_ref();
+    let sign = if lower_is_better(r) { -1.0 } else { 1.0 };
+    let rank_of = |name: &str| -> f64 {
+        if let Some(s) = ranked.and_then(|rk| rk.systems.iter().find(|s| s.name == name)) {
+            return s.rank;
         }
-        i
-    }
-    let idx = |s: &str| t.systems.iter().position(|x| x == s);
-    for p in &t.pairs {
-        if p.p >= alpha {
-            if let (Some(a), Some(b)) = (idx(&p.system), idx(&p.other)) {
-                let (ra, rb) = (root(&mut group, a), root(&mut group, b));
-                group[ra] = rb;
-            }
-        }
-    }
-    let mut groups: BTreeMap<usize, Vec<&str>> = BTreeMap::new();
-    for (i, s) in t.systems.iter().enumerate() {
-        let r = root(&mut group, i);
-        groups.entry(r).or_default().push(s.as_str());
-    }
-    let mut listed: Vec<String> = groups.values().map(|g| format!("{{{}}}", g.join(", "))).collect();
-    listed.sort();
-    listed
+        // Without a ranking: the count of systems with a better mean, plus one.
+        let mean = |n: &str| r.systems.iter().find(|s| s.name == n).map_or(0.0, |s| sign * s.mean);
+        1.0 + t.systems.iter().filter(|o| mean(o) > mean(name)).count() as f64
+    };
+    let ranks: Vec<f64> = t.systems.iter().map(|s| rank_of(s)).collect();
+    let p_of = |a: usize, b: usize| {
+        let (x, y) = (&t.systems[a], &t.systems[b]);
+        t.pairs
+            .iter()
+            .find(|p| (&p.system == x && &p.other == y) || (&p.system == y && &p.other == x))
+            .map(|p| p.p)
+    };
+    let letters = crate::stats::rank::letters_by_rank(&ranks, alpha, p_of);
+    let mut order: Vec<usize> = (0..ranks.len()).collect();
+    order.sort_by(|&a, &b| ranks[a].total_cmp(&ranks[b]).then(a.cmp(&b)));
+    order
+        .into_iter()
+        .map(|i| (t.systems[i].clone(), letters[i].clone()))
+        .collect()
 }

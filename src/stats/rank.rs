@@ -190,5 +190,16 @@ pub fn group_letters(order: &[usize], apart: impl Fn(usize, usize) -> bool) -> V
     letters
 }
 
+/// The compact letter display of a pairwise test over ranked systems, as `compare`'s ranking
+/// table and the report both show it: the systems ordered by `ranks` (1 the best; equal ranks
+/// in index order), two systems told apart when `p(i, j)` (either order) is below `alpha` (a
+/// pair without a p is not told apart), letters by [`group_letters`]. Returns each system's
+/// letters by index.
+pub fn letters_by_rank(ranks: &[f64], alpha: f64, p: impl Fn(usize, usize) -> Option<f64>) -> Vec<String> {
+    let mut order: Vec<usize> = (0..ranks.len()).collect();
+    order.sort_by(|&a, &b| ranks[a].total_cmp(&ranks[b]).then(a.cmp(&b)));
+    group_letters(&order, |a, b| p(a, b).is_some_and(|p| p < alpha))
+}
+
 #[cfg(test)]
 mod tests;

@@ -112,7 +112,7 @@ fn seventeen_runs_lead_with_a_ranking_and_shorten_names_once() {
     let summary = summary_section(&md);
     let rows: Vec<Vec<&str>> = summary
         .lines()
-        .filter(|l| l.starts_with("| ") && l.split('|').count() == 8)
+        .filter(|l| l.starts_with("| ") && l.split('|').count() == 9)
         .skip(1)
         .map(|l| l.split('|').map(str::trim).filter(|c| !c.is_empty()).collect())
         .collect();
@@ -132,6 +132,21 @@ fn seventeen_runs_lead_with_a_ranking_and_shorten_names_once() {
     }
     let shares: f64 = rows.iter().map(|r| r[5].parse::<f64>().unwrap()).sum();
     assert!((shares - 1.0).abs() < 0.01, "{}", shares);
+    // The Tukey group column is the compact letter display, the same as the groups line under
+    // Results: not a transitive closure that puts everything but the top in one group, so the
+    // best and the worst share no letter.
+    let groups = md.lines().find(|l| l.starts_with("Tukey groups at α = 0.05")).unwrap();
+    let entries: Vec<&str> = groups
+        .rsplit_once("): ")
+        .unwrap()
+        .1
+        .trim_end_matches('.')
+        .split("; ")
+        .collect();
+    let listed: Vec<String> = rows.iter().map(|r| format!("{} {}", r[1], r[6])).collect();
+    assert_eq!(entries, listed, "{}", groups);
+    let (top, bottom) = (rows[0][6], rows[16][6]);
+    assert!(!top.chars().any(|c| bottom.contains(c)), "{} {}", top, bottom);
     // The key maps every short name to its full name, once.
     for (full, _) in &means {
         let short = full.trim_start_matches("robust03/runs/input.");

@@ -348,9 +348,9 @@ fn table_rows(r: &AnalysisResult) -> Vec<(usize, [String; 4])> {
     let mut order: Vec<usize> = (0..rk.systems.len()).collect();
     order.sort_by(|&a, &b| rk.systems[a].rank.total_cmp(&rk.systems[b].rank).then(a.cmp(&b)));
     let groups = r.tukey_hsd.as_ref().map(|t| {
-        let alpha = r.settings.alpha;
         let name = |i: usize| rk.systems[i].name.as_str();
-        crate::stats::rank::group_letters(&order, |a, b| t.p_of(name(a), name(b)).is_some_and(|p| p < alpha))
+        let ranks: Vec<f64> = rk.systems.iter().map(|s| s.rank).collect();
+        crate::stats::rank::letters_by_rank(&ranks, r.settings.alpha, |a, b| t.p_of(name(a), name(b)))
     });
     order
         .iter()

@@ -74,6 +74,19 @@ fn group_letters_mark_runs_no_test_tells_apart() {
     assert_eq!(group_letters(&[2, 0, 1], |_, _| true), ["b", "c", "a"]);
 }
 
+/// By rank the systems are 2, 0, 3, 1, and only neighbours are not told apart (p 0.5 ≥ α; every
+/// other pair 0.01): a chain that a transitive grouping would join into one group keeps three
+/// letters, 2 = a, 0 = ab, 3 = bc, 1 = c; a pair without a p is not told apart.
+#[test]
+fn letters_by_rank_follow_the_ranks_and_keep_chains_apart() {
+    let p = |a: usize, b: usize| {
+        let near = matches!((a.min(b), a.max(b)), (0, 2) | (0, 3) | (1, 3));
+        Some(if near { 0.5 } else { 0.01 })
+    };
+    assert_eq!(letters_by_rank(&[2.0, 4.0, 1.0, 3.0], 0.05, p), ["ab", "c", "a", "bc"]);
+    assert_eq!(letters_by_rank(&[1.0, 2.0], 0.05, |_, _| None), ["a", "a"]);
+}
+
 /// A = [1, 0], B = [0, 1], C = [0.4, 0.4]: of the 4 resamples, (0, 0) ranks A, C, B; (1, 1)
 /// ranks B, C, A; (0, 1) and (1, 0) give A = B = 0.5 > C. So P(A first) = 1/4 + 2·(1/2)/4 =
 /// 1/2 = P(B first), P(C first) = 0; A's ranks {1, 1.5, 1.5, 3} give the 95% interval [1, 3]
