@@ -11,11 +11,24 @@ use std::path::PathBuf;
 
 /// Arguments of `pledge power`.
 ///
-/// Modes: `--sd S --mde D` (components needed), `--sd S --n N [--mde D]` (detectable difference,
+/// Modes: `PROTOCOL` (what a protocol's target and hypothesis ask for), `--sd S --mde D`
+/// (components needed), `--sd S --n N [--mde D]` (detectable difference,
 /// and power at D), `--discordant P10,P01 [--mde D]` (paired binary accuracy),
 /// `--pilot SCORES [--components FILE] [--systems A,B] [--mde D]` (σ and ρ from a pilot).
 #[derive(Debug, clap::Args)]
 pub struct Args {
+    /// A protocol file: size what its `[target]` and first primary hypothesis ask for (the
+    /// registered kind and margin, K samples per question), the requirement a `"from-target"`
+    /// split uses; every sizing option comes from the protocol.
+    #[arg(
+        value_name = "PROTOCOL",
+        conflicts_with_all = [
+            "sd", "mde", "n", "alpha", "power", "sides", "kind", "margin", "expected",
+            "per_component", "icc", "method", "discordant", "pilot", "scale", "k_systems",
+            "samples_per_topic", "sd_within",
+        ]
+    )]
+    pub protocol: Option<PathBuf>,
     /// SD σ of the paired difference: per component, or per question with --per-component/--icc.
     #[arg(long, value_name = "S", allow_negative_numbers = true)]
     pub sd: Option<f64>,
@@ -102,6 +115,11 @@ pub struct Args {
 
 /// Runs `pledge power`.
 pub fn run(a: Args, ctx: &Ctx) -> Outcome {
+    if let Some(p) = &a.protocol {
+        let lp = crate::protocol::load_protocol(&resolve(ctx, p))?;
+        let report = crate::ops::power::from_protocol(&lp)?;
+        return Ok(Output::ok(render(&report, a.format), &vec![]));
+    }
     let systems = match &a.systems {
         Some(s) => match s.split_once(',') {
             Some((x, y)) if !x.trim().is_empty() && !y.trim().is_empty() && !y.contains(',') => {

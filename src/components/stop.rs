@@ -1,7 +1,7 @@
 //! The stop rule: compare the counted components with the required ones.
 //!
 //! Required per split: `required-components = N`, or `"from-target"`, derived from `[target]` by
-//! [`crate::power::required_components`]. The stop rule compares `counted` (components holding a
+//! [`crate::power::required_by_protocol`]. The stop rule compares `counted` (components holding a
 //! candidate, or all, per `stop-rule.count`) with the sum of the splits' requirements (splits
 //! cannot share a component) or, with `required = "each-split"`, the largest one. A protocol
 //! without splits gives the decision `count` (no gate).
@@ -56,14 +56,14 @@ pub struct Decision {
 
 /// Applies `protocol`'s stop rule to `result`.
 ///
-/// Errors: those of [`crate::power::required_components`] (e.g. `target.sd` missing, exit 2).
+/// Errors: those of [`crate::power::required_by_protocol`] (e.g. `target.sd` missing, exit 2).
 pub fn decide(protocol: &Protocol, result: &CountResult) -> Result<Decision> {
     let mut splits = Vec::new();
     for s in &protocol.splits {
         let (required, power) = match &s.required_components {
             Required::Count(n) => (*n, None),
             Required::Derived(_) => {
-                let r = crate::power::required_components(&protocol.target, &protocol.components)?;
+                let r = crate::power::required_by_protocol(protocol)?;
                 (r.components, Some(r))
             }
         };

@@ -77,7 +77,7 @@ pub fn relative_file(lp: &LoadedProtocol, rel: &str, key: &[&str]) -> Result<std
 }
 
 /// A `required-components = "from-target"` split can be met: the components the protocol's
-/// `[target]` asks for ([`crate::power::required_components`], with σ = `target.sd`, else
+/// `[target]` and primary hypothesis ask for ([`crate::power::required_by_protocol`], with σ = `target.sd`, else
 /// `pilot_sd`, the registered pilot's estimate) are a feasible count. Without such a split,
 /// nothing is checked. A protocol whose stop rule could never be evaluated is refused at
 /// registration rather than at the first `components` run.
@@ -95,11 +95,12 @@ pub fn target_feasible(lp: &LoadedProtocol, pilot_sd: Option<f64>) -> Result<()>
     {
         return Ok(());
     }
-    let mut target = p.target.clone();
-    if target.sd.is_none() {
-        target.sd = pilot_sd;
+    let mut sized = p.clone();
+    if sized.target.sd.is_none() {
+        sized.target.sd = pilot_sd;
     }
-    match crate::power::required_components(&target, &p.components) {
+    let target = &sized.target;
+    match crate::power::required_by_protocol(&sized) {
         Ok(_) => Ok(()),
         Err(e) => {
             // The key at fault: σ out of range (when the protocol gives it), δ out of range, α,

@@ -255,6 +255,81 @@ pub fn power(a: &PowerOptions) -> Result<Report> {
     })
 }
 
+/// `pledge power PROTOCOL`: what the protocol's `[target]` and first primary hypothesis ask for,
+/// through the same modes as the flags (so the numbers equal theirs): a margin kind as `--kind K
+/// --margin M --expected D` (Δ₀ = 0, or M + `target.mde` for superiority by a margin) at σ, or
+/// at σ_K = √(σ² + σ_within²/K) with `target.samples-per-topic`; superiority with K samples per
+/// question (and no `target.icc`) as `--samples-per-topic K --sd-within W`, else as `--sd S
+/// --mde D` with `target.icc` and `components.max-per-component` as `--icc` and
+/// `--per-component`. σ is `target.sd`, else the estimate from the registered pilot (as
+/// `pledge components` uses for a `"from-target"` split); the method, α, power and sides are
+/// the target's. The answer equals the stop rule's requirement
+/// ([`crate::power::required_by_protocol`]).
+///
+/// Errors (exit 2): no `target.sd` and no `target.pilot`; an unreadable pilot; the errors of
+/// [`power`].
+pub fn from_protocol(lp: &crate::protocol::LoadedProtocol) -> Result<Report> {
+    let p = &lp.protocol;
+    let t = &p.target;
+    let sd = match (t.sd, &t.pilot) {
+        (Some(sd), _) => sd,
+        (None, Some(_)) => match super::register::estimate_pilot(lp, |f| f.display().to_string())? {
+            Some((_, _, est)) => est.sd_for(t),
+            None => return Err(Error::input("the protocol's pilot gave no SD")),
+        },
+        (None, None) => {
+            return Err(Error::input("the protocol's [target] has no sd: nothing to size")
+                .with_hint("register target.sd (the SD of the paired difference) or target.pilot"))
+        }
+    };
+    let mut o = PowerOptions {
+        sd: Some(sd),
+        mde: Some(t.mde),
+        n: None,
+        alpha: t.alpha,
+        power: t.power,
+        sides: t.sides,
+        per_component: t.icc.map(|_| p.components.max_per_component),
+        icc: t.icc,
+        method: t.method,
+        discordant: None,
+        pilot: Vec::new(),
+        components: None,
+        systems: None,
+        read: crate::scores::ReadOptions::default(),
+        scale: t.scale,
+        kind: None,
+        margin: None,
+        expected: None,
+        k_systems: None,
+        samples_per_topic: None,
+        sd_within: None,
+    };
+    let samples = t.samples_per_topic.zip(t.sd_within);
+    if let Some(h) = p.primary_hypotheses().next().filter(|h| h.kind.has_margin()) {
+        let margin = h.margin.unwrap_or(0.0);
+        o.kind = Some(h.kind);
+        o.margin = Some(margin);
+        o.expected = Some(match h.kind {
+            crate::protocol::HypothesisKind::SuperiorityByMargin => margin + t.mde,
+            _ => 0.0,
+        });
+        o.mde = None;
+        o.sides = 1;
+        if let Some((k, w)) = samples {
+            o.sd = Some(crate::power::samples::effective_sd(sd, w, f64::from(k)));
+        }
+    } else if let Some((k, w)) = samples {
+        if t.icc.is_some() {
+            o.sd = Some(crate::power::samples::effective_sd(sd, w, f64::from(k)));
+        } else {
+            o.samples_per_topic = Some(k);
+            o.sd_within = Some(w);
+        }
+    }
+    power(&o)
+}
+
 /// Topics needed to separate `k` systems (one-way ANOVA, Sakai 2016): `--sd` the residual SD,
 /// `--mde` the minimum range.
 ///

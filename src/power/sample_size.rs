@@ -91,6 +91,10 @@ pub fn requirement(spec: &Spec, method: PowerMethod) -> Result<Requirement> {
         design_effect: deff,
         effective_n: components as f64 * m / deff,
         at_minimum,
+        kind: None,
+        margin: None,
+        samples_per_topic: None,
+        sd_within: None,
     })
 }
 

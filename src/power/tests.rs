@@ -16,6 +16,8 @@ fn target(mde: f64, sd: Option<f64>, icc: Option<f64>, method: PowerMethod) -> T
         icc,
         method,
         lower_is_better: false,
+        samples_per_topic: None,
+        sd_within: None,
     }
 }
 
@@ -82,4 +84,86 @@ fn requirement_serializes_deterministically() {
     let a = serde_json::to_string(&r).unwrap();
     assert_eq!(a, serde_json::to_string(&r.clone()).unwrap());
     assert!(a.starts_with("{\"components\":709,\"unrounded\":708.579"));
+}
+
+/// A format-2 protocol: σ 0.1, target δ 0.03, `extra` in `[target]`, `hypotheses` appended.
+fn protocol(extra: &str, hypotheses: &str) -> crate::protocol::Protocol {
+    toml::from_str(&format!(
+        "schema-version = 2\n[study]\nid = \"s\"\ntitle = \"t\"\nregistered-by = \"r\"\n\
+         [target]\nmetric = \"score\"\nmde = 0.03\nsd = 0.1\n{}\n{}",
+        extra, hypotheses
+    ))
+    .unwrap()
+}
+
+fn hypothesis(kind: &str, margin: f64) -> String {
+    format!(
+        "[[hypotheses]]\nname = \"h\"\nsystem = \"A\"\ncomparator = \"B\"\nkind = \"{}\"\nmargin = {}\n",
+        kind, margin
+    )
+}
+
+/// The protocol's requirement for each margin kind is the exact root of `power --kind`
+/// (tests/data/oracles/margins.md): non-inferiority M 0.02 at σ 0.1 → 156 (155.92567158568062);
+/// superiority by M 0.02 with target.mde 0.03 beyond it (Δ₀ 0.05) → 71 (70.06790520007296);
+/// equivalence ±0.05 → 36 (35.65267690294304), normal 35; K = 3 samples (σ_topic 0.3,
+/// σ_within 0.4) with margin 0.1 → 90 (89.98501073013877); superiority with K as
+/// tests/data/oracles/samples-power.md's K = 3 row at δ 0.1 → 115. An inconclusive verdict at
+/// the same σ asks for the same number.
+#[test]
+fn a_protocol_is_sized_with_its_registered_kind_margin_and_k() {
+    for (kind, margin, root, n) in [
+        ("non-inferiority", 0.02, 155.92567158568062, 156),
+        ("superiority-by-margin", 0.02, 70.06790520007296, 71),
+        ("equivalence", 0.05, 35.65267690294304, 36),
+    ] {
+        let p = protocol("", &hypothesis(kind, margin));
+        let r = required_by_protocol(&p).unwrap();
+        assert!((r.independent_n - root).abs() < 1e-7, "{}: {}", kind, r.independent_n);
+        assert_eq!((r.components, r.sides, r.margin), (n, 1, Some(margin)), "{}", kind);
+        assert_eq!(r.kind.map(|k| k.to_string()), Some(kind.to_string()));
+        // The verdict's units needed at the same σ, inconclusive.
+        let h = &p.hypotheses[0];
+        let j = crate::stats::verdict::judge(&crate::stats::verdict::Case {
+            kind: h.kind,
+            direction: h.direction,
+            margin: h.margin,
+            target: Some(p.target.mde),
+            expected: 0.0,
+            rejected: false,
+            interval: [-0.03, 0.06],
+            level: 0.9,
+            interval_method: String::new(),
+            alpha: 0.05,
+            power: 0.8,
+            sides: 1,
+            sd: Some(0.1),
+            unit: "component".into(),
+        });
+        assert_eq!(j.needed.map(|n| n.units), Some(n), "{}: {}", kind, j.reason);
+    }
+    let mut p = protocol("", &hypothesis("equivalence", 0.05));
+    p.target.method = PowerMethod::Normal;
+    assert_eq!(required_by_protocol(&p).unwrap().components, 35);
+    let k = "samples-per-topic = 3\nsd-within = 0.4\n";
+    let mut p = protocol(k, &hypothesis("non-inferiority", 0.1));
+    p.target.sd = Some(0.3);
+    let r = required_by_protocol(&p).unwrap();
+    assert!((r.sd - 0.37859388972001823).abs() < 1e-15);
+    assert!((r.independent_n - 89.98501073013877).abs() < 1e-6);
+    assert_eq!((r.components, r.samples_per_topic), (90, Some(3)));
+    let mut p = protocol(k, "");
+    p.target.sd = Some(0.3);
+    p.target.mde = 0.1;
+    let r = required_by_protocol(&p).unwrap();
+    assert_eq!((r.components, r.kind, r.sd_within), (115, None, Some(0.4)));
+    // A superiority hypothesis keeps the target's sizing.
+    let p = protocol(
+        "",
+        "[[hypotheses]]\nname = \"h\"\nsystem = \"A\"\ncomparator = \"B\"\ndirection = \"greater\"\n",
+    );
+    assert_eq!(
+        required_by_protocol(&p).unwrap(),
+        required_components(&p.target, &p.components).unwrap()
+    );
 }

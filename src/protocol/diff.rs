@@ -100,7 +100,9 @@ pub fn changes(old: &str, new: &str) -> Vec<String> {
 /// `[[splits]]`, `[stop-rule]` and `analysis.seed` (the seed of `--assign`'s shuffle; also with
 /// `keep = "seeded-sample"`); with a `"from-target"` split in either, the `[target]` values
 /// the power calculation uses (`scale`, `mde`, `alpha`, `power`, `sides`, `sd`, `pilot`,
-/// `icc`, `method`; not `metric` or the free-text `sd-source`). Empty when the count stands
+/// `icc`, `method`, `samples-per-topic`, `sd-within`; not `metric` or the free-text
+/// `sd-source`) and, when the first primary hypothesis' kind or margin changes, the
+/// `[[hypotheses]]` changes. Empty when the count stands
 /// under `new`. Link rules that differ only in order are listed as their order.
 pub fn count_basis_changes(old: &Protocol, old_text: &str, new: &Protocol, new_text: &str) -> Vec<String> {
     let mut keys: Vec<&str> = Vec::new();
@@ -143,10 +145,17 @@ pub fn count_basis_changes(old: &Protocol, old_text: &str, new: &Protocol, new_t
             ("target.pilot", a.pilot == b.pilot),
             ("target.icc", a.icc == b.icc),
             ("target.method", a.method == b.method),
+            ("target.samples-per-topic", a.samples_per_topic == b.samples_per_topic),
+            ("target.sd-within", a.sd_within == b.sd_within),
         ] {
             if !same {
                 keys.push(k);
             }
+        }
+        // The requirement is sized by the first primary hypothesis' kind and margin.
+        let sized = |p: &Protocol| p.primary_hypotheses().next().map(|h| (h.kind, h.margin));
+        if sized(old) != sized(new) {
+            keys.push("hypotheses");
         }
     }
     if keys.is_empty() {
@@ -247,6 +256,30 @@ mod tests {
             ["components.max-per-component: 4 → 3"]
         );
         assert_eq!(diff("mde = 0.15", "mde = 0.2", &base), ["target.mde: 0.15 → 0.2"]);
+        // K samples per question and the primary hypothesis' kind size the requirement too.
+        assert_eq!(
+            diff(
+                "sd = 0.45\n",
+                "sd = 0.45\nsamples-per-topic = 3\nsd-within = 0.2\n",
+                &base
+            ),
+            [
+                "target.samples-per-topic: (absent) → 3",
+                "target.sd-within: (absent) → 0.2"
+            ]
+        );
+        let primary = "direction = \"greater\"\nprimary = true\n";
+        assert_eq!(
+            diff(
+                primary,
+                "kind = \"non-inferiority\"\nmargin = 0.05\ndirection = \"greater\"\nprimary = true\n",
+                &base
+            ),
+            [
+                "hypotheses[name = \"gpt-4 beats gpt-3.5-turbo\"].kind: (absent) → \"non-inferiority\"",
+                "hypotheses[name = \"gpt-4 beats gpt-3.5-turbo\"].margin: (absent) → 0.05"
+            ]
+        );
         assert_eq!(
             diff("required = \"sum-of-splits\"", "required = \"each-split\"", &base),
             ["stop-rule.required: \"sum-of-splits\" → \"each-split\""]

@@ -600,6 +600,16 @@ pub struct Target {
     /// the report.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub lower_is_better: bool,
+    /// (format 2) Samples per question K ≥ 1 (epochs, repeats, seeds), with `sd-within`: `sd`
+    /// is then σ_topic, the SD of the questions' true paired differences, and power is computed
+    /// at the SD of a question's K-sample mean difference, √(σ_topic² + σ_within²/K) (as `pledge
+    /// power --samples-per-topic K --sd-within W`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub samples_per_topic: Option<u32>,
+    /// (format 2) σ_within ≥ 0, the SD of one sample's paired difference around its question's
+    /// mean, in the metric's scale (with `samples-per-topic`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub sd_within: Option<f64>,
 }
 
 crate::named_enum! {

@@ -120,6 +120,16 @@ fn schema(p: &Protocol, out: &mut Problems) {
                 k(&["target", "lower-is-better"]),
                 "target.lower-is-better",
             ),
+            (
+                p.target.samples_per_topic.is_some(),
+                k(&["target", "samples-per-topic"]),
+                "target.samples-per-topic",
+            ),
+            (
+                p.target.sd_within.is_some(),
+                k(&["target", "sd-within"]),
+                "target.sd-within",
+            ),
         ];
         for (present, path, name) in v2 {
             if present {
@@ -190,6 +200,40 @@ fn target(p: &Protocol, out: &mut Problems) {
             bad(
                 k(&["target", "icc"]),
                 format!("target.icc must be in [0, 1], got {}", icc),
+            );
+        }
+    }
+    repeated_samples(t, &mut bad);
+}
+
+/// `target.samples-per-topic` and `target.sd-within`: both or neither, K ≥ 1, σ_within finite,
+/// ≥ 0 and at most the scale's maximum.
+fn repeated_samples(t: &super::Target, bad: &mut impl FnMut(Vec<PathSeg>, String)) {
+    match (t.samples_per_topic, t.sd_within) {
+        (Some(0), _) => bad(
+            k(&["target", "samples-per-topic"]),
+            "target.samples-per-topic must be at least 1, got 0".into(),
+        ),
+        (Some(_), None) => bad(
+            k(&["target", "samples-per-topic"]),
+            "target.samples-per-topic needs target.sd-within (the SD of one sample's paired difference around its question's mean)".into(),
+        ),
+        (None, Some(_)) => bad(
+            k(&["target", "sd-within"]),
+            "target.sd-within needs target.samples-per-topic (the samples per question K)".into(),
+        ),
+        _ => {}
+    }
+    if let Some(w) = t.sd_within {
+        if !(w.is_finite() && w >= 0.0 && w <= t.scale.max()) {
+            bad(
+                k(&["target", "sd-within"]),
+                format!(
+                    "target.sd-within must be ≥ 0 and ≤ {} on the {} scale, got {}",
+                    t.scale.max(),
+                    kebab(&t.scale),
+                    w
+                ),
             );
         }
     }

@@ -494,6 +494,19 @@ mirror! {
         /// t method only: 2 pairs (the smallest with a t-test) already reach the power, so n_iid = 2
         /// is a floor rather than a root.
         pub at_minimum: bool,
+        /// The registered primary hypothesis' kind when it has a margin (then `mde` is the
+        /// distance of the assumed true difference from the null bound); absent for superiority.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        pub kind: Option<crate::protocol::HypothesisKind>,
+        /// The margin M of `kind`, in the metric's scale.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        pub margin: Option<f64>,
+        /// K samples per question, when the target registers them (`sd` is then σ_K).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        pub samples_per_topic: Option<u32>,
+        /// σ_within, with `samples_per_topic`.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        pub sd_within: Option<f64>,
     }
 }
 

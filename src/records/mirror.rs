@@ -36,6 +36,7 @@ stored_as_is!(
     crate::protocol::Direction,
     crate::protocol::Estimator,
     crate::protocol::Hypothesis,
+    crate::protocol::HypothesisKind,
     crate::protocol::Keep,
     crate::protocol::LinkKind,
     crate::protocol::MissingTopics,

@@ -3,7 +3,8 @@
 //! ([`cluster`]), sign-flip randomization test ([`randomization`]), multiple-comparison
 //! adjustment ([`multiple`]) and the randomized Tukey HSD test over many systems ([`tukey`]),
 //! rank intervals and P(rank 1) over three or more systems ([`rank`]),
-//! achieved MDE ([`mde`]), numpy percentile definitions ([`percentile`]), corpus-level ratios,
+//! achieved MDE ([`mde`]), exact power and sample size of the paired t-test and TOST
+//! ([`sizing`]), numpy percentile definitions ([`percentile`]), corpus-level ratios,
 //! corpus BLEU and quantiles with their bootstrap intervals ([`estimator`]), one multiplicity
 //! family across several metrics ([`metric_family`]); [`analyze`] runs them
 //! all over a [`crate::scores::ScoreTable`]; `ops::analyze` checks an analysis against the
@@ -41,6 +42,7 @@ pub mod randomization;
 pub mod rank;
 pub mod samples;
 pub mod settings;
+pub mod sizing;
 pub mod strata;
 pub mod system;
 pub mod ties;

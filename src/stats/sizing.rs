@@ -1,3 +1,7 @@
+//! Exact power and sample size of the paired tests, one home for [`crate::power`] (which sizes
+//! studies) and [`super::verdict`] (which states the units an inconclusive hypothesis needs), so
+//! the two always give the same number.
+//!
 //! Power of the paired test as a function of the standardized effect d = δ/σ and the number of
 //! independent pairs n, and its inverses (n for a target power, d for a given n), for the exact
 //! paired t-test and for the normal approximation.
@@ -7,11 +11,20 @@
 //! or α (one-sided, alternative "larger"); the two-sided power counts both rejection tails,
 //! P(T > t_crit) + P(T < −t_crit). n and d are real-valued and found by bisection to machine
 //! precision (statsmodels uses Brent's method; the roots agree to the digits it reports).
+//!
+//! The paired TOST (Schuirmann 1987) with margin M at level α, true difference Δ₀ and SD σ:
+//! both one-sided tests reject when −M + t_c·s/√n < x̄ < M − t_c·s/√n, t_c = t_{1−α, n−1}. Given
+//! the sample SD s, x̄ ~ N(Δ₀, σ²/n), so the exact power is the integral over s of the normal
+//! probability of that window times the density of s, (n − 1)s²/σ² ~ χ²_{n−1} (Phillips 1990,
+//! J. Pharmacokinetics and Biopharmaceutics 18(2); the power of statsmodels' `ttost_paired`),
+//! computed by adaptive Gauss–Kronrod quadrature over w = √((n − 1)s²/σ²). The normal
+//! approximation replaces s by σ and t_c by z_{1−α}.
 
 // `!(x > 0.0)` is deliberate: it also rejects NaN.
 #![allow(clippy::neg_cmp_op_on_partial_ord, clippy::nonminimal_bool)]
 
-use crate::stats::dist::{nct_cdf, nct_sf, norm_cdf, t_isf, z_isf, z_quantile};
+use super::dist::{nct_cdf, nct_sf, norm_cdf, t_isf, z_isf, z_quantile};
+use statrs::function::gamma::ln_gamma;
 
 /// Largest n the solvers search (a requirement beyond it is reported as unreachable).
 pub const MAX_N: f64 = 1e12;
@@ -122,6 +135,145 @@ pub fn t_mde_d(n: f64, alpha: f64, power: f64, sides: u8) -> Option<f64> {
         hi *= 2.0;
     }
     None
+}
+
+/// Exact power of the paired TOST with margin M at true difference Δ₀ (`expected`), SD `sd`,
+/// `n` ≥ 2 pairs (real) and level α (each one-sided test at α); see the module docs. 0 when the
+/// rejection window is empty for every sample SD (|Δ₀| ≥ M does not make it empty: the power is
+/// then at most α).
+pub fn tost_power(margin: f64, expected: f64, sd: f64, n: f64, alpha: f64) -> f64 {
+    let nu = n - 1.0;
+    if !(nu > 0.0) || !(sd > 0.0) || !(margin > 0.0) {
+        return 0.0;
+    }
+    let tc = t_isf(alpha, nu);
+    let a = margin * n.sqrt() / sd;
+    let b = expected * n.sqrt() / sd;
+    // The window is non-empty while t_c·s/√n < M, i.e. w = √((n−1)s²/σ²) < √ν·a/t_c.
+    let w_max = nu.sqrt() * a / tc;
+    // ln of the density of w: 2w·χ²_ν(w²) = w^{ν−1} e^{−w²/2} / (2^{ν/2−1} Γ(ν/2)).
+    let ln_c = -(0.5 * nu - 1.0) * std::f64::consts::LN_2 - ln_gamma(0.5 * nu);
+    let f = |w: f64| {
+        if w <= 0.0 {
+            return 0.0;
+        }
+        let shift = tc * w / nu.sqrt();
+        let p = norm_cdf(a - b - shift) - norm_cdf(-a - b + shift);
+        let dens = ((nu - 1.0) * w.ln() - 0.5 * w * w + ln_c).exp();
+        p.max(0.0) * dens
+    };
+    // The density of w is negligible beyond 40 of its SDs (about 1/√2) from its mode √(ν − 1).
+    let mode = (nu - 1.0).max(0.0).sqrt();
+    let lo = (mode - 40.0).max(0.0);
+    let hi = w_max.min(mode + 40.0);
+    if hi <= lo {
+        return 0.0;
+    }
+    let pieces = 64;
+    let h = (hi - lo) / pieces as f64;
+    (0..pieces)
+        .map(|i| {
+            let (x0, x1) = (lo + h * i as f64, lo + h * (i + 1) as f64);
+            adaptive_gk(&f, x0, x1, 1e-15, 12)
+        })
+        .sum::<f64>()
+        .clamp(0.0, 1.0)
+}
+
+/// Normal-approximation power of the paired TOST: Φ((M − Δ₀)√n/σ − z_{1−α}) + Φ((M + Δ₀)√n/σ −
+/// z_{1−α}) − 1, at least 0.
+pub fn tost_normal_power(margin: f64, expected: f64, sd: f64, n: f64, alpha: f64) -> f64 {
+    let z = z_isf(alpha);
+    let se = sd / n.sqrt();
+    (norm_cdf((margin - expected) / se - z) + norm_cdf((margin + expected) / se - z) - 1.0).max(0.0)
+}
+
+/// The real n ≥ 2 at which `power_at(n)` (increasing in n) reaches `power`, by bisection to
+/// machine precision; `Some(2.0)` when 2 pairs suffice, `None` when no n ≤ [`MAX_N`]
+/// does.
+pub fn solve_n(power_at: impl Fn(f64) -> f64, power: f64) -> Option<f64> {
+    if power_at(2.0) >= power {
+        return Some(2.0);
+    }
+    let mut hi = 4.0;
+    while power_at(hi) < power {
+        hi *= 2.0;
+        if hi > MAX_N {
+            return None;
+        }
+    }
+    let (mut lo, mut hi) = (hi / 2.0, hi);
+    for _ in 0..200 {
+        let mid = 0.5 * (lo + hi);
+        if mid <= lo || mid >= hi || (hi - lo) <= 1e-15 * hi {
+            break;
+        }
+        if power_at(mid) < power {
+            lo = mid;
+        } else {
+            hi = mid;
+        }
+    }
+    Some(0.5 * (lo + hi))
+}
+
+/// Gauss–Kronrod (7, 15) nodes on [−1, 1] (the non-negative half) and weights.
+const XGK: [f64; 8] = [
+    0.991_455_371_120_812_6,
+    0.949_107_912_342_758_5,
+    0.864_864_423_359_769_1,
+    0.741_531_185_599_394_4,
+    0.586_087_235_467_691_1,
+    0.405_845_151_377_397_2,
+    0.207_784_955_007_898_5,
+    0.0,
+];
+const WGK: [f64; 8] = [
+    0.022_935_322_010_529_22,
+    0.063_092_092_629_978_55,
+    0.104_790_010_322_250_2,
+    0.140_653_259_715_525_9,
+    0.169_004_726_639_267_9,
+    0.190_350_578_064_785_4,
+    0.204_432_940_075_298_9,
+    0.209_482_141_084_727_8,
+];
+const WG: [f64; 4] = [
+    0.129_484_966_168_869_7,
+    0.279_705_391_489_276_7,
+    0.381_830_050_505_118_9,
+    0.417_959_183_673_469_4,
+];
+
+/// The 15-point Kronrod estimate of ∫ f over [a, b] and its difference from the embedded 7-point
+/// Gauss estimate.
+fn gk15(f: &impl Fn(f64) -> f64, a: f64, b: f64) -> (f64, f64) {
+    let c = 0.5 * (a + b);
+    let h = 0.5 * (b - a);
+    let fc = f(c);
+    let mut k = WGK[7] * fc;
+    let mut g = WG[3] * fc;
+    for (j, (&node, &weight)) in XGK.iter().zip(&WGK).take(7).enumerate() {
+        let x = h * node;
+        let s = f(c - x) + f(c + x);
+        k += weight * s;
+        if j % 2 == 1 {
+            g += WG[j / 2] * s;
+        }
+    }
+    (k * h, ((k - g) * h).abs())
+}
+
+/// ∫ f over [a, b] by adaptive bisection until the Gauss–Kronrod error estimate is below `tol`
+/// (absolute, or 1e-13 relative to the estimate) or after `depth` halvings (at most 2^depth
+/// pieces).
+fn adaptive_gk(f: &impl Fn(f64) -> f64, a: f64, b: f64, tol: f64, depth: u32) -> f64 {
+    let (v, err) = gk15(f, a, b);
+    if err <= tol.max(1e-13 * v.abs()) || depth == 0 {
+        return v;
+    }
+    let m = 0.5 * (a + b);
+    adaptive_gk(f, a, m, tol * 0.5, depth - 1) + adaptive_gk(f, m, b, tol * 0.5, depth - 1)
 }
 
 #[cfg(test)]

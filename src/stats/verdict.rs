@@ -13,17 +13,18 @@
 //!   equivalence entirely outside (−M, M);
 //! - **inconclusive**: neither, the interval holds both a relevant effect and none. The verdict
 //!   then states how many primary units (components or topics) a study would need at the
-//!   observed SD, by the normal approximation (the achieved MDE's formula, [`super::mde`]):
-//!   n = ((z_{1−α/s} + z_{power})·σ/δ)² for superiority, with δ the target; δ = M + Δ₀ for
-//!   non-inferiority and the target beyond the margin for superiority by a margin (s = 1); for
-//!   equivalence n = ((z_{1−α} + z_{1−β/2})·σ/(M − |Δ₀|))² (Chow, Shao & Wang, *Sample Size
-//!   Calculations in Clinical Research*, 2008, §3.2), Δ₀ the assumed true difference (0 unless
-//!   registered). `pledge power` gives the exact t-based answer.
+//!   observed SD σ, by the exact method `pledge power` uses ([`super::sizing`], the same numbers
+//!   as the protocol-driven requirement of [`crate::power`]): the paired t-test (statsmodels
+//!   `TTestPower`) at d = δ/σ for superiority, δ the target, with the test's sides; the
+//!   one-sided paired t-test at the shifted effect d = (M + Δ₀)/σ for non-inferiority and d =
+//!   (target beyond the margin)/σ for superiority by a margin; the exact paired TOST power for
+//!   equivalence (margin M, true difference Δ₀); Δ₀ the assumed true difference (0 unless
+//!   registered).
 //!
 //! Directions are for `greater`; for `less` every bound is mirrored.
 
-use super::dist::{z_isf, z_quantile};
 use super::margin::HypothesisKind;
+use super::sizing;
 use crate::protocol::Direction;
 use serde::{Deserialize, Serialize};
 
@@ -199,44 +200,55 @@ fn on_claimed_side(c: &Case, s: f64, m: f64) -> bool {
     }
 }
 
-/// Primary units needed at the observed SD (normal approximation; see the module docs).
+/// Primary units needed at the observed SD, by the exact method `pledge power` uses (see the
+/// module docs): the real n at which the power reaches its target, rounded up, at least 2;
+/// `None` without an SD, a target (superiority, superiority by a margin) or a positive distance
+/// to the null, or when no n ≤ [`MAX_N`](super::sizing::MAX_N) reaches the power.
 fn needed(c: &Case) -> Option<Needed> {
     let sd = c.sd.filter(|s| *s > 0.0 && s.is_finite())?;
     let m = c.margin.unwrap_or(0.0);
-    let z_pow = z_quantile(c.power);
-    let (k, delta, method) = match c.kind {
-        HypothesisKind::Superiority => (
-            z_isf(c.alpha / f64::from(c.sides.max(1))) + z_pow,
-            c.target?,
-            "normal approximation ((z_{1-alpha/s} + z_{power}) * sd / target)^2",
-        ),
-        HypothesisKind::NonInferiority => (
-            z_isf(c.alpha) + z_pow,
-            m + c.expected,
-            "normal approximation ((z_{1-alpha} + z_{power}) * sd / (margin + expected difference))^2",
-        ),
-        HypothesisKind::SuperiorityByMargin => (
-            z_isf(c.alpha) + z_pow,
-            c.target?,
-            "normal approximation ((z_{1-alpha} + z_{power}) * sd / target beyond the margin)^2",
-        ),
-        HypothesisKind::Equivalence => (
-            z_isf(c.alpha) + z_quantile(1.0 - (1.0 - c.power) / 2.0),
-            m - c.expected.abs(),
-            "normal approximation ((z_{1-alpha} + z_{1-beta/2}) * sd / (margin - |expected difference|))^2",
-        ),
+    let (alpha, power) = (c.alpha, c.power);
+    let (n, method) = match c.kind {
+        HypothesisKind::Superiority => {
+            let d = positive(c.target? / sd)?;
+            (
+                sizing::t_n(d, alpha, power, c.sides.max(1))?,
+                "exact paired t-test power (statsmodels TTestPower) at target / sd",
+            )
+        }
+        HypothesisKind::NonInferiority | HypothesisKind::SuperiorityByMargin => {
+            // The effect the shifted one-sided test detects: (Δ₀ + M)/σ, or the target beyond
+            // the margin over σ.
+            let delta = match c.kind {
+                HypothesisKind::NonInferiority => m + c.expected,
+                _ => c.target?,
+            };
+            let d = positive(delta / sd)?;
+            (
+                sizing::solve_n(|n| sizing::t_power(d, n, alpha, 1), power)?,
+                "exact one-sided paired t-test power (statsmodels TTestPower) at the shifted effect",
+            )
+        }
+        HypothesisKind::Equivalence => {
+            positive(m - c.expected.abs())?;
+            (
+                sizing::solve_n(|n| sizing::tost_power(m, c.expected, sd, n, alpha), power)?,
+                "exact paired TOST power (integral over the sample SD)",
+            )
+        }
     };
-    if delta.is_nan() || delta <= 0.0 {
-        return None;
-    }
-    let n = (k * sd / delta).powi(2);
-    n.is_finite().then(|| Needed {
+    Some(Needed {
         units: (n.ceil() as u64).max(2),
         unit: c.unit.clone(),
         sd,
-        power: c.power,
+        power,
         method: method.into(),
     })
+}
+
+/// `x` when it is a finite positive number.
+fn positive(x: f64) -> Option<f64> {
+    (x.is_finite() && x > 0.0).then_some(x)
 }
 
 #[cfg(test)]

@@ -498,3 +498,140 @@ fn lm_eval_files_of_each_seed_are_repeated_samples_of_one_model() {
     assert_eq!(e.code, 2, "{}", e.stderr);
     assert!(e.stderr.contains("already holds repeated samples"), "{}", e.stderr);
 }
+
+/// A format-2 protocol registering K samples per question (`target.samples-per-topic`,
+/// `target.sd-within`) with σ_topic `target.sd` = 0.3, σ_within 0.4, δ 0.1, two-sided, and
+/// `hypotheses` appended.
+fn k_protocol(target_extra: &str, hypotheses: &str) -> String {
+    format!(
+        "schema-version = 2\n\n[study]\nid = \"k\"\ntitle = \"K samples\"\nregistered-by = \"T <t@example.org>\"\n\n\
+         [target]\nmetric = \"score\"\nmde = 0.1\nsd = 0.3\n{}\n[scores]\nlayout = \"long\"\nsample-column = \"seed\"\n\n\
+         [analysis]\nseed = 1\nsystems = [\"A\", \"B\"]\n{}",
+        target_extra, hypotheses
+    )
+}
+
+/// `pledge power PROTOCOL` with K registered sizes as `--samples-per-topic 3 --sd 0.3
+/// --sd-within 0.4 --mde 0.1` does (tests/data/oracles/samples-power.md: 199 topics with one
+/// sample, 115 with three, 73 with unlimited samples); with a non-inferiority hypothesis (margin
+/// 0.1) at σ_3 = 0.37859388972001823: 90 (margins.md, statsmodels root 89.98501073013877). The
+/// keys are format 2, kebab-case, both or neither, and checked.
+#[test]
+fn power_from_a_protocol_uses_its_k_samples_per_question() {
+    let env = Env::new();
+    let k = "samples-per-topic = 3\nsd-within = 0.4\n";
+    env.write("p.toml", k_protocol(k, ""));
+    let r = env.run(&["power", "p.toml", "--format", "json"]);
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    let v: serde_json::Value = serde_json::from_str(&r.stdout).unwrap();
+    assert_eq!(v["mode"], "samples");
+    let rows = v["samples"]["rows"].as_array().unwrap();
+    let n: Vec<u64> = rows.iter().map(|r| r["t"]["components"].as_u64().unwrap()).collect();
+    assert_eq!(n, vec![199, 136, 115, 104, 89, 81, 73]);
+    let flags = env.run(&[
+        "power",
+        "--samples-per-topic",
+        "3",
+        "--sd",
+        "0.3",
+        "--sd-within",
+        "0.4",
+        "--mde",
+        "0.1",
+    ]);
+    assert_eq!(env.run(&["power", "p.toml"]).stdout, flags.stdout);
+    let ni = "\n[[hypotheses]]\nname = \"h\"\nsystem = \"A\"\ncomparator = \"B\"\nkind = \"non-inferiority\"\nmargin = 0.1\ndirection = \"greater\"\n";
+    env.write("p.toml", k_protocol(k, ni));
+    let r = env.run(&["power", "p.toml", "--format", "json"]);
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    let v: serde_json::Value = serde_json::from_str(&r.stdout).unwrap();
+    close(v["margin"]["sd"].as_f64().unwrap(), 0.37859388972001823);
+    assert!((v["margin"]["t"]["independent_n"].as_f64().unwrap() - 89.98501073013877).abs() < 1e-6);
+    assert_eq!(v["margin"]["t"]["components"].as_u64(), Some(90));
+    // Errors: at the key, exit 2.
+    for (extra, schema1, needle) in [
+        (
+            "samples-per-topic = 3\n",
+            false,
+            "target.samples-per-topic needs target.sd-within",
+        ),
+        (
+            "sd-within = 0.4\n",
+            false,
+            "target.sd-within needs target.samples-per-topic",
+        ),
+        ("samples-per-topic = 0\nsd-within = 0.4\n", false, "must be at least 1"),
+        (
+            "samples-per-topic = 3\nsd-within = -0.1\n",
+            false,
+            "target.sd-within must be ≥ 0",
+        ),
+        ("samples_per_topic = 3\n", false, "unknown key `samples_per_topic`"),
+        (k, true, "target.samples-per-topic needs schema-version = 2"),
+    ] {
+        let mut text = k_protocol(extra, "");
+        if schema1 {
+            text = text
+                .replace("schema-version = 2", "schema-version = 1")
+                .replace("[scores]\nlayout = \"long\"\nsample-column = \"seed\"\n", "")
+                .replace("systems = [\"A\", \"B\"]\n", "");
+        }
+        env.write("p.toml", text);
+        let r = env.run(&["power", "p.toml"]);
+        assert_eq!(r.code, 2, "{}: {}", extra, r.stderr);
+        assert!(
+            r.stderr.contains(needle) && r.stderr.contains("p.toml:"),
+            "{}: {}",
+            extra,
+            r.stderr
+        );
+    }
+}
+
+/// The report states the method for repeated samples in one line, from the analysis record: K
+/// (1 to 3 seeds per topic in the seeds table), the `mean` aggregation and the two-level
+/// bootstrap, and each variance split (the values of `compare_splits_the_variance_between_topics_and_seeds`,
+/// tests/data/oracles/two-level-bootstrap.md), in the Markdown and the HTML page.
+#[test]
+fn the_report_states_the_repeated_samples_method() {
+    let env = Env::init();
+    env.write("seeds.csv", SEEDS);
+    env.write("p.toml", k_protocol("", ""));
+    assert_eq!(env.run(&["register", "p.toml"]).code, 0);
+    let r = env.run(&["analyze", "p.toml", "--scores", "seeds.csv"]);
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    let r = env.run(&["report", "--out", "rep", "--html", "rep/report.html"]);
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    let md = std::fs::read_to_string(env.join("rep/report.md")).unwrap();
+    let line = md
+        .lines()
+        .find(|l| l.starts_with("Repeated samples: "))
+        .unwrap_or_else(|| panic!("{}", md));
+    assert!(
+        line.starts_with("Repeated samples: K = 1 to 3 seeds per topic (the least and the most), each topic's value the mean of its samples; intervals of the repeated samples: two-level bootstrap (topics, then seeds"),
+        "{}",
+        line
+    );
+    assert!(
+        line.ends_with("Variance split between topics (σ²_topic) and within topics (σ²_within, one seed's spread around its topic's mean): A: σ²_topic -0.0093, σ²_within 0.2500, 100% of the SE² within topics; B: σ²_topic 0.0741, σ²_within 0.2222, 50% of the SE² within topics; A − B: σ²_topic 0.1852, σ²_within 0.5556, 50% of the SE² within topics."),
+        "{}",
+        line
+    );
+    let html = std::fs::read_to_string(env.join("rep/report.html")).unwrap();
+    assert!(html.contains("A − B: σ²_topic 0.1852, σ²_within 0.5556, 50% of the SE² within topics."));
+    // `first` reads one sample per topic: the line says so, with no split.
+    env.write(
+        "p.toml",
+        k_protocol("", "")
+            .replace(
+                "sample-column = \"seed\"\n",
+                "sample-column = \"seed\"\nsample-aggregation = \"first\"\n",
+            )
+            .replace("id = \"k\"", "id = \"k1\""),
+    );
+    assert_eq!(env.run(&["register", "p.toml"]).code, 0);
+    assert_eq!(env.run(&["analyze", "p.toml", "--scores", "seeds.csv"]).code, 0);
+    assert_eq!(env.run(&["report", "--out", "rep1", "--study", "k1"]).code, 0);
+    let md = std::fs::read_to_string(env.join("rep1/report.md")).unwrap();
+    assert!(md.contains("Repeated samples: each topic's value is its first sample (no two-level bootstrap or variance split: they describe the mean of the samples)."), "{}", md);
+}

@@ -210,12 +210,11 @@ fn compare_tests_equivalence_and_non_inferiority_with_three_valued_verdicts() {
     assert_eq!(j["verdict"], "inconclusive", "{}", j);
     close(&j["interval"][0], -0.09123064575352487, 1e-9);
     close(&j["interval"][1], 0.04123064575352488, 1e-9);
-    // Topics needed at the observed SD: ((z_0.95 + z_0.8)·σ/M)², σ = paired SE·√20 of Y − Z.
-    let sd = 0.03830281012090229 * 20f64.sqrt();
-    let n = ((1.6448536269514722 + 0.8416212335729143) * sd / 0.02f64)
-        .powi(2)
-        .ceil();
-    assert_eq!(j["needed"]["units"].as_f64(), Some(n));
+    // Topics needed at the observed SD σ = 0.1712953743192089 (paired SE·√20 of Y − Z): the
+    // one-sided t-test at d = M/σ, statsmodels `TTestPower` root 454.878951107272 → 455, what
+    // `pledge power --kind non-inferiority --margin 0.02 --sd σ` says (margins.md, `needed`).
+    close(&j["needed"]["sd"], 0.1712953743192089, 1e-12);
+    assert_eq!(j["needed"]["units"].as_f64(), Some(455.0));
     let h = env.run(&[
         "compare",
         "--scores",

@@ -99,12 +99,11 @@ fn registered_equivalence_and_non_inferiority_are_answered_with_the_oracle_p_val
     assert_eq!(j["verdict"], "inconclusive", "{}", j);
     close(&j["interval"][0], -0.09123064575352487, 1e-9);
     close(&j["interval"][1], 0.04123064575352488, 1e-9);
-    // Topics needed at the observed SD: ((z_0.95 + z_0.8)·σ/M)², σ = paired SE·√20 of Y − Z.
-    let sd = 0.03830281012090229 * 20f64.sqrt();
-    let n = ((1.6448536269514722 + 0.8416212335729143) * sd / 0.02f64)
-        .powi(2)
-        .ceil();
-    assert_eq!(j["needed"]["units"].as_f64(), Some(n));
+    // Topics needed at the observed SD σ = 0.1712953743192089 (paired SE·√20 of Y − Z): the
+    // one-sided t-test at d = M/σ, statsmodels `TTestPower` root 454.878951107272 → 455, what
+    // `pledge power --kind non-inferiority --margin 0.02 --sd σ` says (margins.md, `needed`).
+    close(&j["needed"]["sd"], 0.1712953743192089, 1e-12);
+    assert_eq!(j["needed"]["units"].as_f64(), Some(455.0));
 
     // Holm over the two primary hypotheses: 2 × 0.001128… and max(0.5512…, that).
     close(&x["p_adjusted"], 2.0 * 0.001128344353839071, 1e-12);
@@ -127,7 +126,7 @@ fn registered_equivalence_and_non_inferiority_are_answered_with_the_oracle_p_val
     );
     assert!(
         card[1].starts_with("| Z not worse than Y (Z − Y; non-inferiority, margin 0.0200) | **inconclusive** at α = 0.05; the difference is not on the claimed side; about ")
-            && card[1].contains(&format!("about {} topics would decide it at the observed SD 0.1713 and power 0.8", n))
+            && card[1].contains("about 455 topics would decide it at the observed SD 0.1713 and power 0.8")
             && card[1].contains("| -0.0250 [-0.0912, +0.0412] (90%) |"),
         "{}",
         card[1]
@@ -436,4 +435,79 @@ adjust = "tukey-hsd"
         "{}",
         md
     );
+}
+
+/// `pledge power PROTOCOL` sizes the registered primary hypothesis with its kind and margin
+/// (statsmodels `TTestPower` at the shifted effect, the exact TOST power), the numbers of
+/// `pledge power --kind` (tests/data/oracles/margins.md): non-inferiority margin 0.02 at σ 0.1 →
+/// 156 (root 155.92567158568062); superiority by the margin 0.02 with target.mde 0.03 beyond it
+/// (Δ₀ = 0.05) → 71 (root 70.06790520007296); equivalence within ±0.05 → 36 (exact TOST root
+/// 35.65267690294304; normal 35). A `"from-target"` split's requirement is the same number, and
+/// the verdict's units needed at σ 0.1712953743192089 is what `power --kind` says there (455).
+#[test]
+fn power_from_a_protocol_sizes_the_registered_margin_kind() {
+    let env = Env::init();
+    let with = |kind: &str, margin: f64| {
+        let direction = if kind == "equivalence" {
+            ""
+        } else {
+            "direction = \"greater\"\n"
+        };
+        protocol(&format!(
+            "\n[[hypotheses]]\nname = \"h\"\nsystem = \"X\"\ncomparator = \"Y\"\nkind = \"{}\"\nmargin = {}\n{}",
+            kind, margin, direction
+        ))
+        .replace("mde = 0.1\n", "mde = 0.03\nsd = 0.1\n")
+    };
+    for (kind, margin, root, t, normal) in [
+        ("non-inferiority", 0.02, 155.92567158568062, 156, None),
+        ("superiority-by-margin", 0.02, 70.06790520007296, 71, None),
+        ("equivalence", 0.05, 35.65267690294304, 36, Some(35)),
+    ] {
+        env.write("p.toml", with(kind, margin));
+        let r = env.run(&["power", "p.toml", "--format", "json"]);
+        assert_eq!(r.code, 0, "{}: {}", kind, r.stderr);
+        let v = json(&r.stdout);
+        assert_eq!(v["mode"], "margin", "{}", r.stdout);
+        let m = &v["margin"];
+        assert_eq!(m["kind"], kind);
+        close(&m["t"]["independent_n"], root, 1e-7);
+        assert_eq!(m["t"]["components"].as_u64(), Some(t), "{}", kind);
+        if let Some(n) = normal {
+            assert_eq!(m["normal"]["components"].as_u64(), Some(n));
+        }
+        let human = env.run(&["power", "p.toml"]);
+        assert!(
+            human.stdout.contains(&format!("Answer (method t): {} components", t)),
+            "{}",
+            human.stdout
+        );
+    }
+    // The superiority-by-margin sizing assumes Δ₀ = margin + target.mde.
+    env.write("p.toml", with("superiority-by-margin", 0.02));
+    let v = json(&env.run(&["power", "p.toml", "--format", "json"]).stdout);
+    close(&v["margin"]["expected"], 0.05, 1e-15);
+    // What an inconclusive verdict says it needs is what `power --kind` says at that SD.
+    let r = env.run(&[
+        "power",
+        "--kind",
+        "non-inferiority",
+        "--margin",
+        "0.02",
+        "--sd",
+        "0.1712953743192089",
+        "--format",
+        "json",
+    ]);
+    close(&json(&r.stdout)["margin"]["t"]["independent_n"], 454.878951107272, 1e-6);
+    assert_eq!(json(&r.stdout)["margin"]["t"]["components"].as_u64(), Some(455));
+    // Sizing options come from the protocol: combining them is refused.
+    let r = env.run(&["power", "p.toml", "--sd", "0.2"]);
+    assert_eq!(r.code, 2, "{}", r.stderr);
+    assert!(r.stderr.contains("cannot be used with"), "{}", r.stderr);
+    // A protocol without target.sd or target.pilot has nothing to size.
+    env.write("p.toml", protocol(TWO_KINDS));
+    let r = env.run(&["power", "p.toml"]);
+    assert_eq!(r.code, 2);
+    assert!(r.stderr.contains("has no sd"), "{}", r.stderr);
 }

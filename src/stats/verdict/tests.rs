@@ -80,17 +80,31 @@ fn a_test_that_disagrees_with_its_interval_says_so() {
     );
 }
 
-/// The components needed at the observed SD: ((z_{1−α} + z_{power})·σ/δ)² with z_{0.95} =
-/// 1.6448536269514722 and z_{0.8} = 0.8416212335729143 (statistics.md gives z_{0.80}); for
-/// equivalence z_{1−β/2} = z_{0.9} = 1.2815515655446004.
+/// The units needed at the observed SD are the exact roots `pledge power --kind` finds, against
+/// tests/data/oracles/margins.md: non-inferiority at M = 0.05, σ = 0.2 (d = 0.25, one-sided):
+/// statsmodels `TTestPower` root 100.28766216584387 → 101; equivalence at M = 0.05, σ = 0.1: the
+/// exact TOST root 35.65267690294304 → 36; superiority by a margin with the target 0.03 beyond it
+/// at σ = 0.1 (d = 0.3, the oracle's shifted effect (Δ₀ − M)/σ = (0.05 − 0.02)/0.1): root
+/// 70.06790520007296 → 71.
 #[test]
 fn units_needed_when_inconclusive() {
     let j = judge(&case(HypothesisKind::NonInferiority, false, [-0.07, 0.01]));
-    let n = ((1.6448536269514722 + 0.8416212335729143) * 0.2 / 0.05f64).powi(2);
-    assert_eq!(j.needed.as_ref().unwrap().units, n.ceil() as u64);
-    let j = judge(&case(HypothesisKind::Equivalence, false, [-0.02, 0.07]));
-    let n = ((1.6448536269514722 + 1.2815515655446004) * 0.2 / 0.05f64).powi(2);
-    assert_eq!(j.needed.as_ref().unwrap().units, n.ceil() as u64);
+    assert_eq!(j.needed.as_ref().unwrap().units, 101);
+    let mut c = case(HypothesisKind::Equivalence, false, [-0.02, 0.07]);
+    c.sd = Some(0.1);
+    assert_eq!(judge(&c).needed.as_ref().unwrap().units, 36);
+    let mut c = case(HypothesisKind::SuperiorityByMargin, false, [0.02, 0.08]);
+    c.sd = Some(0.1);
+    assert_eq!(judge(&c).needed.as_ref().unwrap().units, 71);
+    // Superiority at the target 0.03, σ = 0.2 one-sided: d = 0.15, statsmodels' root by the
+    // exact solver of `pledge power`.
+    let mut c = case(HypothesisKind::Superiority, false, [-0.02, 0.04]);
+    let n = crate::stats::sizing::t_n(0.15, 0.05, 0.8, 1).unwrap();
+    assert_eq!(judge(&c).needed.as_ref().unwrap().units, n.ceil() as u64);
+    c.sides = 2;
+    let n2 = crate::stats::sizing::t_n(0.15, 0.05, 0.8, 2).unwrap();
+    assert!(n2 > n);
+    assert_eq!(judge(&c).needed.as_ref().unwrap().units, n2.ceil() as u64);
     // Without a target a superiority verdict is supported or not, never inconclusive.
     let mut c = case(HypothesisKind::Superiority, false, [-0.02, 0.04]);
     c.target = None;

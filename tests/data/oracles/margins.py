@@ -68,3 +68,16 @@ for delta, M, sd in [(0.0, 0.05, 0.1), (0.01, 0.05, 0.1), (0.0, 0.02, 0.1)]:
     n = optimize.brentq(lambda n: tost_power_exact(delta, M, sd, n, 0.05) - 0.8, 3, 5000, xtol=1e-12)
     nn = optimize.brentq(lambda n: tost_power_normal(delta, M, sd, n, 0.05) - 0.8, 2, 5000, xtol=1e-12)
     print(f"tost n true {delta} margin {M} sd {sd} power 0.8: exact {float(n)!r} normal {float(nn)!r}")
+print("## Units an inconclusive verdict needs at the observed SD, and a protocol's requirement (the same exact roots)")
+# Non-inferiority Z - Y > -0.02 on data set S: sigma = the SD of the paired differences Z - Y,
+# d = M / sigma, one-sided; the verdict's units needed.
+sd_yz = float(np.std(Z - Y, ddof=1))
+d = 0.02 / sd_yz
+root = optimize.brentq(lambda x: tp.power(effect_size=d, nobs=x, alpha=0.05, alternative="larger") - 0.8, 2, 1e6, xtol=1e-14)
+print(f"needed non-inferiority Z-Y margin 0.02: sd {sd_yz!r} effect {d!r} root {float(root)!r} units {int(np.ceil(root))}")
+# A protocol registering K = 3 samples per question: sigma_K = sqrt(0.3^2 + 0.4^2 / 3); its
+# non-inferiority hypothesis with margin 0.1 at a true difference 0, one-sided.
+sd_k = float(np.sqrt(0.3 ** 2 + 0.4 ** 2 / 3))
+d = 0.1 / sd_k
+root = optimize.brentq(lambda x: tp.power(effect_size=d, nobs=x, alpha=0.05, alternative="larger") - 0.8, 2, 1e6, xtol=1e-14)
+print(f"protocol non-inferiority K 3 sd_topic 0.3 sd_within 0.4 margin 0.1: sd_K {sd_k!r} effect {d!r} root {float(root)!r} components {int(np.ceil(root))}")
