@@ -40,8 +40,8 @@ pub struct VerifyArgs {
     /// check that it is a prefix of the local ledger.
     #[arg(long, value_name = "REMOTE")]
     pub remote: Option<String>,
-    /// Also recompute every recorded analysis from its recorded inputs and check that the input
-    /// and result hashes match.
+    /// Also recompute every recorded analysis and repair-trace test from its recorded inputs and
+    /// check that the input and result hashes match.
     #[arg(long, conflicts_with = "ledger")]
     pub rerun: bool,
     /// Also check a report (its directory, report.md, the --html page or the --latex table):

@@ -196,48 +196,111 @@ pub struct Hit {
     pub sealed_size: u32,
 }
 
+/// Hashes probed past the minimal prefix: a sealed passage a candidate meets then shares at
+/// least `1 + EXTRA` of the probed hashes, so those sharing fewer are dropped unverified.
+const EXTRA: usize = 2;
+
 /// Every sealed passage `probe` meets under `measure` and threshold `t` (0 < t ≤ 1), by
-/// sealed index.
+/// sealed index, ascending.
+///
+/// A sealed passage S the candidate A meets shares at least `need` = ⌈t·|A|⌉ hashes with it, all
+/// among the m hashes the sealed set holds (`probe.ranks`); so of the first p of those (rarest
+/// first) it shares at least p − (m − need). The minimal prefix, p = m − need + 1, finds every
+/// such S (Bayardo, Ma & Srikant, WWW 2007); probing `EXTRA` (two) more hashes lets the count of
+/// shared probed hashes drop most candidates before any verification (the l-prefix filter of
+/// Wang, Li & Feng, SIGMOD 2012, with l = 3, as the near-duplicate join uses). The rest are verified by an
+/// intersection that stops once too many of A's hashes are missing ([`overlap_at_least`]),
+/// then by the exact predicate.
 pub fn hits(probe: &Probe, sealed: &Sealed, measure: OverlapMeasure, t: f64) -> Vec<Hit> {
     let a = probe.size as usize;
     if a == 0 {
         return vec![];
     }
     let need = ((t * a as f64 - 1e-6).ceil().max(1.0) as usize).min(a);
-    if probe.ranks.len() < need {
+    let m = probe.ranks.len();
+    if m < need {
         return vec![];
     }
-    // The prefix of |A| − need + 1 hashes, the absent ones first.
-    let absent = a - probe.ranks.len();
-    let prefix = (a - need + 1).saturating_sub(absent).min(probe.ranks.len());
-    let mut cands: Vec<u32> = probe.ranks[..prefix]
+    let prefix = m - need + 1;
+    let probed = (prefix + EXTRA).min(m);
+    let shared = probed - prefix + 1;
+    let mut cands: Vec<u32> = probe.ranks[..probed]
         .iter()
         .flat_map(|&r| sealed.postings(r).iter().copied())
         .collect();
     cands.sort_unstable();
-    cands.dedup();
     let (lo, hi) = match measure {
         OverlapMeasure::Containment => (need, usize::MAX),
-        OverlapMeasure::Jaccard => (
-            (t * a as f64 - 1e-6).ceil().max(1.0) as usize,
-            (a as f64 / t + 1e-6).floor() as usize,
-        ),
+        OverlapMeasure::Jaccard => (need, (a as f64 / t + 1e-6).floor() as usize),
     };
-    cands
-        .into_iter()
-        .filter_map(|s| {
-            let set = sealed.set(s);
-            if set.len() < lo || set.len() > hi {
-                return None;
+    let mut out = Vec::new();
+    // Each run of equal candidates is one sealed passage and the probed hashes it holds.
+    for run in cands.chunk_by(|x, y| x == y) {
+        let set = sealed.set(run[0]);
+        if run.len() < shared || set.len() < lo || set.len() > hi {
+            continue;
+        }
+        let least = match measure {
+            OverlapMeasure::Containment => need,
+            // J ≥ t ⇔ |A ∩ S| ≥ t·(|A| + |S|)/(1 + t).
+            OverlapMeasure::Jaccard => {
+                need.max(((t * (a + set.len()) as f64 / (1.0 + t) - 1e-6).ceil().max(0.0)) as usize)
             }
-            let inter = join::intersection(&probe.ranks, set);
-            meets(measure, inter, a, set.len(), t).then_some(Hit {
-                sealed: s,
+        };
+        let Some(inter) = overlap_at_least(&probe.ranks, set, least) else {
+            continue;
+        };
+        if meets(measure, inter, a, set.len(), t) {
+            out.push(Hit {
+                sealed: run[0],
                 overlap: inter as u32,
                 sealed_size: set.len() as u32,
-            })
-        })
-        .collect()
+            });
+        }
+    }
+    out
+}
+
+/// |a ∩ b| of two ascending, distinct slices when it is at least `least`, else `None`: the
+/// merge stops as soon as more than |a| − `least` elements of `a` are missing from `b`. When `b`
+/// is much longer than `a`, `b` is skipped by galloping (exponential, then binary search).
+pub fn overlap_at_least(a: &[u32], b: &[u32], least: usize) -> Option<usize> {
+    if a.len() < least || b.len() < least {
+        return None;
+    }
+    let slack = a.len() - least;
+    let gallop = b.len() > 8 * a.len();
+    let (mut j, mut n, mut missing) = (0, 0, 0);
+    for &x in a {
+        let rest = &b[j..];
+        j += if gallop {
+            lower_bound(rest, x)
+        } else {
+            rest.iter().take_while(|&&y| y < x).count()
+        };
+        if b.get(j) == Some(&x) {
+            n += 1;
+            j += 1;
+        } else {
+            missing += 1;
+            if missing > slack {
+                return None;
+            }
+        }
+    }
+    Some(n)
+}
+
+/// The first index of ascending `b` whose value is at least `x` (`b.len()` when none), by
+/// galloping from the start.
+fn lower_bound(b: &[u32], x: u32) -> usize {
+    let (mut lo, mut step) = (0, 1);
+    while lo + step < b.len() && b[lo + step] < x {
+        lo += step;
+        step *= 2;
+    }
+    let hi = (lo + step + 1).min(b.len());
+    lo + b[lo..hi].partition_point(|&y| y < x)
 }
 
 /// Passages per role (a passage in several roles counts in each).

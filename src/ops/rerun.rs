@@ -1,17 +1,17 @@
-//! `pledge verify --rerun`: recompute every recorded analysis from its recorded inputs and
-//! compare the result hash with the one in the ledger.
+//! `pledge verify --rerun`: recompute every recorded analysis and repair-trace test from its
+//! recorded inputs and compare the result with the one in the ledger.
 
 use super::analyze::settings_for;
 use crate::error::{Error, Result};
 use crate::ledger::{EntryKind, Finding, FindingCode, InputRole, Ledger, StoredEntry, VerifyReport};
-use crate::records::{self, AnalysisRecord};
+use crate::records::{self, AnalysisRecord, TraceRecord};
 use serde::Serialize;
 use std::path::Path;
 
-/// Outcome of re-running a recorded analysis.
+/// Outcome of re-running a recorded analysis or repair-trace test.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct RerunReport {
-    /// Sequence number of the `analyze` entry.
+    /// Sequence number of the `analyze` or `trace` entry.
     pub seq: u64,
     /// Whether every input still has its recorded hash and the recomputed result hash matches.
     pub ok: bool,
@@ -139,6 +139,105 @@ pub fn rerun(ledger: &Ledger, entries: &[StoredEntry], stored: &StoredEntry) -> 
     Ok(rep)
 }
 
+/// Recomputes the repair-trace test recorded in `stored` (a `trace` entry) from its recorded
+/// inputs: the original and replacement passage files named by the entry's `inputs` (relative to
+/// the repository root, each with its recorded hash), tested with the stored record's method
+/// and seed (so with the same folds). The recomputed record must equal the stored one field for
+/// field, and its serialization (pretty JSON, as the ledger stores it) hash to `result_sha256`.
+///
+/// Errors: `stored` is not a trace entry, or its stored result is not a valid trace record; a
+/// passages file that can no longer be read or tested (exit 2). Mismatches are not errors: they
+/// are listed in the report with `ok = false`.
+pub fn rerun_trace(ledger: &Ledger, stored: &StoredEntry) -> Result<RerunReport> {
+    let e = &stored.entry;
+    if e.kind != EntryKind::Trace {
+        return Err(Error::input(format!(
+            "entry #{} is a {} entry, not trace",
+            e.seq,
+            e.kind.as_str()
+        )));
+    }
+    let mut rep = RerunReport {
+        seq: e.seq,
+        ok: false,
+        recorded: e.result_sha256.clone(),
+        recomputed: None,
+        problems: vec![],
+        skipped: None,
+        untracked: vec![],
+    };
+    let old: TraceRecord = records::read_result(stored, "trace")?;
+    let root = ledger.root();
+    if let Some(why) = check_inputs(ledger, &root, e, &mut rep) {
+        rep.skipped = Some(why);
+        return Ok(rep);
+    }
+    let path = |role: InputRole| e.inputs.keys().find(|k| k.role == role).map(|k| root.join(&k.path));
+    let (Some(orig), Some(repl)) = (path(InputRole::Original), path(InputRole::Replacement)) else {
+        rep.problems
+            .push("the entry records no original and replacement passages".into());
+        return Ok(rep);
+    };
+    if !rep.problems.is_empty() {
+        return Ok(rep);
+    }
+    let (o, _) = super::trace::read(&orig)?;
+    let (r, _) = super::trace::read(&repl)?;
+    let (_, t) = super::trace::test(&o, &r, &old.method, old.seed)?;
+    let new = TraceRecord {
+        record_version: old.record_version,
+        ..TraceRecord::new(&t, &old.method, old.seed)
+    };
+    rep.problems = trace_differences(&old, &new);
+    let pretty = serde_json::to_vec_pretty(&records::to_value(&new)?)
+        .map_err(|x| Error::internal("serializing the trace record").caused_by(x))?;
+    let h = crate::io::sha256_hex(&pretty);
+    if rep.problems.is_empty() && e.result_sha256.as_deref() != Some(h.as_str()) {
+        rep.problems
+            .push(format!("recomputed result sha256 {} differs from the recorded one", h));
+    }
+    rep.ok = rep.problems.is_empty();
+    rep.recomputed = Some(h);
+    Ok(rep)
+}
+
+/// What differs between a stored trace record and its recomputation, part by part (empty when
+/// they are equal).
+fn trace_differences(old: &TraceRecord, new: &TraceRecord) -> Vec<String> {
+    let mut out = Vec::new();
+    if (old.originals, old.replacements) != (new.originals, new.replacements) {
+        out.push(format!(
+            "passages: recorded {} original and {} replacement, recomputed {} and {}",
+            old.originals, old.replacements, new.originals, new.replacements
+        ));
+    }
+    if old.features != new.features {
+        out.push(format!(
+            "features: recorded {}, recomputed {}",
+            old.features, new.features
+        ));
+    }
+    if old.folds != new.folds {
+        out.push("the folds' fits differ from the recorded ones".into());
+    }
+    if old.result != new.result {
+        let show = |x: &TraceRecord| {
+            format!(
+                "AUC {} [{}, {}] ({})",
+                x.result.auc,
+                x.result.lower,
+                x.result.upper,
+                x.result.verdict.as_str()
+            )
+        };
+        out.push(format!("recorded {}, recomputed {}", show(old), show(new)));
+    }
+    if out.is_empty() && old != new {
+        out.push("the recomputed record differs from the recorded one".into());
+    }
+    out
+}
+
 /// Checks that every recorded input of `e` (but the protocol, whose text the ledger holds) is
 /// in the repository with its recorded hash; each problem goes into `rep.problems`, and an
 /// input present but not committed as read into `rep.untracked`. Returns why the analysis
@@ -216,47 +315,61 @@ fn inside(root: &Path, rel: &str) -> Option<std::path::PathBuf> {
     (canon.starts_with(&root) && canon.is_file()).then_some(canon)
 }
 
-/// Re-runs every `analyze` entry of the ledger and adds the outcome to `report`: a match is the
-/// note `rerun-matches`, anything else the finding `rerun-mismatch`.
+/// Re-runs every `analyze` and `trace` entry of the ledger and adds the outcome to `report`: a
+/// match is the note `rerun-matches`, anything else the finding `rerun-mismatch`.
 ///
-/// Errors: as [`rerun`].
+/// Errors: as [`rerun`] and [`rerun_trace`].
 pub fn rerun_all(ledger: &Ledger, report: &mut VerifyReport) -> Result<Vec<RerunReport>> {
     let entries = ledger.entries()?;
     let mut out = Vec::new();
-    for e in entries.iter().filter(|e| e.entry.kind == EntryKind::Analyze) {
-        let r = rerun(ledger, &entries, e)?;
-        if !r.untracked.is_empty() {
-            report.notes.push(Finding::new(
-                FindingCode::InputUntracked,
-                Some(r.seq),
-                format!(
-                    "not committed to the repository: {}; a reviewer's clone will not have {} (git add, then git commit)",
-                    r.untracked.join(", "),
-                    if r.untracked.len() == 1 { "it" } else { "them" }
-                ),
-            ));
-        }
-        if let Some(why) = &r.skipped {
-            report
-                .notes
-                .push(Finding::new(FindingCode::RerunSkipped, Some(r.seq), why.clone()));
-        } else if r.ok {
-            let msg = format!(
-                "analysis recomputed from its recorded inputs: result sha256 {} matches",
-                r.recomputed.as_deref().unwrap_or("-")
-            );
-            report
-                .notes
-                .push(Finding::new(FindingCode::RerunMatches, Some(r.seq), msg));
-        } else {
-            report.ok = false;
-            report.findings.push(Finding::new(
-                FindingCode::RerunMismatch,
-                Some(r.seq),
-                r.problems.join("; "),
-            ));
-        }
+    for e in &entries {
+        let (r, what) = match e.entry.kind {
+            EntryKind::Analyze => (rerun(ledger, &entries, e)?, "analysis"),
+            EntryKind::Trace => (rerun_trace(ledger, e)?, "repair-trace test"),
+            _ => continue,
+        };
+        add_outcome(report, &r, what);
         out.push(r);
     }
     Ok(out)
+}
+
+/// Adds the outcome of one rerun (of `what`: an analysis, a repair-trace test) to `report`.
+fn add_outcome(report: &mut VerifyReport, r: &RerunReport, what: &str) {
+    if !r.untracked.is_empty() {
+        report.notes.push(Finding::new(
+            FindingCode::InputUntracked,
+            Some(r.seq),
+            format!(
+                "not committed to the repository: {}; a reviewer's clone will not have {} (git add, then git commit)",
+                r.untracked.join(", "),
+                if r.untracked.len() == 1 { "it" } else { "them" }
+            ),
+        ));
+    }
+    if let Some(why) = &r.skipped {
+        report
+            .notes
+            .push(Finding::new(FindingCode::RerunSkipped, Some(r.seq), why.clone()));
+    } else if r.ok {
+        let msg = format!(
+            "{} recomputed from its recorded inputs: result sha256 {} matches",
+            what,
+            r.recomputed.as_deref().unwrap_or("-")
+        );
+        report
+            .notes
+            .push(Finding::new(FindingCode::RerunMatches, Some(r.seq), msg));
+    } else {
+        report.ok = false;
+        report.findings.push(Finding::new(
+            FindingCode::RerunMismatch,
+            Some(r.seq),
+            // An analysis mismatch reads as before; other kinds are named.
+            match what {
+                "analysis" => r.problems.join("; "),
+                _ => format!("{}: {}", what, r.problems.join("; ")),
+            },
+        ));
+    }
 }

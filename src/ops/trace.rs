@@ -113,13 +113,13 @@ pub fn run(ledger: Option<&Ledger>, o: &TraceOptions, now: DateTime<Utc>) -> Res
 }
 
 /// Reads a passages file (streamed) with its SHA-256.
-fn read(path: &Path) -> Result<(Passages, String)> {
+pub(crate) fn read(path: &Path) -> Result<(Passages, String)> {
     let s = Stream::open(path, Limits::default())?;
     read_passages_from(PassageSource::Stream(s), ReadOptions::default())
 }
 
 /// The test on the two sets' texts.
-fn test(orig: &Passages, repl: &Passages, spec: &RepairTrace, seed: u64) -> Result<(Design, Trace)> {
+pub(crate) fn test(orig: &Passages, repl: &Passages, spec: &RepairTrace, seed: u64) -> Result<(Design, Trace)> {
     let texts = |p: &Passages| -> Result<Vec<String>> {
         (0..p.len()).map(|i| p.texts.get(i).map(|t| t.into_owned())).collect()
     };

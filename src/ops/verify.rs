@@ -19,7 +19,7 @@ pub struct VerifyOptions {
     pub export: Option<crate::input::Input>,
     /// Also fetch the ledger published at this remote and check it is a prefix of the local one.
     pub remote: Option<String>,
-    /// Also recompute every recorded analysis.
+    /// Also recompute every recorded analysis and repair-trace test.
     pub rerun: bool,
     /// Reports to check against the ledger (a report directory, `report.md`, the HTML page or
     /// the LaTeX table): each is rendered again at the tip and with the template its stamp

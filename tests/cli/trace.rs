@@ -163,3 +163,74 @@ fn trace_refuses_sets_smaller_than_the_folds_and_bad_keys() {
     assert_eq!(r.code, 2, "{}", r.stderr);
     assert!(r.stderr.contains("registers no [repair-trace]"), "{}", r.stderr);
 }
+
+/// `verify --rerun` recomputes a recorded repair-trace test from its recorded inputs (the two
+/// passage files, the stored method and seed): a match is a note; a changed input, or a stored
+/// record that the inputs do not give back, is a `rerun-mismatch` finding naming the entry
+/// (exit 1). The human output of the finding is pinned.
+#[test]
+fn trace_is_recomputed_by_verify_rerun() {
+    let env = env_with_sets();
+    env.write("p.toml", protocol(""));
+    assert_eq!(env.run(&["register", "p.toml"]).code, 0);
+    assert_eq!(trace(&env, &[]).code, 0);
+    env.git(&["add", "original.jsonl", "replacement.jsonl"]);
+    env.git(&["commit", "-q", "-m", "the repair's passages"]);
+    let v = env.run(&["verify", "--rerun", "--format", "json"]);
+    assert_eq!(v.code, 0, "{}\n{}", v.stdout, v.stderr);
+    let j: Value = serde_json::from_str(&v.stdout).unwrap();
+    let note = j["notes"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|n| n["code"] == "rerun-matches")
+        .unwrap_or_else(|| panic!("{}", v.stdout));
+    assert_eq!(note["seq"], 2, "{}", note);
+    assert!(
+        note["message"]
+            .as_str()
+            .unwrap()
+            .starts_with("repair-trace test recomputed from its recorded inputs: result sha256 "),
+        "{}",
+        note
+    );
+    // The recorded record, forged (another AUC): the recomputation names what differs.
+    let ledger = pledge::ledger::Ledger::open(env.path()).unwrap();
+    let entries = ledger.entries().unwrap();
+    let mut forged = entries[1].clone();
+    let mut rec: Value = serde_json::from_slice(forged.result.as_deref().unwrap()).unwrap();
+    rec["result"]["auc"] = serde_json::json!(0.5);
+    forged.result = Some(serde_json::to_vec_pretty(&rec).unwrap());
+    let rep = pledge::ops::rerun::rerun_trace(&ledger, &forged).unwrap();
+    assert!(!rep.ok);
+    assert_eq!(rep.problems.len(), 1, "{:?}", rep.problems);
+    assert!(
+        rep.problems[0].starts_with("recorded AUC 0.5 [0.49")
+            && rep.problems[0].contains("(left-a-trace), recomputed AUC 0.68359375 [0.49"),
+        "{:?}",
+        rep.problems
+    );
+    // A replacement passage edited after the test: the finding names the entry and the input.
+    let text = std::fs::read_to_string(env.join("replacement.jsonl")).unwrap();
+    env.write(
+        "replacement.jsonl",
+        text.replacen("\"text\": \"", "\"text\": \"x", 1)
+            .replacen("\"text\":\"", "\"text\":\"x", 1),
+    );
+    let v = env.run(&["verify", "--rerun"]);
+    assert_eq!(v.code, 1, "{}\n{}", v.stdout, v.stderr);
+    let shown = format!("exit {}\n--- stdout\n{}--- stderr\n{}", v.code, v.stdout, v.stderr)
+        .replace(&env.path().display().to_string(), "[TMP]");
+    insta::with_settings!({
+        filters => vec![
+            (r"\b[0-9a-f]{64}\b", "[SHA256]"),
+            (r"\b[0-9a-f]{40}\b", "[COMMIT]"),
+            (r"\b[0-9a-f]{20,}", "[HASH]"),
+            (r"\b[0-9a-f]{12}\b", "[HASH12]"),
+            (r"\b(commit|tip|at|of) [0-9a-f]{7,12}\b", "$1 [ID]"),
+            (r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?(Z|[+-]\d\d:\d\d)", "[TIME]"),
+        ],
+    }, {
+        insta::assert_snapshot!("verify_rerun_trace_changed_input", shown);
+    });
+}

@@ -277,3 +277,19 @@ proptest! {
         prop_assert_eq!(out.passed, c.questions.len() - flagged.len());
     }
 }
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(500))]
+    /// The early-stopping, galloping intersection against the plain merge, with `b` up to 40
+    /// times longer than `a` (both paths).
+    #[test]
+    fn overlap_at_least_equals_the_merge(
+        a in prop::collection::btree_set(0u32..400, 0..12),
+        b in prop::collection::btree_set(0u32..400, 0..300),
+        least in 0usize..14,
+    ) {
+        let (a, b): (Vec<u32>, Vec<u32>) = (a.into_iter().collect(), b.into_iter().collect());
+        let n = join::intersection(&a, &b);
+        prop_assert_eq!(overlap_at_least(&a, &b, least), (n >= least).then_some(n));
+    }
+}
