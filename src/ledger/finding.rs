@@ -110,7 +110,7 @@ crate::named_enum! {
         LedgerRewritten = "ledger-rewritten",
         /// (`--remote`) The remote has no published ledger.
         NotPublished = "not-published",
-        /// (`--rerun`) A recorded analysis recomputed from its inputs gives another result, or an input changed.
+        /// (`--rerun`) A recorded analysis or repair-trace test recomputed from its inputs gives another result, or an input changed.
         RerunMismatch = "rerun-mismatch",
         /// (`--report`) A report differs from the report the ledger gives at the tip it states,
         /// rendered again with the template it names: it was edited (the first differing line is
@@ -173,7 +173,7 @@ crate::named_enum! {
         Unpublished = "unpublished",
         /// Note: verified offline from an export.
         Offline = "offline",
-        /// Note: (`--rerun`) a recorded analysis recomputed to the same result hash.
+        /// Note: (`--rerun`) a recorded analysis or repair-trace test recomputed to the same result hash.
         RerunMatches = "rerun-matches",
         /// Note: (`--rerun`) a recorded analysis read an input from standard input and cannot be
         /// recomputed.
