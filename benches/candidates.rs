@@ -4,7 +4,8 @@
 //!
 //! Run: `cargo bench --bench candidates -- PASSAGES.jsonl [L ...]` (JSON Lines with a `text`
 //! field, e.g. made by `tools/realistic_corpus.py`; NFC character 5-grams at Jaccard 0.8, as
-//! `benches/realistic/protocol.toml` counts them; L defaults to 1 2 3 4). Prints, for each l,
+//! `benches/realistic/protocol.toml` counts them; L is a value of l or `pieces`, the
+//! partition-based signatures `pledge components` joins with; L defaults to 1 2 3 4 pieces). Prints, for each l,
 //! the candidates (pairs sharing a token of the two prefixes), the candidates verified by a
 //! merge after the positional and l-prefix filters, the pairs, and the join's wall and CPU time.
 
@@ -28,10 +29,24 @@ fn main() {
         println!("usage: cargo bench --bench candidates -- PASSAGES.jsonl [L ...]");
         return;
     };
-    let ls: Vec<usize> = if args.len() > 1 {
-        args[1..].iter().map(|a| a.parse().expect("L is a number")).collect()
+    // Each L is a value of l for the token join, or `pieces`: the partition-based signatures
+    // (with the token join, l = 3, for deficient sets), as `pledge components` joins.
+    let ls: Vec<(usize, bool)> = if args.len() > 1 {
+        args[1..]
+            .iter()
+            .map(|a| match a.as_str() {
+                "pieces" => (join::SHARED_IN_PREFIXES, true),
+                _ => (a.parse().expect("L is a number or `pieces`"), false),
+            })
+            .collect()
     } else {
-        vec![1, 2, 3, 4]
+        vec![
+            (1, false),
+            (2, false),
+            (3, false),
+            (4, false),
+            (join::SHARED_IN_PREFIXES, true),
+        ]
     };
     let file = std::fs::File::open(path).expect("the passages file opens");
     let texts: Vec<String> = std::io::BufReader::new(file)
@@ -45,12 +60,17 @@ fn main() {
     let ranked = shingle::ranked_token_sets(&texts, 5);
     println!("{} passages, {} tokens held once", texts.len(), ranked.unique);
     let mut first: Option<Vec<(u32, u32)>> = None;
-    for l in ls {
+    for (l, pieces) in ls {
         let (wall, before) = (Instant::now(), cpu());
-        let (pairs, counts) = join::join_counted(&ranked.sets, ranked.unique, 0.8, l);
+        let (pairs, counts) = join::join_counted(&ranked.sets, ranked.unique, 0.8, l, pieces);
         let secs = cpu().zip(before).map_or(f64::NAN, |(a, b)| a - b);
         println!(
-            "l = {l}: {} candidates, {} verified, {} pairs, {:.2?} wall, {secs:.2} s cpu",
+            "{}: {} candidates, {} verified, {} pairs, {:.2?} wall, {secs:.2} s cpu",
+            if pieces {
+                "pieces".to_string()
+            } else {
+                format!("l = {l}")
+            },
             counts.candidates,
             counts.verified,
             pairs.len(),

@@ -26,9 +26,15 @@
 //! positional filter leaves 5.06 M to merge, the l-prefix filter with l = 3 197,000 (26× fewer;
 //! at 50,000, l = 2 and l = 4 took the same time), the join's CPU 3.1 s instead of 4.3 s, the same 107 pairs.
 //! The candidates still grow as the square of the passages (×4.4 from 25,000 to 50,000, ×4.2
-//! to 100,000), since two passages that share one rare word share all its 5-grams: only
-//! signatures of tokens from different places of a passage
-//! (the partition-based filters of Deng, Li, Wen & Feng, PVLDB 2015) would change that.
+//! to 100,000), since two passages that share one rare word share all its 5-grams. The
+//! partition-based signatures of Deng, Li, Wen & Feng (PVLDB 2015; `signature.rs`, through
+//! [`join_counted`] with `pieces`) change that: pieces of the sets under a hash partition of the
+//! tokens, a pair a candidate only where whole pieces of both sets agree, the token join finding
+//! only the pairs of the few sets with too few pieces. On the same passages they give 305,000
+//! candidates at 100,000 and 558,000 at 200,000 (1,261 and 4,748 merges, the same pairs), but
+//! cutting every set into pieces twice and looking its keys up at random costs more CPU than the
+//! token join saves at these sizes (6.5 s against 2.7 s at 100,000), so [`join_each`] joins by
+//! tokens until that cost is brought down.
 //!
 //! Empty sets (empty texts) are never similar to anything, including each other.
 
@@ -93,13 +99,13 @@ pub const SHARED_IN_PREFIXES: usize = 3;
 /// Minimum overlap of a pair of sizes `a`, `b` with Jaccard ≥ t: J ≥ t ⇔ |x ∩ y| ≥
 /// t/(1+t)·(a+b); with a safety margin, so never more than the true bound (pruning below it can
 /// only keep a candidate too many, never drop a pair).
-fn pair_overlap(a: usize, b: usize, t: f64) -> usize {
+pub(super) fn pair_overlap(a: usize, b: usize, t: f64) -> usize {
     (t / (1.0 + t) * (a + b) as f64 - 1e-6).ceil().max(1.0) as usize
 }
 
 /// Size of the intersection of two sorted, distinct slices if it can reach `need`, else `None`:
 /// the merge stops as soon as the elements left cannot make up the difference.
-fn intersection_at_least(a: &[u32], b: &[u32], need: usize) -> Option<usize> {
+pub(super) fn intersection_at_least(a: &[u32], b: &[u32], need: usize) -> Option<usize> {
     let (mut i, mut j, mut n) = (0, 0, 0);
     if a.len().min(b.len()) < need {
         return None;
@@ -254,7 +260,7 @@ pub fn join_each(
     join_batched(
         sets,
         unique,
-        (t, SHARED_IN_PREFIXES),
+        (t, SHARED_IN_PREFIXES, false),
         indexed,
         keep,
         PAIR_BATCH,
@@ -266,13 +272,15 @@ pub fn join_each(
 /// The pairs of [`join_unique`], sorted, with what the join counted on the way, under the
 /// l-prefix filter with `l` (1 is the plain prefix filter of PPJoin; [`join`] uses
 /// [`SHARED_IN_PREFIXES`]): for benchmarks of the filters, which give the same pairs for every
-/// `l` ≥ 1.
-pub fn join_counted(sets: &[Vec<u32>], unique: u32, t: f64, l: usize) -> (Vec<(u32, u32)>, Candidates) {
+/// `l` ≥ 1. With `pieces`, the partition-based signatures of Deng, Li, Wen & Feng (PVLDB 2015)
+/// find the pairs they can (candidates are then pairs sharing a piece's key of the two
+/// extended key prefixes) and the token join only the pairs of sets with too few pieces.
+pub fn join_counted(sets: &[Vec<u32>], unique: u32, t: f64, l: usize, pieces: bool) -> (Vec<(u32, u32)>, Candidates) {
     let batches = std::sync::Mutex::new(Vec::new());
     let counts = join_batched(
         sets,
         unique,
-        (t, l),
+        (t, l, pieces),
         &|_| true,
         &|_, _, _| true,
         PAIR_BATCH,
@@ -318,12 +326,15 @@ pub fn working_bytes(sets: &[Vec<u32>], unique: u32, t: f64) -> u64 {
 }
 
 /// [`join_each`] with batches of at most `batch` pairs (at least 1), under the l-prefix filter
-/// with `l` ≥ 1; returns what the probes counted.
+/// with `l` ≥ 1 where the token join runs; returns what the probes counted. With `pieces`,
+/// the pieces' signatures ([`super::signature`]) find the pairs where the threshold allows
+/// them (a [`super::signature::Scheme`] for `t`); the token join finds the rest (the pairs of
+/// deficient sets) or all of them.
 #[allow(clippy::too_many_arguments)]
 fn join_batched(
     sets: &[Vec<u32>],
     unique: u32,
-    (t, l): (f64, usize),
+    (t, l, pieces): (f64, usize, bool),
     indexed: &(dyn Fn(usize) -> bool + Sync),
     keep: &(dyn Fn(u32, u32, u32) -> bool + Sync),
     batch: usize,
@@ -336,8 +347,50 @@ fn join_batched(
         .collect();
     order.sort_by_key(|&i| (sets[i as usize].len(), i));
     let lens: Vec<usize> = order.iter().map(|&i| sets[i as usize].len()).collect();
-    let index = PrefixIndex::build(sets, &order, &lens, unique, (t, l), indexed);
-    probe_stripes(sets, &order, &lens, &index, (t, l), keep, batch, emit, progress)
+    let token_join = |indexed: &(dyn Fn(usize) -> bool + Sync),
+                      probing: &(dyn Fn(usize) -> bool + Sync),
+                      progress: &(dyn Fn(u64) + Sync)| {
+        let index = PrefixIndex::build(sets, &order, &lens, unique, (t, l), indexed);
+        probe_stripes(
+            sets,
+            &order,
+            &lens,
+            &index,
+            (t, l),
+            probing,
+            keep,
+            batch,
+            emit,
+            progress,
+        )
+    };
+    let scheme = super::signature::Scheme::new(t).filter(|_| pieces);
+    let Some((counts, deficient, bad)) = scheme.and_then(|scheme| {
+        super::signature::join(
+            sets,
+            &order,
+            &lens,
+            unique,
+            (t, scheme),
+            indexed,
+            keep,
+            batch,
+            emit,
+            progress,
+        )
+    }) else {
+        return token_join(indexed, &|_| true, progress);
+    };
+    // Pairs whose smaller set is deficient, then pairs of a deficient probing set with a
+    // smaller set that is not: each pair in exactly one of the three joins.
+    let mut counts = counts;
+    if deficient.iter().any(|&d| d) {
+        counts = counts + token_join(&|i| deficient[i] && indexed(i), &|_| true, &|_| ());
+    }
+    if bad.iter().any(|&b| b) {
+        counts = counts + token_join(&|i| !deficient[i] && indexed(i), &|i| bad[i], &|_| ());
+    }
+    counts
 }
 
 /// The inverted index over the sets' indexing prefixes, laid out flat (CSR): token -> (position
@@ -626,6 +679,7 @@ fn probe_stripes(
     lens: &[usize],
     index: &PrefixIndex,
     (t, l): (f64, usize),
+    probing: &(dyn Fn(usize) -> bool + Sync),
     keep: &(dyn Fn(u32, u32, u32) -> bool + Sync),
     batch: usize,
     emit: &Emit<'_>,
@@ -645,6 +699,9 @@ fn probe_stripes(
             let mut probed = 0u64;
             for px in (stripe..order.len()).step_by(stripes) {
                 let x = order[px];
+                if !probing(x as usize) {
+                    continue;
+                }
                 let sx = &sets[x as usize][..];
                 let basic = probe_prefix(lens[px], t);
                 let p = Prober {
@@ -734,7 +791,7 @@ pub(in crate::components) mod tests {
         for l in 1..=4 {
             for t in [0.5, 0.8, 1.0] {
                 assert_eq!(
-                    join_counted(&dup, 0, t, l).0,
+                    join_counted(&dup, 0, t, l, false).0,
                     vec![(0, 1), (0, 2), (1, 2), (3, 4)],
                     "l {l} t {t}"
                 );
@@ -743,15 +800,15 @@ pub(in crate::components) mod tests {
         // {1, 2, 3} and {1, 2, 4}: J = 2/4; at t = 0.5 the pair overlap is 2 ≥ l = 2.
         let s = vec![vec![1, 2, 3], vec![1, 2, 4]];
         for l in 1..=5 {
-            assert_eq!(join_counted(&s, 0, 0.5, l).0, vec![(0, 1)], "l {l}");
-            assert_eq!(join_counted(&s, 0, 0.51, l).0, vec![], "l {l}");
+            assert_eq!(join_counted(&s, 0, 0.5, l, false).0, vec![(0, 1)], "l {l}");
+            assert_eq!(join_counted(&s, 0, 0.51, l, false).0, vec![], "l {l}");
         }
         // Ten tokens each, one shared (the rarest): a candidate of the prefix filter at t = 0.1
         // (prefixes of 10 tokens), but the pair needs an overlap of 2: l = 2 drops it unverified.
         let x: Vec<u32> = std::iter::once(0).chain(1..10).collect();
         let y: Vec<u32> = std::iter::once(0).chain(11..20).collect();
         let s = vec![x, y];
-        let (pairs, plain) = join_counted(&s, 0, 0.1, 1);
+        let (pairs, plain) = join_counted(&s, 0, 0.1, 1, false);
         assert_eq!(
             (pairs, plain),
             (
@@ -762,7 +819,7 @@ pub(in crate::components) mod tests {
                 }
             )
         );
-        let (pairs, two) = join_counted(&s, 0, 0.1, 2);
+        let (pairs, two) = join_counted(&s, 0, 0.1, 2, false);
         assert_eq!(
             (pairs, two),
             (
@@ -908,11 +965,11 @@ pub(in crate::components) mod tests {
         /// Batches handed on as they fill: each at most the batch size, every pair of the
         /// sorted join in exactly one of them.
         #[test]
-        fn join_batched_hands_on_every_pair_once((texts, n, t) in corpus(), batch in 1usize..5) {
+        fn join_batched_hands_on_every_pair_once((texts, n, t) in corpus(), batch in 1usize..5, pieces in any::<bool>()) {
             let ranked = crate::components::shingle::ranked_token_sets(&texts, n);
             let sets = &ranked.sets;
             let got = std::sync::Mutex::new(Vec::new());
-            join_batched(sets, ranked.unique, (t, SHARED_IN_PREFIXES), &|_| true, &|_, _, _| true, batch, &|b| {
+            join_batched(sets, ranked.unique, (t, SHARED_IN_PREFIXES, pieces), &|_| true, &|_, _, _| true, batch, &|b| {
                 assert!(!b.is_empty() && b.len() <= batch);
                 got.lock().unwrap().extend_from_slice(b);
             }, &|_| ());
@@ -927,12 +984,12 @@ pub(in crate::components) mod tests {
         fn l_prefix_keeps_every_pair((texts, n, t) in corpus()) {
             let ranked = crate::components::shingle::ranked_token_sets(&texts, n);
             let want = brute_force(&ranked.sets, t);
-            let (pairs, plain) = join_counted(&ranked.sets, ranked.unique, t, 1);
+            let (pairs, plain) = join_counted(&ranked.sets, ranked.unique, t, 1, false);
             prop_assert_eq!(&pairs, &want);
             prop_assert!(plain.verified <= plain.candidates);
             let mut before = plain;
             for l in 2..=5 {
-                let (pairs, counts) = join_counted(&ranked.sets, ranked.unique, t, l);
+                let (pairs, counts) = join_counted(&ranked.sets, ranked.unique, t, l, false);
                 prop_assert_eq!(&pairs, &want);
                 prop_assert_eq!(counts.candidates, plain.candidates);
                 prop_assert!(counts.verified <= before.verified);
@@ -949,7 +1006,31 @@ pub(in crate::components) mod tests {
             l in 1usize..7,
         ) {
             let sets: Vec<Vec<u32>> = sets.into_iter().map(|s| s.into_iter().collect()).collect();
-            prop_assert_eq!(join_counted(&sets, 0, t, l).0, brute_force(&sets, t));
+            prop_assert_eq!(join_counted(&sets, 0, t, l, false).0, brute_force(&sets, t));
+        }
+
+        /// The pieces' signatures with the token join for deficient sets: short sets of a
+        /// small universe (most deficient) and near-copies of longer sets (most found by the
+        /// pieces), thresholds up to 1, with tokens held by one set: the pairs of brute force.
+        #[test]
+        fn pieces_keep_every_pair(
+            short in prop::collection::vec(prop::collection::btree_set(0u32..12, 0..7), 0..16),
+            bases in prop::collection::vec(prop::collection::btree_set(0u32..400, 10..120), 1..6),
+            edits in prop::collection::vec((0usize..6, prop::collection::vec((0u32..400, any::<bool>()), 0..8)), 0..24),
+            t in prop::sample::select(vec![0.5, 0.6, 0.75, 0.8, 0.85, 0.9, 0.99, 1.0]),
+        ) {
+            let mut sets: Vec<Vec<u32>> = short.into_iter().map(|s| s.into_iter().map(|x| x + 400).collect()).collect();
+            for (b, ops) in edits {
+                let mut s = bases[b % bases.len()].clone();
+                for (tok, add) in ops {
+                    if add { s.insert(tok); } else { s.remove(&tok); }
+                }
+                sets.push(s.into_iter().collect());
+            }
+            sets.extend(bases.into_iter().map(|s| s.into_iter().collect::<Vec<u32>>()));
+            let want = brute_force(&sets, t);
+            prop_assert_eq!(&join_counted(&sets, 0, t, SHARED_IN_PREFIXES, true).0, &want);
+            prop_assert_eq!(&join(&sets, t, &|_| ()), &want);
         }
 
         #[test]

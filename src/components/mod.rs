@@ -19,6 +19,7 @@ pub mod read;
 pub mod rules;
 pub mod sensitivity;
 pub mod shingle;
+mod signature;
 pub mod stop;
 pub mod store;
 pub mod unionfind;
