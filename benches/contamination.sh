@@ -10,15 +10,16 @@
 #   --data DIR    the statute data (default ../shared/data/statutes-kr)
 #   --callgrind   measure instruction counts (valgrind --tool=callgrind, one thread each, the same
 #                 inputs) instead of whole-process times: usable on a busy machine
-#   --runs N      paired farm-bench runs (default 11; whole-process times, quiet machine only)
+#   --runs N      paired runs (default 11): whole-process wall and CPU times, the plain and the
+#                 gated count in turn, medians and the median of the pairs' ratios (quiet machine only)
 #
 # The fingerprint is made once, before the measurement (`pledge fingerprint`, not timed). Needs
-# python3 (standard library); --callgrind needs valgrind; otherwise farm-bench. PLEDGE=BINARY
+# python3 (standard library); --callgrind needs valgrind. PLEDGE=BINARY
 # measures that build instead of building the profiling one. Not part of .ci/run.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 DATA=../shared/data/statutes-kr
-mode=farm
+mode=times
 runs=11
 while [ $# -gt 0 ]; do
   case "$1" in
@@ -72,5 +73,29 @@ if [ "$mode" = callgrind ]; then
   b=$(ir gated "${gated[@]}")
   python3 -c "a,b=$a,$b; print(f'instructions: plain count {a:,}, gated count {b:,}; gated/plain {b/a:.3f}; check/count {(b-a)/a:.3f} (target <= 1.5)')"
 else
-  farm-bench -n "$runs" --timeout 1200 --vs "${plain[*]}" -- "${gated[@]}"
+  # Each run's wall clock and its child's user + system time (getrusage), plain and gated in
+  # turn after one warm-up each, so that a drift of the machine's speed hits both alike.
+  python3 - "$runs" "${#plain[@]}" "${plain[@]}" "${gated[@]}" <<'PY'
+import resource, statistics, subprocess, sys, time
+runs, n = int(sys.argv[1]), int(sys.argv[2])
+plain, gated = sys.argv[3:3 + n], sys.argv[3 + n:]
+def once(cmd):
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    t = time.perf_counter()
+    code = subprocess.run(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL).returncode
+    wall = time.perf_counter() - t
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    if code not in (0, 3):
+        sys.exit(f"error: {cmd[1]} exited {code}")
+    cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+    return wall, cpu
+once(plain), once(gated)
+pairs = [(once(plain), once(gated)) for _ in range(runs)]
+med = statistics.median
+for name, k in (("plain count", 0), ("gated count", 1)):
+    print(f"{name}: wall {med(p[k][0] for p in pairs):.3f} s, CPU {med(p[k][1] for p in pairs):.3f} s (medians of {runs})")
+wall = med(g[0] / p[0] for p, g in pairs)
+cpu = med(g[1] / p[1] for p, g in pairs)
+print(f"gated/plain: wall {wall:.3f}, CPU {cpu:.3f}; check/count: wall {wall - 1:.3f}, CPU {cpu - 1:.3f} (target <= 1.5)")
+PY
 fi
