@@ -40,22 +40,7 @@ pub struct RerunReport {
 /// (exit 2). Mismatches are not errors: they are listed in the report with `ok = false`.
 pub fn rerun(ledger: &Ledger, entries: &[StoredEntry], stored: &StoredEntry) -> Result<RerunReport> {
     let e = &stored.entry;
-    if e.kind != EntryKind::Analyze {
-        return Err(Error::input(format!(
-            "entry #{} is a {} entry, not analyze",
-            e.seq,
-            e.kind.as_str()
-        )));
-    }
-    let mut rep = RerunReport {
-        seq: e.seq,
-        ok: false,
-        recorded: e.result_sha256.clone(),
-        recomputed: None,
-        problems: vec![],
-        skipped: None,
-        untracked: vec![],
-    };
+    let mut rep = start(stored, EntryKind::Analyze)?;
     let old: AnalysisRecord = records::read_result(stored, "analysis")?;
     let Some(opts) = old.options.as_ref().map(|o| o.to_method()) else {
         rep.problems.push("the stored result names no inputs (options)".into());
@@ -139,6 +124,30 @@ pub fn rerun(ledger: &Ledger, entries: &[StoredEntry], stored: &StoredEntry) -> 
     Ok(rep)
 }
 
+/// The report a rerun of `stored` starts from: not yet matching, nothing recomputed.
+///
+/// Errors: `stored` is not an entry of `kind` (exit 2).
+fn start(stored: &StoredEntry, kind: EntryKind) -> Result<RerunReport> {
+    let e = &stored.entry;
+    if e.kind != kind {
+        return Err(Error::input(format!(
+            "entry #{} is a {} entry, not {}",
+            e.seq,
+            e.kind.as_str(),
+            kind.as_str()
+        )));
+    }
+    Ok(RerunReport {
+        seq: e.seq,
+        ok: false,
+        recorded: e.result_sha256.clone(),
+        recomputed: None,
+        problems: vec![],
+        skipped: None,
+        untracked: vec![],
+    })
+}
+
 /// Recomputes the repair-trace test recorded in `stored` (a `trace` entry) from its recorded
 /// inputs: the original and replacement passage files named by the entry's `inputs` (relative to
 /// the repository root, each with its recorded hash), tested with the stored record's method
@@ -150,22 +159,7 @@ pub fn rerun(ledger: &Ledger, entries: &[StoredEntry], stored: &StoredEntry) -> 
 /// are listed in the report with `ok = false`.
 pub fn rerun_trace(ledger: &Ledger, stored: &StoredEntry) -> Result<RerunReport> {
     let e = &stored.entry;
-    if e.kind != EntryKind::Trace {
-        return Err(Error::input(format!(
-            "entry #{} is a {} entry, not trace",
-            e.seq,
-            e.kind.as_str()
-        )));
-    }
-    let mut rep = RerunReport {
-        seq: e.seq,
-        ok: false,
-        recorded: e.result_sha256.clone(),
-        recomputed: None,
-        problems: vec![],
-        skipped: None,
-        untracked: vec![],
-    };
+    let mut rep = start(stored, EntryKind::Trace)?;
     let old: TraceRecord = records::read_result(stored, "trace")?;
     let root = ledger.root();
     if let Some(why) = check_inputs(ledger, &root, e, &mut rep) {
